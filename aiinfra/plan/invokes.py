@@ -1,0 +1,157 @@
+"""Placeholder results for data-source invokes during an offline plan.
+
+Real programs call data sources (availability zones, AMIs, caller identity, client config) and then
+index or iterate the results. A mock that returns {} breaks them. Here every invoke gets a value shaped
+like the function's declared result type, read from the provider SDK's generated `Get...Result` class,
+with realistic values for the common lookups.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import json
+import re
+import typing
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pulumi._types import _py_properties, is_output_type
+
+ACCOUNT_ID = "123456789012"
+PLACEHOLDER_UUID = "00000000-0000-4000-8000-000000000000"
+_DEFAULT_REGION = {"aws": "us-east-1", "gcp": "us-central1", "azure-native": "eastus2"}
+_LIST_LENGTH = 3  # enough for "first three AZs" style programs
+_MAX_DEPTH = 5
+
+
+def placeholder_result(token: str, args: dict[str, Any]) -> dict[str, Any]:
+    """A wire-form (camelCase) result for the invoke `token`."""
+    package = token.split(":", 1)[0]
+    region = str(args.get("region") or _DEFAULT_REGION.get(package, "region-1"))
+    special = _SPECIAL.get(token)
+    if special is not None:
+        return special(args, region)
+    result_type = _result_type(token)
+    if result_type is None:
+        return {}
+    value = _placeholder(result_type, "", region, 0)
+    # Echo the arguments the caller passed: results usually repeat them (name, filters, region).
+    return {**value, **{k: v for k, v in args.items() if k in value and v is not None}}
+
+
+def _zones(args: dict[str, Any], region: str) -> dict[str, Any]:
+    names = [f"{region}{suffix}" for suffix in "abc"]
+    return {"names": names, "zoneIds": [f"use1-az{i}" for i in (1, 2, 4)], "id": region, "region": region,
+            "groupNames": [region], "state": "available"}
+
+
+def _gcp_zones(args: dict[str, Any], region: str) -> dict[str, Any]:
+    return {"names": [f"{region}-{suffix}" for suffix in "abc"], "id": region, "region": region, "project": "placeholder-project"}
+
+
+def _policy_document(args: dict[str, Any], region: str) -> dict[str, Any]:
+    statements = []
+    for st in args.get("statements") or []:
+        statement: dict[str, Any] = {"Effect": st.get("effect", "Allow")}
+        for key, wire in (("actions", "Action"), ("resources", "Resource"), ("notActions", "NotAction")):
+            if st.get(key):
+                statement[wire] = st[key]
+        for principal in st.get("principals") or []:
+            statement.setdefault("Principal", {})[principal.get("type", "AWS")] = principal.get("identifiers", [])
+        statements.append(statement)
+    doc = json.dumps({"Version": "2012-10-17", "Statement": statements})
+    return {"json": doc, "minifiedJson": doc, "id": "policy-document"}
+
+
+_SPECIAL: dict[str, Any] = {
+    "aws:index/getAvailabilityZones:getAvailabilityZones": _zones,
+    "aws:index/getCallerIdentity:getCallerIdentity": lambda a, r: {
+        "accountId": ACCOUNT_ID, "arn": f"arn:aws:iam::{ACCOUNT_ID}:role/placeholder", "userId": "AROAPLACEHOLDER", "id": ACCOUNT_ID},
+    "aws:index/getRegion:getRegion": lambda a, r: {"name": r, "region": r, "id": r, "endpoint": f"ec2.{r}.amazonaws.com", "description": r},
+    "aws:index/getPartition:getPartition": lambda a, r: {
+        "partition": "aws", "dnsSuffix": "amazonaws.com", "id": "aws", "reverseDnsPrefix": "com.amazonaws"},
+    "aws:ec2/getAmi:getAmi": lambda a, r: {"id": "ami-0123456789abcdef0", "imageId": "ami-0123456789abcdef0", "architecture": "x86_64", "name": "placeholder-ami"},
+    "aws:ssm/getParameter:getParameter": lambda a, r: {"name": a.get("name", ""), "value": "ami-0123456789abcdef0", "insecureValue": "ami-0123456789abcdef0", "type": "String", "id": a.get("name", "")},
+    "aws:iam/getPolicyDocument:getPolicyDocument": _policy_document,
+    "gcp:compute/getZones:getZones": _gcp_zones,
+    "gcp:organizations/getClientConfig:getClientConfig": lambda a, r: {
+        "project": "placeholder-project", "region": r, "zone": f"{r}-a", "accessToken": "placeholder-token", "id": "client-config"},
+    "azure-native:authorization:getClientConfig": lambda a, r: {
+        "clientId": PLACEHOLDER_UUID, "objectId": PLACEHOLDER_UUID, "subscriptionId": PLACEHOLDER_UUID, "tenantId": PLACEHOLDER_UUID},
+}
+
+
+@functools.cache
+def _result_type(token: str) -> type | None:
+    """The SDK's `Get...Result` class for an invoke token such as `aws:ec2/getVpc:getVpc`."""
+    parts = token.split(":")
+    if len(parts) != 3:
+        return None
+    package, module, function = parts
+    module = module.split("/")[0]
+    base = "pulumi_" + package.replace("-", "_")
+    module_path = base if module in ("index", "") else f"{base}.{module.replace('-', '_')}"
+    snake = re.sub(r"(?<!^)(?=[A-Z])", "_", function).lower()
+    class_name = function[:1].upper() + function[1:] + "Result"
+    for candidate in (f"{module_path}.{snake}", module_path):
+        try:
+            mod = importlib.import_module(candidate)
+        except ImportError:
+            continue
+        cls = getattr(mod, class_name, None)
+        if isinstance(cls, type):
+            return cls
+    return None
+
+
+def _placeholder(tp: Any, name: str, region: str, depth: int) -> Any:
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin is typing.Union:
+        non_none = [a for a in args if a is not type(None)]
+        return _placeholder(non_none[0], name, region, depth) if non_none else None
+    if origin in (list, Sequence, typing.Sequence) or origin is getattr(typing, "List", None):
+        item = args[0] if args else str
+        return [_placeholder(item, name, region, depth + 1) for _ in range(_LIST_LENGTH if depth < _MAX_DEPTH else 0)]
+    if origin in (dict, Mapping, typing.Mapping):
+        return {}
+    if isinstance(tp, type) and is_output_type(tp):
+        if depth >= _MAX_DEPTH:
+            return {}
+        hints = _hints(tp)
+        return {wire: _placeholder(hints.get(py, str), wire, region, depth + 1) for py, wire, _ in _py_properties(tp)}
+    if tp is bool:
+        return False
+    if tp in (int, float):
+        return 1
+    if tp is str or isinstance(tp, str):
+        return _string_for(name, region)
+    return None
+
+
+def _string_for(name: str, region: str) -> str:
+    lowered = name.lower()
+    if lowered.endswith("arn"):
+        return f"arn:aws:iam::{ACCOUNT_ID}:placeholder/{name or 'value'}"
+    if lowered in ("region", "location"):
+        return region
+    if lowered.endswith("cidrblock") or lowered.endswith("cidr"):
+        return "10.0.0.0/16"
+    return f"placeholder-{name or 'value'}"
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    """Return-type hints of a result class's property getters, keyed by Python name."""
+    hints: dict[str, Any] = {}
+    for py_name, _wire, prop in _py_properties(cls):
+        try:
+            hints[py_name] = typing.get_type_hints(prop.fget).get("return", str)
+        except Exception:  # noqa: BLE001 unresolvable forward refs fall back to str
+            hints[py_name] = str
+    return hints
+
+
+def _result_properties(result_type: type) -> dict[str, Any]:
+    hints = _hints(result_type)
+    return {wire: hints.get(py, str) for py, wire, _ in _py_properties(result_type)}

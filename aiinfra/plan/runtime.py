@@ -1,0 +1,173 @@
+"""Run a Pulumi Python program on Pulumi's own mock runtime and record every registration.
+
+The recording monitor sees the engine's RegisterResourceRequest, so the plan holds what the engine and
+policy packs would see: wire-form (camelCase) inputs, options and dependencies. Nothing leaves the process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+from google.protobuf import json_format
+from pulumi.runtime import mocks, rpc, settings
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
+
+from .invokes import placeholder_result
+
+UNKNOWN = rpc.UNKNOWN
+SECRET_SIG = rpc._special_sig_key  # "4dabf18193072939515e22adb298388d"
+SECRET_VALUE = rpc._special_secret_sig
+
+
+@dataclass
+class ResourceRecord:
+    urn: str
+    type: str
+    name: str
+    parent: str
+    provider: str
+    custom: bool
+    protect: bool
+    retainOnDelete: bool
+    ignoreChanges: list[str]
+    dependencies: list[str]
+    inputs: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class PlanResult:
+    project: str
+    stack: str
+    resources: list[ResourceRecord]
+    outputs: dict[str, Any] = field(default_factory=dict)
+
+    def of_type(self, type_: str) -> list[ResourceRecord]:
+        return [r for r in self.resources if r.type == type_]
+
+    def one(self, type_: str, name: str | None = None) -> ResourceRecord:
+        found = [r for r in self.of_type(type_) if name is None or r.name == name]
+        if len(found) != 1:
+            names = [r.name for r in self.of_type(type_)]
+            raise LookupError(f"expected one {type_}{f' named {name}' if name else ''}; found {names}")
+        return found[0]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "stack": self.stack,
+            "resources": [r.to_json() for r in self.resources],
+            "outputs": self.outputs,
+        }
+
+
+def wire_to_plain(value: Any) -> Any:
+    """Struct-derived JSON with integral floats turned back into ints (Struct numbers are doubles)."""
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [wire_to_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: wire_to_plain(v) for k, v in value.items()}
+    return value
+
+
+def _known_only(value: Any) -> Any:
+    """Drop unknowns so they resolve as unknown outputs, as in a real preview of a new resource."""
+    if isinstance(value, dict):
+        return {k: _known_only(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_known_only(v) for v in value]
+    return value
+
+
+class PlanMocks(pulumi.runtime.Mocks):
+    """Outputs echo known inputs (as a preview of a create does); invokes get typed placeholders."""
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict]:
+        outputs = _known_only(dict(args.inputs))
+        return f"{args.name}-id", outputs
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> dict:
+        return placeholder_result(args.token, dict(args.args))
+
+
+class RecordingMonitor(mocks.MockMonitor):
+    """A MockMonitor that keeps the engine-level view of each registration."""
+
+    def __init__(self, mocks_: pulumi.runtime.Mocks):
+        super().__init__(mocks_)
+        self.records: list[ResourceRecord] = []
+        self.stack_outputs: dict[str, Any] = {}
+
+    def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
+        response = super().RegisterResource(request)
+        # The root stack is recorded too: the engine creates it like any other resource.
+        self.records.append(
+            ResourceRecord(
+                urn=response.urn,
+                type=request.type,
+                name=request.name,
+                parent=request.parent,
+                provider=request.provider,
+                custom=bool(request.custom),
+                protect=bool(request.protect),
+                retainOnDelete=bool(request.retainOnDelete),
+                ignoreChanges=list(request.ignoreChanges),
+                dependencies=list(request.dependencies),
+                inputs=wire_to_plain(json_format.MessageToDict(request.object)),
+            )
+        )
+        return response
+
+
+def run_program(
+    program: Callable[[], Any],
+    *,
+    project: str,
+    stack: str,
+    config: Mapping[str, str] | None = None,
+    secret_keys: Iterable[str] = (),
+    organization: str = "organization",
+    mocks_: pulumi.runtime.Mocks | None = None,
+) -> PlanResult:
+    """Run `program` as a preview on a fresh event loop and fresh mocks; return what it registered.
+
+    `config` uses the engine's flat form: {"<namespace>:<key>": "<string or JSON>"}.
+    """
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        settings.reset_options()
+        pulumi.runtime.set_all_config(dict(config or {}), list(secret_keys))
+        monitor = RecordingMonitor(mocks_ or PlanMocks())
+        pulumi.runtime.set_mocks(monitor.mocks, project=project, stack=stack, preview=True, monitor=monitor, organization=organization)
+        outputs: dict[str, Any] = {}
+
+        async def body() -> None:
+            await _maybe_await(program())
+            root = settings.get_root_resource()
+            exported = getattr(root, "outputs", {}) if root is not None else {}
+            struct = await rpc.serialize_properties(exported, {})
+            outputs.update(wire_to_plain(json_format.MessageToDict(struct)))
+
+        _sync_await(run_pulumi_func(lambda: body()))
+        return PlanResult(project=project, stack=stack, resources=monitor.records, outputs=outputs)
+    finally:
+        pulumi.runtime.set_all_config({}, [])
+        settings.reset_options()
+        asyncio.set_event_loop(None)
+        loop.close()
+
+
+async def _maybe_await(value: Any) -> None:
+    if asyncio.iscoroutine(value) or isinstance(value, asyncio.Future):
+        await value

@@ -1,0 +1,40 @@
+"""What each cloud's composition hands back: exported outputs and the clusters for the Kubernetes layer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+
+from components.spec import Cloud, Platform, RegionSpec
+
+
+@dataclass
+class ClusterHandle:
+    """A cluster built by a cloud composition, as the Kubernetes layer needs it."""
+
+    cloud: Cloud
+    region: str
+    spec: RegionSpec
+    """The region's spec: GPU pools, TPU slices and storage drive what the layer installs."""
+    name: str
+    """Logical name, `<environment>-<region>`; prefixes the Kubernetes layer's resource names."""
+    kubeconfig: pulumi.Output[str]
+    """Secret kubeconfig that authenticates through the cloud CLI's exec plugin (no static credentials)."""
+    resource: pulumi.Resource
+    """The cluster component; Kubernetes objects depend on it."""
+    node_pools: list[pulumi.Resource] = field(default_factory=list)
+    """Accelerator node pools; device plugins wait for them."""
+
+
+@dataclass
+class CloudResult:
+    outputs: dict[str, Any]
+    """Exported under the cloud's key: per region, network/cluster/storage IDs and endpoints."""
+    clusters: list[ClusterHandle] = field(default_factory=list)
+
+
+def region_name(platform: Platform, region: str) -> str:
+    """Instance name of a region's components: `<environment>-<region>` (stable: part of every URN)."""
+    return f"{platform.environment}-{region}"

@@ -1,0 +1,79 @@
+"""CIDR planning: carve a region's network into per-zone subnets, and derive pod/service ranges.
+
+Layout of a network of prefix /p (p in 16..22), for z zones rounded up to n = 2^k slots:
+  first half            -> private node subnets, one per zone       (/p+1+k each)
+  third quarter         -> public subnets (load balancers only), one per zone (/p+2+k)
+  fourth quarter, 1st half -> private endpoint subnets, one per zone (/p+3+k)
+  fourth quarter, 2nd half -> regional services block (Azure load-balancer/private-endpoint subnets,
+                              GCP proxy-only subnet), never given to nodes
+The plan depends only on (cidr, zones), so adding a zone never moves an existing subnet.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from ipaddress import IPv4Network
+
+MAX_ZONES = 6
+_POD_SUPERNET = IPv4Network("100.64.0.0/10")  # RFC 6598 shared space: never collides with RFC 1918 VPCs
+_POD_PREFIX = 14  # 262k pod IPs per region
+_SERVICE_SUPERNET = IPv4Network("172.16.0.0/12")
+_SERVICE_PREFIX = 16
+
+
+@dataclass(frozen=True)
+class SubnetPlan:
+    network: IPv4Network
+    private: tuple[IPv4Network, ...]
+    """Node subnets, index = zone index."""
+    public: tuple[IPv4Network, ...]
+    """Load-balancer subnets, index = zone index."""
+    endpoints: tuple[IPv4Network, ...]
+    """Private endpoint / interface endpoint subnets, index = zone index."""
+    services: IPv4Network
+    """Regional block for cloud-managed subnets (Azure LB/private endpoints, GCP proxy-only)."""
+
+    def all_subnets(self) -> list[IPv4Network]:
+        return [*self.private, *self.public, *self.endpoints, self.services]
+
+
+def _slots(zones: int) -> int:
+    if not 1 <= zones <= MAX_ZONES:
+        raise ValueError(f"zones must be between 1 and {MAX_ZONES}; got {zones}")
+    return max(1, math.ceil(math.log2(zones)))
+
+
+def plan_subnets(network: IPv4Network, zones: int) -> SubnetPlan:
+    """Deterministic subnet plan; raises ValueError if the network is too small for `zones`."""
+    bits = _slots(zones)
+    if network.prefixlen + 3 + bits > 28:
+        raise ValueError(f"network {network} is too small for {zones} zones; use /{28 - 3 - bits} or larger")
+    first_half, second_half = network.subnets(prefixlen_diff=1)
+    third_quarter, fourth_quarter = second_half.subnets(prefixlen_diff=1)
+    endpoint_block, services = fourth_quarter.subnets(prefixlen_diff=1)
+    def per_zone(block: IPv4Network) -> tuple[IPv4Network, ...]:
+        return tuple(list(block.subnets(prefixlen_diff=bits))[:zones])
+    return SubnetPlan(
+        network=network,
+        private=per_zone(first_half),
+        public=per_zone(third_quarter),
+        endpoints=per_zone(endpoint_block),
+        services=services,
+    )
+
+
+def default_pod_cidr(network: IPv4Network) -> IPv4Network:
+    """A /14 inside 100.64.0.0/10 chosen by the network's second octet, so it is stable when regions are added.
+
+    Two networks whose second octets agree modulo 16 get the same range; the spec checks report that
+    and ask for an explicit `pod_cidr`.
+    """
+    index = (int(network.network_address) >> 16) & 0xF
+    return list(_POD_SUPERNET.subnets(new_prefix=_POD_PREFIX))[index]
+
+
+def default_service_cidr(network: IPv4Network) -> IPv4Network:
+    """A /16 inside 172.16.0.0/12 chosen like `default_pod_cidr`; cluster-internal, never routed."""
+    index = (int(network.network_address) >> 16) & 0xF
+    return list(_SERVICE_SUPERNET.subnets(new_prefix=_SERVICE_PREFIX))[index]

@@ -1,0 +1,46 @@
+"""Cloud-neutral platform spec: pydantic models, semantic checks and the loader. Imports no cloud SDK."""
+
+from .common import Cloud, ComplianceProfile, SpecModel
+from .compute import (
+    ApiAccess,
+    CapacityType,
+    ClusterSpec,
+    GpuDriver,
+    GpuPoolSpec,
+    GpuSharing,
+    Placement,
+    SharingMode,
+    SystemPoolSpec,
+    Taint,
+    TpuMode,
+    TpuSliceSpec,
+    UpgradeChannel,
+)
+from .endpoint import AzureFrontDoorTier, GlobalEndpointSpec, GlobalRouting, InferenceSpec
+from .loader import SpecError, load_platform
+from .network import NatMode, NetworkSpec, TransitEncryption
+from .platform import (
+    AddonsSpec,
+    AwsCloudSpec,
+    AzureCloudSpec,
+    CloudSpec,
+    GcpCloudSpec,
+    MigStrategy,
+    MonitoringMode,
+    Platform,
+    PlatformLabels,
+    RegionSpec,
+    TeamSpec,
+)
+from .resolve import accelerator_taint, resolve_gpu_pool, resolve_lustre, resolve_tpu
+from .storage import BucketSpec, DataClass, LustreDeployment, LustreSpec, Tiering
+
+__all__ = [name for name in dir() if not name.startswith("_")]
+
+
+def json_schema() -> dict:
+    """JSON Schema of the `ai-infra:platform` value, for editor validation of stack files."""
+    schema = Platform.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "ai-infra platform (value of the ai-infra:platform stack config)"
+    return schema

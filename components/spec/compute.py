@@ -1,0 +1,223 @@
+"""Compute spec: the Kubernetes cluster, GPU node pools and (GCP-only) TPU slices."""
+
+from __future__ import annotations
+
+import enum
+from ipaddress import IPv4Network
+from typing import Annotated
+
+from pydantic import Field, model_validator
+
+from .common import FieldError, SpecModel
+
+
+class ApiAccess(str, enum.Enum):
+    PRIVATE = "private"
+    """API server reachable only from inside the network (default)."""
+    PUBLIC_RESTRICTED = "public_restricted"
+    """Public endpoint limited to `authorized_cidrs` (explicit opt-in; the policy pack reports it)."""
+
+
+class UpgradeChannel(str, enum.Enum):
+    """Managed upgrade cadence: GKE release channel, AKS auto-upgrade channel; EKS has none (version pinned)."""
+
+    RAPID = "rapid"
+    REGULAR = "regular"
+    STABLE = "stable"
+
+
+class SystemPoolSpec(SpecModel):
+    """The CPU pool that runs cluster add-ons (DNS, operators, Kueue)."""
+
+    instance_type: str | None = None
+    """Machine type. Default per cloud: m6i.xlarge (AWS), e2-standard-4 (GCP), Standard_D4ds_v5 (Azure)."""
+    min_nodes: Annotated[int, Field(ge=1, le=100)] = 2
+    """Default 2, so add-ons survive a node loss."""
+    max_nodes: Annotated[int, Field(ge=1, le=100)] = 5
+    """Default 5."""
+
+    @model_validator(mode="after")
+    def _bounds(self) -> SystemPoolSpec:
+        if self.min_nodes > self.max_nodes:
+            raise FieldError("max_nodes", f"max_nodes ({self.max_nodes}) must be >= min_nodes ({self.min_nodes})")
+        return self
+
+
+class ClusterSpec(SpecModel):
+    """A managed Kubernetes cluster (EKS, GKE Standard, AKS) with private nodes and encrypted secrets."""
+
+    kubernetes_version: Annotated[str, Field(pattern=r"^1\.\d{2}$")] | None = None
+    """Minor version such as "1.33". Default: EKS pins the service default; GKE/AKS follow `upgrade_channel`."""
+    api_access: ApiAccess = ApiAccess.PRIVATE
+    """Default `private`: the API endpoint has no public address."""
+    authorized_cidrs: list[IPv4Network] = []
+    """CIDRs allowed to reach a public API endpoint. Required (and only allowed) with `public_restricted`."""
+    upgrade_channel: UpgradeChannel = UpgradeChannel.REGULAR
+    """Default `regular`."""
+    system_pool: SystemPoolSpec = SystemPoolSpec()
+    """CPU pool for add-ons. Default: 2 to 5 general-purpose nodes."""
+    admins: list[str] = []
+    """Principals given cluster-admin: IAM role ARNs (AWS), `group:`/`user:` members (GCP), Entra group object IDs (Azure).
+    Default: none besides the deployer's identity."""
+
+    @model_validator(mode="after")
+    def _access(self) -> ClusterSpec:
+        if self.api_access is ApiAccess.PUBLIC_RESTRICTED and not self.authorized_cidrs:
+            raise FieldError("authorized_cidrs", "api_access 'public_restricted' needs at least one entry in authorized_cidrs")
+        if self.api_access is ApiAccess.PRIVATE and self.authorized_cidrs:
+            raise FieldError("authorized_cidrs", "authorized_cidrs is only allowed with api_access 'public_restricted'")
+        for cidr in self.authorized_cidrs:
+            if cidr.prefixlen == 0:
+                raise FieldError("authorized_cidrs", f"authorized_cidrs entry {cidr} opens the API server to the whole internet; list your egress ranges")
+        return self
+
+
+class CapacityType(str, enum.Enum):
+    """How nodes are bought. Not every cloud offers every type; the spec checks say which."""
+
+    ON_DEMAND = "on_demand"
+    SPOT = "spot"
+    """Preemptible capacity at a discount; pools may scale to zero when the cloud reclaims it."""
+    RESERVED = "reserved"
+    """A capacity reservation named in `reservation` (AWS ODCR, GCP reservation, Azure capacity reservation group)."""
+    CAPACITY_BLOCK = "capacity_block"
+    """AWS EC2 Capacity Blocks for ML (AWS only; needs `reservation`)."""
+    FLEX_START = "flex_start"
+    """GCP Dynamic Workload Scheduler flex-start (GCP only)."""
+    QUEUED = "queued"
+    """GCP Dynamic Workload Scheduler queued provisioning (GCP only)."""
+
+
+class SharingMode(str, enum.Enum):
+    NONE = "none"
+    MIG = "mig"
+    """Multi-Instance GPU: hardware partitions of `mig_profile` size (A100/H100/H200/B200)."""
+    TIME_SLICING = "time_slicing"
+    """Time-sharing with `replicas_per_gpu` pods per GPU; no memory isolation."""
+    MPS = "mps"
+    """NVIDIA Multi-Process Service with `replicas_per_gpu` clients (GKE only)."""
+
+
+class GpuSharing(SpecModel):
+    mode: SharingMode = SharingMode.NONE
+    """Default `none`: one pod owns each GPU."""
+    mig_profile: str | None = None
+    """MIG partition such as "1g.10gb"; required with mode `mig`, must be offered by the GPU."""
+    replicas_per_gpu: Annotated[int, Field(ge=2, le=48)] | None = None
+    """Pods per GPU for `time_slicing` and `mps`; required with those modes."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> GpuSharing:
+        if self.mode is SharingMode.MIG and not self.mig_profile:
+            raise FieldError("mig_profile", "mode 'mig' needs mig_profile (for example '1g.10gb')")
+        if self.mode is not SharingMode.MIG and self.mig_profile:
+            raise FieldError("mig_profile", f"mig_profile is only allowed with mode 'mig', not '{self.mode.value}'")
+        shared = self.mode in (SharingMode.TIME_SLICING, SharingMode.MPS)
+        if shared and self.replicas_per_gpu is None:
+            raise FieldError("replicas_per_gpu", f"mode '{self.mode.value}' needs replicas_per_gpu (2 to 48)")
+        if not shared and self.replicas_per_gpu is not None:
+            raise FieldError("replicas_per_gpu", f"replicas_per_gpu is only allowed with modes 'time_slicing' and 'mps', not '{self.mode.value}'")
+        return self
+
+
+class GpuDriver(str, enum.Enum):
+    CLOUD = "cloud"
+    """The cloud installs the driver (EKS NVIDIA AMI, GKE driver installation, AKS GPU driver). Default."""
+    OPERATOR = "operator"
+    """The NVIDIA GPU Operator installs the driver; the cloud's install is turned off."""
+
+
+class Placement(str, enum.Enum):
+    NONE = "none"
+    COMPACT = "compact"
+    """Nodes close together for low-latency collectives (AWS cluster placement group, GCP compact placement)."""
+
+
+class Taint(SpecModel):
+    key: Annotated[str, Field(pattern=r"^([a-z0-9.-]+/)?[A-Za-z0-9._-]{1,63}$")]
+    value: Annotated[str, Field(max_length=63)] = ""
+    effect: Annotated[str, Field(pattern=r"^(NoSchedule|PreferNoSchedule|NoExecute)$")] = "NoSchedule"
+
+
+class GpuPoolSpec(SpecModel):
+    """A node pool of accelerator machines: name the accelerator and count, or the instance type."""
+
+    accelerator: str | None = None
+    """Accelerator model from the catalog (`aiinfra catalog`), e.g. "h100-80gb", "l4", "trainium2"."""
+    accelerators_per_node: Annotated[int, Field(ge=1, le=16)] | None = None
+    """Accelerators per node; with `accelerator` selects the instance type. Default: the smallest type offering the model."""
+    instance_type: str | None = None
+    """Explicit instance/machine/VM size; must be in the catalog. Default: resolved from accelerator and count."""
+    capacity: CapacityType = CapacityType.ON_DEMAND
+    """Default `on_demand`."""
+    reservation: str | None = None
+    """Reservation ID/name/resource ID for `reserved` and `capacity_block`."""
+    min_nodes: Annotated[int, Field(ge=0, le=1000)] = 0
+    """Default 0: the pool scales to zero when idle."""
+    max_nodes: Annotated[int, Field(ge=1, le=1000)] = 1
+    """Upper bound for the autoscaler. Default 1."""
+    taints: list[Taint] = []
+    """Extra taints. The accelerator taint (nvidia.com/gpu or aws.amazon.com/neuron, NoSchedule) is always added."""
+    labels: dict[str, str] = {}
+    """Extra Kubernetes node labels. Accelerator, model and capacity-type labels are always added."""
+    sharing: GpuSharing = GpuSharing()
+    """GPU sharing. Default: none."""
+    driver: GpuDriver = GpuDriver.CLOUD
+    """Who installs the NVIDIA driver. Default: the cloud."""
+    placement: Placement = Placement.NONE
+    """Default `none`. `compact` is ignored (never forced) on reservations and capacity blocks."""
+    efa: bool = False
+    """AWS only: attach EFA interfaces (p4d, p5, p5e, p5en, p6, trn). Default off."""
+    disk_size_gib: Annotated[int, Field(ge=50, le=16384)] = 200
+    """Encrypted root/OS disk per node. Default 200 GiB (container images for CUDA stacks are large)."""
+    zones: list[str] = []
+    """Zones to place nodes in. Default: the network's zones."""
+
+    @model_validator(mode="after")
+    def _shape(self) -> GpuPoolSpec:
+        if self.instance_type is None and self.accelerator is None:
+            raise FieldError("accelerator", "give either accelerator (with accelerators_per_node) or instance_type")
+        if self.min_nodes > self.max_nodes:
+            raise FieldError("max_nodes", f"max_nodes ({self.max_nodes}) must be >= min_nodes ({self.min_nodes})")
+        needs_reservation = self.capacity in (CapacityType.RESERVED, CapacityType.CAPACITY_BLOCK)
+        if needs_reservation and not self.reservation:
+            raise FieldError("reservation", f"capacity '{self.capacity.value}' needs reservation (the reservation's ID or name)")
+        if not needs_reservation and self.reservation:
+            raise FieldError("reservation", f"reservation is only allowed with capacity 'reserved' or 'capacity_block', not '{self.capacity.value}'")
+        return self
+
+
+class TpuMode(str, enum.Enum):
+    GKE = "gke"
+    """GKE TPU node pools in the region's cluster (default)."""
+    QUEUED_RESOURCE = "queued_resource"
+    """Cloud TPU VMs through queued resources, for teams that don't use GKE."""
+
+
+class TpuSliceSpec(SpecModel):
+    """A TPU slice (GCP only). Multislice = `slices` identical slices."""
+
+    generation: str
+    """TPU generation from the catalog: "v4", "v5e", "v5p", "v6e"."""
+    topology: str
+    """Chip topology such as "2x4" (v5e/v6e) or "2x2x2" (v4/v5p); must be valid for the generation."""
+    slices: Annotated[int, Field(ge=1, le=64)] = 1
+    """Number of identical slices (multislice). Default 1."""
+    capacity: CapacityType = CapacityType.ON_DEMAND
+    """`on_demand`, `spot`, `reserved`, `flex_start` or `queued`. Default `on_demand`."""
+    reservation: str | None = None
+    """Reservation name for `reserved`."""
+    mode: TpuMode = TpuMode.GKE
+    """Default `gke`."""
+    service_account: str | None = None
+    """Service account email for TPU VMs (`queued_resource` mode). Default: a dedicated one is created."""
+
+    @model_validator(mode="after")
+    def _reservation(self) -> TpuSliceSpec:
+        if self.capacity is CapacityType.RESERVED and not self.reservation:
+            raise FieldError("reservation", "capacity 'reserved' needs reservation (the reservation's name)")
+        if self.capacity is not CapacityType.RESERVED and self.reservation:
+            raise FieldError("reservation", f"reservation is only allowed with capacity 'reserved', not '{self.capacity.value}'")
+        if self.capacity is CapacityType.CAPACITY_BLOCK:
+            raise FieldError("capacity", "capacity 'capacity_block' is AWS-only; TPU slices take on_demand, spot, reserved, flex_start or queued")
+        return self

@@ -1,0 +1,167 @@
+"""The whole platform of one environment: the value of the `ai-infra:platform` stack config."""
+
+from __future__ import annotations
+
+import enum
+from typing import Annotated
+
+from pydantic import Field, model_validator
+
+from .common import Cloud, ComplianceProfile, LabelValue, Name, SpecModel
+from .compute import ClusterSpec, GpuPoolSpec, TpuSliceSpec
+from .endpoint import GlobalEndpointSpec, InferenceSpec
+from .network import NetworkSpec
+from .storage import BucketSpec, LustreSpec
+
+
+class PlatformLabels(SpecModel):
+    """Labels put on every taggable resource (AWS tags, GCP labels, Azure tags)."""
+
+    owner: LabelValue
+    """Person or group accountable for the environment."""
+    team: LabelValue
+    """Owning team."""
+    cost_center: LabelValue
+    """Cost center billed for the environment."""
+    extra: dict[Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]{0,62}$")], LabelValue] = {}
+    """Additional labels. Default none."""
+
+
+class ComplianceSpec(SpecModel):
+    profiles: list[ComplianceProfile] = [ComplianceProfile.BASELINE]
+    """Policy profiles enforced for this environment. Default: baseline only."""
+    allowed_regions: list[str] | None = None
+    """Data residency: the only regions any resource may be placed in. Default: no restriction."""
+
+
+class RegionSpec(SpecModel):
+    """Everything one environment runs in one cloud region."""
+
+    network: NetworkSpec
+    """The region's encrypted network (required)."""
+    cluster: ClusterSpec | None = None
+    """A Kubernetes cluster. Default: none. GPU pools and TPU slices in GKE mode need one."""
+    gpu_pools: dict[Name, GpuPoolSpec] = {}
+    """GPU/accelerator node pools by name. Default none."""
+    tpu_slices: dict[Name, TpuSliceSpec] = {}
+    """TPU slices by name — GCP only. Default none."""
+    lustre: dict[Name, LustreSpec] = {}
+    """Lustre file systems by name. Default none."""
+    buckets: dict[Name, BucketSpec] = {}
+    """Object storage buckets by name. Default none."""
+    inference: InferenceSpec | None = None
+    """An inference service behind a regional load balancer, joined to the cloud's global endpoint. Default none."""
+    resource_group: str | None = None
+    """Azure only: an existing resource group to deploy into. Default: one is created per environment and region."""
+
+
+class CloudSpec(SpecModel):
+    regions: Annotated[dict[str, RegionSpec], Field(min_length=1)]
+    """Regions by the cloud's own region name (us-east-1, us-central1, westeurope)."""
+    global_endpoint: GlobalEndpointSpec | None = None
+    """Multi-region load balancer in front of every region with `inference`. Default none."""
+
+
+class AwsCloudSpec(CloudSpec):
+    pass
+
+
+class GcpCloudSpec(CloudSpec):
+    project: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")]
+    """GCP project ID to deploy into (required)."""
+
+
+class AzureCloudSpec(CloudSpec):
+    admin_group_object_ids: list[str] = []
+    """Entra ID groups given cluster-admin on AKS through Azure RBAC. Default none."""
+
+
+class CloudsSpec(SpecModel):
+    aws: AwsCloudSpec | None = None
+    gcp: GcpCloudSpec | None = None
+    azure: AzureCloudSpec | None = None
+
+    def items(self) -> list[tuple[Cloud, CloudSpec]]:
+        """The clouds this environment uses, in a fixed order."""
+        return [(cloud, spec) for cloud in Cloud if (spec := getattr(self, cloud.value)) is not None]
+
+
+class TeamSpec(SpecModel):
+    """A tenant team: a namespace, quotas and a Kueue queue on every cluster."""
+
+    gpu_quota: Annotated[int, Field(ge=0)] = 0
+    """Nominal GPUs (nvidia.com/gpu) the team may request. Default 0: only borrowed capacity."""
+    tpu_quota: Annotated[int, Field(ge=0)] = 0
+    """Nominal TPU chips (google.com/tpu). Default 0."""
+    cpu_quota: Annotated[int, Field(ge=1)] = 64
+    """CPU cores. Default 64."""
+    memory_gib_quota: Annotated[int, Field(ge=1)] = 512
+    """Memory in GiB. Default 512."""
+    can_borrow: bool = True
+    """May use other teams' idle quota within the cohort. Default on."""
+
+
+class MonitoringMode(str, enum.Enum):
+    SELF_MANAGED = "self_managed"
+    """kube-prometheus-stack in the cluster. Default."""
+    MANAGED = "managed"
+    """The cloud's managed Prometheus (Amazon Managed Prometheus, GMP, Azure Monitor managed Prometheus)."""
+
+
+class MigStrategy(str, enum.Enum):
+    SINGLE = "single"
+    MIXED = "mixed"
+
+
+class AddonsSpec(SpecModel):
+    """The Kubernetes layer installed on every cluster."""
+
+    enabled: bool = True
+    """Install GPU enablement, tenancy and monitoring. Default on."""
+    gpu_operator_on_gke: bool = False
+    """Use the NVIDIA GPU Operator on GKE instead of GKE's own driver and device plugin. Default off."""
+    mig_strategy: MigStrategy = MigStrategy.SINGLE
+    """GPU Operator MIG strategy when a pool uses MIG. Default `single`."""
+    monitoring: MonitoringMode = MonitoringMode.SELF_MANAGED
+    """Default `self_managed`."""
+
+
+class Platform(SpecModel):
+    """One environment's AI platform across clouds and regions."""
+
+    environment: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{1,15}$")]
+    """Environment name (dev, staging, prod). `dev` relaxes protection of stateful resources."""
+    labels: PlatformLabels
+    """Owner, team and cost-center labels for every taggable resource (required)."""
+    compliance: ComplianceSpec = ComplianceSpec()
+    """Policy profiles and data residency. Default: baseline, no residency limit."""
+    clouds: CloudsSpec
+    """Per-cloud regions (at least one cloud)."""
+    teams: dict[Name, TeamSpec] = {}
+    """Tenant teams by name. Default none."""
+    addons: AddonsSpec = AddonsSpec()
+    """Kubernetes layer. Default: on."""
+    protect_stateful: bool | None = None
+    """Protect file systems, buckets and keys from deletion. Default: on in every environment except `dev`."""
+
+    @model_validator(mode="after")
+    def _some_cloud(self) -> Platform:
+        if not self.clouds.items():
+            raise ValueError("clouds needs at least one of aws, gcp, azure")
+        return self
+
+    @property
+    def protected(self) -> bool:
+        """Whether stateful resources get `protect` and `retain_on_delete`."""
+        return self.protect_stateful if self.protect_stateful is not None else self.environment != "dev"
+
+    def tags(self) -> dict[str, str]:
+        """The tag/label set every resource carries (keys valid on all three clouds)."""
+        return {
+            "environment": self.environment,
+            "owner": self.labels.owner,
+            "team": self.labels.team,
+            "cost-center": self.labels.cost_center,
+            "managed-by": "ai-infra",
+            **self.labels.extra,
+        }

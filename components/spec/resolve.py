@@ -1,0 +1,52 @@
+"""Resolve spec entries against the accelerator catalog (pure; shared by the checks and the cloud components)."""
+
+from __future__ import annotations
+
+from components import catalog
+
+from .common import Cloud
+from .compute import GpuPoolSpec, TpuSliceSpec
+from .storage import LustreSpec
+
+
+def resolve_gpu_pool(cloud: Cloud, pool: GpuPoolSpec) -> catalog.GpuInstance:
+    """The catalog row of a pool's instance type. Raises `catalog.CatalogError` with the allowed values."""
+    if pool.instance_type is not None:
+        row = catalog.find_instance(cloud.value, pool.instance_type)
+        if row is None:
+            known = ", ".join(r.instance_type for r in catalog.instance_types(cloud.value))
+            raise catalog.CatalogError(f"instance type '{pool.instance_type}' is not in the {cloud.value} catalog; known: {known}")
+        if pool.accelerator is not None and row.accelerator != pool.accelerator:
+            raise catalog.CatalogError(
+                f"instance type '{pool.instance_type}' carries {row.accelerator}, not '{pool.accelerator}'; drop one of the two"
+            )
+        if pool.accelerators_per_node is not None and row.accelerator_count != pool.accelerators_per_node:
+            raise catalog.CatalogError(
+                f"instance type '{pool.instance_type}' has {row.accelerator_count} accelerators per node, not {pool.accelerators_per_node}"
+            )
+        return row
+    assert pool.accelerator is not None  # the model guarantees one of the two
+    if pool.accelerators_per_node is None:
+        rows = sorted(
+            (r for r in catalog.instance_types(cloud.value) if r.accelerator == pool.accelerator),
+            key=lambda r: (r.accelerator_count, r.vcpus),
+        )
+        count = rows[0].accelerator_count if rows else 1
+    else:
+        count = pool.accelerators_per_node
+    return catalog.resolve_instance(cloud.value, pool.accelerator, count)
+
+
+def resolve_tpu(slice_: TpuSliceSpec) -> catalog.TpuSlicePlan:
+    return catalog.resolve_tpu_slice(slice_.generation, slice_.topology)
+
+
+def resolve_lustre(cloud: Cloud, fs: LustreSpec) -> catalog.LustreTier:
+    return catalog.resolve_lustre(cloud.value, fs.deployment.value, fs.size_gib, fs.throughput_mbps_per_tib)
+
+
+def accelerator_taint(row: catalog.GpuInstance) -> tuple[str, str, str]:
+    """(key, value, effect) of the taint that keeps non-accelerator pods off the pool."""
+    if row.vendor == "aws-neuron":
+        return ("aws.amazon.com/neuron", "true", "NoSchedule")
+    return ("nvidia.com/gpu", "true", "NoSchedule")

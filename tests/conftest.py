@@ -1,0 +1,28 @@
+"""Shared test fixtures: every plan runs on a fresh event loop with fresh mocks (see aiinfra.plan.runtime)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from helpers import platform_dict
+
+from aiinfra.plan.runtime import PlanResult, run_program
+from components.spec import Platform, load_platform
+
+
+@pytest.fixture
+def make_platform() -> Callable[..., Platform]:
+    """make_platform(clouds, **top) -> validated Platform."""
+    return lambda clouds, **top: load_platform(platform_dict(clouds, **top))
+
+
+@pytest.fixture
+def plan() -> Callable[..., PlanResult]:
+    """plan(program, stack="test", config=None) -> PlanResult of everything `program` registered."""
+
+    def run(program: Callable[[], Any], stack: str = "test", config: dict[str, str] | None = None) -> PlanResult:
+        return run_program(program, project="ai-infra", stack=stack, config=config)
+
+    return run
