@@ -19,19 +19,11 @@ from .compute import (
 from .endpoint import AzureFrontDoorTier, GlobalEndpointSpec, GlobalRouting, InferenceSpec
 from .loader import SpecError, load_platform
 from .network import NatMode, NetworkSpec, TransitEncryption
-from .platform import (
-    AddonsSpec,
-    AwsCloudSpec,
-    AzureCloudSpec,
-    CloudSpec,
-    GcpCloudSpec,
-    MigStrategy,
-    MonitoringMode,
-    Platform,
-    PlatformLabels,
-    RegionSpec,
-    TeamSpec,
-)
+from .aws import AwsCloudSpec
+from .azure import AzureCloudSpec
+from .cloud import CloudSpec, RegionSpec
+from .gcp import GcpCloudSpec
+from .platform import AddonsSpec, MigStrategy, MonitoringMode, Platform, PlatformLabels, TeamSpec
 from .resolve import accelerator_taint, resolve_gpu_pool, resolve_lustre, resolve_tpu
 from .storage import BucketSpec, DataClass, LustreDeployment, LustreSpec, Tiering
 

@@ -10,7 +10,9 @@ from components import catalog
 from .common import REGION_PATTERNS, Cloud
 from .compute import CapacityType, GpuDriver, SharingMode, TpuMode
 from .endpoint import GlobalRouting
-from .platform import CloudSpec, Platform, RegionSpec
+from . import aws, azure, gcp
+from .cloud import CloudSpec, RegionSpec
+from .platform import Platform
 from .resolve import resolve_gpu_pool, resolve_lustre, resolve_tpu
 
 Path = tuple[str | int, ...]
@@ -21,6 +23,7 @@ _CLOUD_ONLY_CAPACITY = {
     CapacityType.FLEX_START: Cloud.GCP,
     CapacityType.QUEUED: Cloud.GCP,
 }
+_EXTRA_CHECKS = {Cloud.AWS: aws.extra_checks, Cloud.GCP: gcp.extra_checks, Cloud.AZURE: azure.extra_checks}
 # Amazon S3 does not transition objects younger than 30 days to STANDARD_IA
 # (docs.aws.amazon.com/AmazonS3/latest/userguide/lifecycle-transition-general-considerations.html).
 _S3_MIN_IA_DAYS = 30
@@ -33,6 +36,7 @@ def check_platform(spec: Platform) -> list[Issue]:
     for cloud, cloud_spec in spec.clouds.items():
         base: Path = ("clouds", cloud.value)
         issues += _check_endpoint(cloud, cloud_spec, base)
+        issues += _EXTRA_CHECKS[cloud](spec, cloud_spec)
         for region, region_spec in cloud_spec.regions.items():
             path = (*base, "regions", region)
             issues += _check_region_name(cloud, region, spec.compliance.allowed_regions, path)

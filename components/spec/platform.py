@@ -7,11 +7,11 @@ from typing import Annotated
 
 from pydantic import Field, model_validator
 
+from .aws import AwsCloudSpec
+from .azure import AzureCloudSpec
+from .cloud import CloudSpec
 from .common import Cloud, ComplianceProfile, LabelValue, Name, SpecModel
-from .compute import ClusterSpec, GpuPoolSpec, TpuSliceSpec
-from .endpoint import GlobalEndpointSpec, InferenceSpec
-from .network import NetworkSpec
-from .storage import BucketSpec, LustreSpec
+from .gcp import GcpCloudSpec
 
 
 class PlatformLabels(SpecModel):
@@ -32,48 +32,6 @@ class ComplianceSpec(SpecModel):
     """Policy profiles enforced for this environment. Default: baseline only."""
     allowed_regions: list[str] | None = None
     """Data residency: the only regions any resource may be placed in. Default: no restriction."""
-
-
-class RegionSpec(SpecModel):
-    """Everything one environment runs in one cloud region."""
-
-    network: NetworkSpec
-    """The region's encrypted network (required)."""
-    cluster: ClusterSpec | None = None
-    """A Kubernetes cluster. Default: none. GPU pools and TPU slices in GKE mode need one."""
-    gpu_pools: dict[Name, GpuPoolSpec] = {}
-    """GPU/accelerator node pools by name. Default none."""
-    tpu_slices: dict[Name, TpuSliceSpec] = {}
-    """TPU slices by name — GCP only. Default none."""
-    lustre: dict[Name, LustreSpec] = {}
-    """Lustre file systems by name. Default none."""
-    buckets: dict[Name, BucketSpec] = {}
-    """Object storage buckets by name. Default none."""
-    inference: InferenceSpec | None = None
-    """An inference service behind a regional load balancer, joined to the cloud's global endpoint. Default none."""
-    resource_group: str | None = None
-    """Azure only: an existing resource group to deploy into. Default: one is created per environment and region."""
-
-
-class CloudSpec(SpecModel):
-    regions: Annotated[dict[str, RegionSpec], Field(min_length=1)]
-    """Regions by the cloud's own region name (us-east-1, us-central1, westeurope)."""
-    global_endpoint: GlobalEndpointSpec | None = None
-    """Multi-region load balancer in front of every region with `inference`. Default none."""
-
-
-class AwsCloudSpec(CloudSpec):
-    pass
-
-
-class GcpCloudSpec(CloudSpec):
-    project: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")]
-    """GCP project ID to deploy into (required)."""
-
-
-class AzureCloudSpec(CloudSpec):
-    admin_group_object_ids: list[str] = []
-    """Entra ID groups given cluster-admin on AKS through Azure RBAC. Default none."""
 
 
 class CloudsSpec(SpecModel):
