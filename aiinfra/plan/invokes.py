@@ -28,7 +28,7 @@ _MAX_DEPTH = 5
 def placeholder_result(token: str, args: dict[str, Any]) -> dict[str, Any]:
     """A wire-form (camelCase) result for the invoke `token`."""
     package = token.split(":", 1)[0]
-    region = str(args.get("region") or _DEFAULT_REGION.get(package, "region-1"))
+    region = str(args.get("region") or _configured_region(package) or _DEFAULT_REGION.get(package, "region-1"))
     special = _SPECIAL.get(token)
     if special is not None:
         return special(args, region)
@@ -38,6 +38,14 @@ def placeholder_result(token: str, args: dict[str, Any]) -> dict[str, Any]:
     value = _placeholder(result_type, "", region, 0)
     # Echo the arguments the caller passed: results usually repeat them (name, filters, region).
     return {**value, **{k: v for k, v in args.items() if k in value and v is not None}}
+
+
+def _configured_region(package: str) -> str | None:
+    """The provider's region from stack config (aws:region, gcp:region, azure-native:location), as the provider would use."""
+    from pulumi.runtime.config import get_config
+
+    key = {"aws": "aws:region", "gcp": "gcp:region", "azure-native": "azure-native:location"}.get(package)
+    return get_config(key) if key else None
 
 
 def _zones(args: dict[str, Any], region: str) -> dict[str, Any]:

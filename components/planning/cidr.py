@@ -1,21 +1,21 @@
 """CIDR planning: carve a region's network into per-zone subnets, and derive pod/service ranges.
 
-Layout of a network of prefix /p (p in 16..22), for z zones rounded up to n = 2^k slots:
-  first half            -> private node subnets, one per zone       (/p+1+k each)
-  third quarter         -> public subnets (load balancers only), one per zone (/p+2+k)
-  fourth quarter, 1st half -> private endpoint subnets, one per zone (/p+3+k)
+Layout of a network of prefix /p (p in 16..22), with 8 zone slots whatever the zone count:
+  first half            -> private node subnets, one per zone       (/p+4 each)
+  third quarter         -> public subnets (load balancers only), one per zone (/p+5)
+  fourth quarter, 1st half -> private endpoint subnets, one per zone (/p+6)
   fourth quarter, 2nd half -> regional services block (Azure load-balancer/private-endpoint subnets,
                               GCP proxy-only subnet), never given to nodes
-The plan depends only on (cidr, zones), so adding a zone never moves an existing subnet.
+Fixed slots mean adding a zone never moves or resizes an existing subnet (which would replace it).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from ipaddress import IPv4Network
 
 MAX_ZONES = 6
+_SLOT_BITS = 3  # 8 slots per block: room for MAX_ZONES with stable positions
 _POD_SUPERNET = IPv4Network("100.64.0.0/10")  # RFC 6598 shared space: never collides with RFC 1918 VPCs
 _POD_PREFIX = 14  # 262k pod IPs per region
 _SERVICE_SUPERNET = IPv4Network("172.16.0.0/12")
@@ -38,17 +38,13 @@ class SubnetPlan:
         return [*self.private, *self.public, *self.endpoints, self.services]
 
 
-def _slots(zones: int) -> int:
-    if not 1 <= zones <= MAX_ZONES:
-        raise ValueError(f"zones must be between 1 and {MAX_ZONES}; got {zones}")
-    return max(1, math.ceil(math.log2(zones)))
-
-
 def plan_subnets(network: IPv4Network, zones: int) -> SubnetPlan:
     """Deterministic subnet plan; raises ValueError if the network is too small for `zones`."""
-    bits = _slots(zones)
+    if not 1 <= zones <= MAX_ZONES:
+        raise ValueError(f"zones must be between 1 and {MAX_ZONES}; got {zones}")
+    bits = _SLOT_BITS
     if network.prefixlen + 3 + bits > 28:
-        raise ValueError(f"network {network} is too small for {zones} zones; use /{28 - 3 - bits} or larger")
+        raise ValueError(f"network {network} is too small for the subnet plan; use /{28 - 3 - bits} or larger")
     first_half, second_half = network.subnets(prefixlen_diff=1)
     third_quarter, fourth_quarter = second_half.subnets(prefixlen_diff=1)
     endpoint_block, services = fourth_quarter.subnets(prefixlen_diff=1)

@@ -113,7 +113,7 @@ def _check_region(cloud: Cloud, region: RegionSpec, path: Path) -> list[Issue]:
         try:
             resolve_lustre(cloud, fs)
         except catalog.CatalogError as err:
-            issues.append(((*fpath, "size_gib"), str(err)))
+            issues.append(((*fpath, _lustre_field(str(err))), str(err)))
         if fs.bucket is not None and fs.bucket not in region.buckets:
             known = ", ".join(region.buckets) or "none"
             issues.append(((*fpath, "bucket"), f"bucket '{fs.bucket}' is not declared in this region's buckets (declared: {known})"))
@@ -127,6 +127,16 @@ def _check_region(cloud: Cloud, region: RegionSpec, path: Path) -> list[Issue]:
     if region.inference is not None and cloud is Cloud.AWS and not region.inference.certificate:
         issues.append(((*path, "inference", "certificate"), "AWS inference listeners need an ACM certificate ARN (TLS 1.2+ HTTPS listener)"))
     return issues
+
+
+def _lustre_field(message: str) -> str:
+    """Which LustreSpec field a catalog error is about, so the path points at it."""
+    lowered = message.lower()
+    if "throughput" in lowered and "capacity" not in lowered:
+        return "throughput_mbps_per_tib"
+    if "deployment" in lowered or "scratch" in lowered.split(";")[0]:
+        return "deployment"
+    return "size_gib"
 
 
 def _check_gpu_pool(cloud: Cloud, region: RegionSpec, name: str, pool, path: Path) -> list[Issue]:  # noqa: ANN001

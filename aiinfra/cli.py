@@ -1,0 +1,192 @@
+"""`aiinfra`: offline plans, the accelerator catalog and the platform schema.
+
+Heavy imports (pulumi, provider SDKs, pydantic) happen inside the commands, so `aiinfra --help` starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+EXIT_ERROR = 1
+EXIT_MANDATORY_VIOLATION = 2
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="aiinfra", description="ai-infra: AI infrastructure on AWS, GCP and Azure with Pulumi.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    plan = sub.add_parser("plan", help="run a stack's program offline and show what `pulumi preview` would create",
+                          description="Runs the real program on Pulumi's mock runtime (no credentials, nothing leaves the process), "
+                                      "prints a summary and evaluates the policy pack over the Analyzer protocol. "
+                                      "Exit codes: 0 ok, 1 invalid config or program error, 2 mandatory policy violations.")
+    plan.add_argument("--stack", "-s", required=True, help="stack name: reads Pulumi.<stack>.yaml from the project's stackConfigDir")
+    plan.add_argument("--program", metavar="DIR", help="plan any Pulumi Python project in DIR instead of ai-infra's own")
+    plan.add_argument("--json", metavar="FILE", help="write the plan (resources, outputs, policy verdicts) as JSON")
+    plan.add_argument("--policy-pack", metavar="DIR", help="policy pack to evaluate (default: ai-infra's policies/)")
+    plan.add_argument("--policy-config", metavar="FILE", help="policy config JSON (default: policies/config/<stack>.json, else baseline)")
+    plan.add_argument("--no-policy", action="store_true", help="skip policy evaluation")
+    plan.add_argument("--diff", metavar="BASE_JSON", help="compare with a base plan JSON (from --json) and show added/changed/removed")
+    plan.add_argument("--markdown", metavar="FILE", help="write a pull-request comment body (summary, diff, policy verdicts)")
+    plan.add_argument("--quiet", "-q", action="store_true", help="don't print the summary")
+
+    catalog = sub.add_parser("catalog", help="list accelerator instance types, TPU machine types and Lustre tiers")
+    catalog.add_argument("--json", action="store_true", help="print a JSON list")
+    catalog.add_argument("--cloud", choices=["aws", "gcp", "azure"], help="only this cloud")
+
+    schema = sub.add_parser("schema", help="print the JSON Schema of the ai-infra:platform config value")
+    schema.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
+
+    validate = sub.add_parser("validate", help="validate a stack's ai-infra:platform config without planning")
+    validate.add_argument("--stack", "-s", required=True)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    handler = {"plan": _plan, "catalog": _catalog, "schema": _schema, "validate": _validate}[args.command]
+    try:
+        return handler(args)
+    except UserError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+class UserError(Exception):
+    """A problem the user can fix; printed without a traceback."""
+
+
+def _project(args: argparse.Namespace):
+    from aiinfra.plan.project import ProjectError, load_project
+
+    root = Path(args.program) if getattr(args, "program", None) else Path.cwd()
+    try:
+        return load_project(root.resolve())
+    except ProjectError as err:
+        raise UserError(str(err)) from None
+
+
+def _plan(args: argparse.Namespace) -> int:
+    import pulumi
+
+    from aiinfra.plan.program import plan_stack
+    from aiinfra.plan.project import ProjectError
+    from aiinfra.plan.summary import render_summary
+
+    project = _project(args)
+    try:
+        result = plan_stack(project, args.stack)
+    except ProjectError as err:
+        raise UserError(str(err)) from None
+    except pulumi.RunError as err:
+        raise UserError(str(err)) from None
+    except Exception as err:  # noqa: BLE001 a program bug: show where, like `pulumi preview` does
+        import traceback
+
+        traceback.print_exc()
+        raise UserError(f"the program of stack '{args.stack}' failed: {type(err).__name__}: {err}") from None
+    document = result.to_json()
+    if not args.quiet:
+        print(render_summary(result))
+    report = None
+    if not args.no_policy:
+        report = _evaluate_policy(args, project, result)
+        document["policy"] = report.to_json()
+        _print_policy(report)
+    if args.diff:
+        from aiinfra.plan.diff import diff_plans, render_diff_text
+
+        base = json.loads(Path(args.diff).read_text())
+        document["diff"] = diff_plans(base, document)
+        print(render_diff_text(document["diff"]))
+    if args.json:
+        Path(args.json).write_text(json.dumps(document, indent=2, sort_keys=False) + "\n")
+    if args.markdown:
+        from aiinfra.plan.markdown import render_markdown
+
+        Path(args.markdown).write_text(render_markdown(document))
+    if report is not None and report.mandatory:
+        print(f"\n{len(report.mandatory)} mandatory policy violation(s): the plan would be blocked", file=sys.stderr)
+        return EXIT_MANDATORY_VIOLATION
+    return 0
+
+
+def _evaluate_policy(args: argparse.Namespace, project, result):  # noqa: ANN001, ANN202
+    from aiinfra.policy_eval import evaluate_pack
+
+    pack = Path(args.policy_pack) if args.policy_pack else REPO_ROOT / "policies"
+    if not (pack / "PulumiPolicy.yaml").is_file():
+        raise UserError(f"no policy pack at {pack} (PulumiPolicy.yaml missing); pass --policy-pack DIR or --no-policy")
+    if args.policy_config:
+        config_path = Path(args.policy_config)
+    else:
+        per_stack = pack / "config" / f"{args.stack}.json"
+        config_path = per_stack if (per_stack.is_file() and not args.program) else pack / "config" / "baseline.json"
+    if not config_path.is_file():
+        raise UserError(f"policy config {config_path} does not exist")
+    records = [r.to_json() for r in result.resources]
+    return evaluate_pack(pack, records, config_path=config_path, project=result.project, stack=result.stack)
+
+
+def _print_policy(report) -> None:  # noqa: ANN001
+    print(f"\nPolicy pack {report.pack}: {len(report.violations)} violation(s), {len(report.mandatory)} mandatory")
+    for v in sorted(report.violations, key=lambda v: (v.enforcementLevel != "mandatory", v.policy, v.urn)):
+        print(f"  [{v.enforcementLevel}] {v.policy}: {v.urn.split('::')[-1] if v.urn else '(stack)'}")
+        print(f"      {v.message.strip().splitlines()[0] if v.message.strip() else ''}")
+
+
+def _catalog(args: argparse.Namespace) -> int:
+    from components import catalog
+
+    rows = [r for r in catalog.catalog_rows() if args.cloud in (None, r["cloud"])]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(f"{'cloud':6} {'instance type':28} {'accelerator':16} {'count':>5} {'GiB each':>8}")
+    for r in rows:
+        print(f"{r['cloud']:6} {r['instance_type']:28} {r['accelerator']:16} {r['accelerator_count']:>5} {r['accelerator_memory_gib']:>8}")
+    print("\nLustre tiers:")
+    for cloud in ("aws", "gcp", "azure"):
+        if args.cloud in (None, cloud):
+            for t in catalog.lustre_tiers(cloud):
+                top = f"{t.max_gib} GiB" if t.max_gib else "no documented max"
+                print(f"  {cloud:6} {t.service_name:28} {t.throughput_mbps_per_tib:>5} MB/s/TiB  min {t.min_gib} GiB, step {t.step_gib} GiB, max {top}")
+    return 0
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from components.spec import json_schema
+
+    text = json.dumps(json_schema(), indent=2) + "\n"
+    if args.output:
+        Path(args.output).write_text(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from aiinfra.plan.project import ProjectError, load_stack_config
+    from components.spec import SpecError, load_platform
+
+    project = _project(args)
+    try:
+        config, _ = load_stack_config(project, args.stack)
+    except ProjectError as err:
+        raise UserError(str(err)) from None
+    raw = config.get("ai-infra:platform")
+    if raw is None:
+        raise UserError(f"stack '{args.stack}' has no ai-infra:platform config")
+    try:
+        spec = load_platform(json.loads(raw))
+    except SpecError as err:
+        raise UserError(str(err)) from None
+    print(f"ok: {args.stack} ({', '.join(c.value for c, _ in spec.clouds.items())})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

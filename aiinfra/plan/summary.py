@@ -1,0 +1,157 @@
+"""A readable plan summary: resources grouped by cloud, region and component, with the key facts."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .runtime import UNKNOWN, PlanResult, ResourceRecord
+
+Facts = Callable[[dict[str, Any]], str]
+
+
+def _get(data: Any, *path: str) -> Any:
+    for key in path:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return None if data == UNKNOWN else data
+
+
+def _range(lo: Any, hi: Any) -> str:
+    return f"{lo if lo is not None else '?'}..{hi if hi is not None else '?'} nodes"
+
+
+def _aws_node_group(i: dict[str, Any]) -> str:
+    types = ",".join(_get(i, "instanceTypes") or ["?"])
+    sc = _get(i, "scalingConfig") or {}
+    return f"{types} {_get(i, 'amiType') or ''} {_get(i, 'capacityType') or 'ON_DEMAND'} {_range(sc.get('minSize'), sc.get('maxSize'))}"
+
+
+def _gcp_node_pool(i: dict[str, Any]) -> str:
+    nc = _get(i, "nodeConfig") or {}
+    accels = ",".join(f"{a.get('count')}x {a.get('type')}" for a in nc.get("guestAccelerators") or [])
+    auto = _get(i, "autoscaling") or {}
+    size = _range(auto.get("totalMinNodeCount", auto.get("minNodeCount")), auto.get("totalMaxNodeCount", auto.get("maxNodeCount"))) if auto else f"{_get(i, 'nodeCount')} nodes"
+    topo = _get(i, "placementPolicy", "tpuTopology")
+    extra = f" tpu {topo}" if topo else ""
+    spot = " spot" if nc.get("spot") else ""
+    return f"{nc.get('machineType', '?')} {accels}{extra}{spot} {size}".replace("  ", " ")
+
+
+def _azure_agent_pool(i: dict[str, Any]) -> str:
+    return f"{_get(i, 'vmSize')} {_get(i, 'scaleSetPriority') or 'Regular'} {_range(_get(i, 'minCount'), _get(i, 'maxCount'))}"
+
+
+FACTS: dict[str, Facts] = {
+    "aws:eks/cluster:Cluster": lambda i: f"k8s {_get(i, 'version') or 'default'}, public endpoint={_get(i, 'vpcConfig', 'endpointPublicAccess')}",
+    "aws:eks/nodeGroup:NodeGroup": _aws_node_group,
+    "aws:fsx/lustreFileSystem:LustreFileSystem": lambda i: f"{_get(i, 'storageCapacity')} GiB {_get(i, 'deploymentType')} {_get(i, 'perUnitStorageThroughput') or ''} MB/s/TiB",
+    "aws:ec2/vpc:Vpc": lambda i: f"{_get(i, 'cidrBlock')}",
+    "gcp:container/cluster:Cluster": lambda i: f"private endpoint={_get(i, 'privateClusterConfig', 'enablePrivateEndpoint')}, channel={_get(i, 'releaseChannel', 'channel')}",
+    "gcp:container/nodePool:NodePool": _gcp_node_pool,
+    "gcp:lustre/instance:Instance": lambda i: f"{_get(i, 'capacityGib')} GiB {_get(i, 'perUnitStorageThroughput')} MB/s/TiB",
+    "gcp:tpu/v2QueuedResource:V2QueuedResource": lambda i: "TPU VM queued resource",
+    "gcp:compute/network:Network": lambda i: "custom-mode VPC" if _get(i, "autoCreateSubnetworks") is False else "VPC",
+    "azure-native:containerservice:ManagedCluster": lambda i: f"k8s {_get(i, 'kubernetesVersion') or 'default'}, private={_get(i, 'apiServerAccessProfile', 'enablePrivateCluster')}",
+    "azure-native:containerservice:AgentPool": _azure_agent_pool,
+    "azure-native:storagecache:amlFilesystem": lambda i: f"{_get(i, 'storageCapacityTiB')} TiB {_get(i, 'sku', 'name')}",
+    "azure-native:network:VirtualNetwork": lambda i: ",".join(_get(i, "addressSpace", "addressPrefixes") or []),
+    "kubernetes:helm.sh/v3:Release": lambda i: f"{_get(i, 'chart')} {_get(i, 'version')}",
+}
+COUNTED = {
+    "aws:s3/bucket:Bucket": "buckets",
+    "aws:s3/bucketV2:BucketV2": "buckets",
+    "gcp:storage/bucket:Bucket": "buckets",
+    "azure-native:storage:BlobContainer": "containers",
+    "aws:kms/key:Key": "KMS keys",
+    "gcp:kms/cryptoKey:CryptoKey": "KMS keys",
+    "azure-native:keyvault:Key": "Key Vault keys",
+    "kubernetes:core/v1:Namespace": "namespaces",
+}
+
+
+@dataclass
+class Group:
+    component: ResourceRecord
+    resources: list[ResourceRecord] = field(default_factory=list)
+
+    @property
+    def cloud(self) -> str:
+        parts = self.component.type.split(":")
+        return parts[1] if self.component.type.startswith("ai-infra:") else parts[0]
+
+    @property
+    def region(self) -> str:
+        regions = Counter(r for res in self.resources if (r := _region_of(res)))
+        return regions.most_common(1)[0][0] if regions else "global"
+
+
+def _region_of(record: ResourceRecord) -> str | None:
+    for key in ("region", "location"):
+        value = record.inputs.get(key)
+        if isinstance(value, str) and value != UNKNOWN:
+            return value
+    return None
+
+
+def group_resources(plan: PlanResult) -> tuple[list[Group], list[ResourceRecord]]:
+    """Custom resources grouped under their top-level component; the rest (providers, loose resources)."""
+    by_urn = {r.urn: r for r in plan.resources}
+    stack_urns = {r.urn for r in plan.resources if r.type == "pulumi:pulumi:Stack"}
+    groups: dict[str, Group] = {}
+    loose: list[ResourceRecord] = []
+    for record in plan.resources:
+        if not record.custom:
+            continue
+        top = record
+        while top.parent and top.parent not in stack_urns and top.parent in by_urn:
+            top = by_urn[top.parent]
+        if top is record:
+            loose.append(record)
+        else:
+            groups.setdefault(top.urn, Group(top)).resources.append(record)
+    return list(groups.values()), loose
+
+
+def render_summary(plan: PlanResult) -> str:
+    groups, loose = group_resources(plan)
+    custom = [r for r in plan.resources if r.custom]
+    lines = [f"Plan for {plan.project}/{plan.stack}: {len(custom)} resources to create "
+             f"({len(plan.resources) - len(custom)} components/stack)"]
+    tree: dict[str, dict[str, list[Group]]] = defaultdict(lambda: defaultdict(list))
+    for group in groups:
+        tree[group.cloud][group.region].append(group)
+    for cloud in sorted(tree):
+        lines.append("")
+        lines.append(f"{cloud}")
+        for region in sorted(tree[cloud]):
+            lines.append(f"  {region}")
+            for group in tree[cloud][region]:
+                lines.append(f"    {group.component.type.split(':')[-1]} {group.component.name}  ({len(group.resources)} resources)")
+                lines += [f"      - {line}" for line in _facts(group.resources)]
+    if loose:
+        lines.append("")
+        lines.append("resources outside components")
+        by_place: dict[tuple[str, str], list[ResourceRecord]] = defaultdict(list)
+        for record in loose:
+            by_place[(record.type.split(":")[0], _region_of(record) or "provider default region")].append(record)
+        for (cloud, region), records in sorted(by_place.items()):
+            lines.append(f"  {cloud} / {region}")
+            lines += [f"    {count} x {kind}" for kind, count in sorted(Counter(r.type for r in records).items())]
+            lines += [f"      - {line}" for line in _facts(records)]
+    return "\n".join(lines)
+
+
+def _facts(resources: list[ResourceRecord]) -> list[str]:
+    lines = []
+    for record in resources:
+        extractor = FACTS.get(record.type)
+        if extractor is not None:
+            lines.append(f"{record.type.split(':')[-1]} {record.name}: {' '.join(extractor(record.inputs).split())}")
+    counts = Counter(COUNTED[r.type] for r in resources if r.type in COUNTED)
+    if counts:
+        lines.append(", ".join(f"{n} {what}" for what, n in sorted(counts.items())))
+    return lines

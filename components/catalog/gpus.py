@@ -1,0 +1,140 @@
+"""GPU and AWS Neuron instance types per cloud, and the lookups the spec and the components use."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from . import _data
+from .errors import CatalogError, allowed
+
+CLOUDS = ("aws", "gcp", "azure")
+
+
+@dataclass(frozen=True)
+class GpuInstance:
+    """One instance/machine/VM type with accelerators attached.
+
+    Accelerator-level facts (vendor, per-accelerator memory, GCP accelerator type, MIG profiles)
+    come from `data/accelerators.json`, so they are the same on every cloud.
+    """
+
+    cloud: str
+    instance_type: str
+    accelerator: str
+    accelerator_count: int
+    accelerator_memory_gib: int
+    vendor: str
+    vcpus: int
+    memory_gib: int
+    gcp_accelerator_type: str | None
+    efa: bool
+    mig_profiles: tuple[str, ...]
+    source: str
+
+
+@functools.cache
+def _accelerators() -> dict[str, dict]:
+    return {k: v for k, v in _data.load("accelerators").items() if not k.startswith("_")}
+
+
+@functools.cache
+def _rows() -> tuple[GpuInstance, ...]:
+    accels = _accelerators()
+    rows = []
+    for raw in _data.load("gpus")["instances"]:
+        acc = accels[raw["accelerator"]]
+        rows.append(
+            GpuInstance(
+                cloud=raw["cloud"],
+                instance_type=raw["instance_type"],
+                accelerator=raw["accelerator"],
+                accelerator_count=raw["accelerator_count"],
+                accelerator_memory_gib=acc["memory_gib"],
+                vendor=acc["vendor"],
+                vcpus=raw["vcpus"],
+                memory_gib=raw["memory_gib"],
+                gcp_accelerator_type=acc["gcp_accelerator_type"] if raw["cloud"] == "gcp" else None,
+                efa=raw.get("efa", False),
+                mig_profiles=tuple(acc["mig_profiles"]),
+                source=raw["source"],
+            )
+        )
+    return tuple(rows)
+
+
+@functools.cache
+def _index() -> dict[tuple[str, str], GpuInstance]:
+    return {(r.cloud, r.instance_type): r for r in _rows()}
+
+
+def _check_cloud(cloud: str) -> None:
+    if cloud not in CLOUDS:
+        raise CatalogError(f"unknown cloud '{cloud}'; allowed: {allowed(CLOUDS)}")
+
+
+def accelerator_names() -> list[str]:
+    """The accelerator vocabulary (every model the catalog knows), sorted."""
+    return sorted(_accelerators())
+
+
+def instance_types(cloud: str | None = None) -> list[GpuInstance]:
+    """All GPU/Neuron rows, or those of one cloud, in data-file order."""
+    if cloud is None:
+        return list(_rows())
+    _check_cloud(cloud)
+    return [r for r in _rows() if r.cloud == cloud]
+
+
+def find_instance(cloud: str, instance_type: str) -> GpuInstance | None:
+    """The row of an exact instance type name on a cloud, or None when the catalog doesn't know it."""
+    _check_cloud(cloud)
+    return _index().get((cloud, instance_type))
+
+
+def accelerators_on(cloud: str) -> list[str]:
+    """Accelerator models offered on a cloud, sorted."""
+    return sorted({r.accelerator for r in instance_types(cloud)})
+
+
+def _preference(row: GpuInstance) -> tuple[int, int, str]:
+    # The smallest host that carries the accelerators: fewest vCPUs, then least memory, then name
+    # (so the choice is deterministic). E.g. 1x l4 on gcp -> g2-standard-4, 1x a10g on aws -> g5.xlarge.
+    return (row.vcpus, row.memory_gib, row.instance_type)
+
+
+def resolve_instance(cloud: str, accelerator: str, count: int) -> GpuInstance:
+    """The instance type with `count` x `accelerator` on `cloud`.
+
+    Several types may match (g5.xlarge ... g5.16xlarge all have 1x a10g): the one with the fewest
+    vCPUs, then least host memory, wins. Pass an explicit instance type to get a bigger host.
+    """
+    on_cloud = instance_types(cloud)
+    offered = sorted({r.accelerator for r in on_cloud})
+    if accelerator not in offered:
+        raise CatalogError(f"accelerator '{accelerator}' is not offered on {cloud}; allowed: {allowed(offered)}")
+    matching = [r for r in on_cloud if r.accelerator == accelerator]
+    exact = [r for r in matching if r.accelerator_count == count]
+    if not exact:
+        counts = sorted({r.accelerator_count for r in matching})
+        raise CatalogError(
+            f"no {cloud} instance type has {count}x {accelerator}; allowed counts: {allowed(counts)}"
+        )
+    return min(exact, key=_preference)
+
+
+def spot_alternatives(instance: GpuInstance) -> list[GpuInstance]:
+    """Other types on the same cloud with the same accelerator model and count (spot diversification).
+
+    Excludes `instance` itself; sorted by the same preference as `resolve_instance`; may be empty.
+    """
+    return sorted(
+        (
+            r
+            for r in instance_types(instance.cloud)
+            if r.accelerator == instance.accelerator
+            and r.accelerator_count == instance.accelerator_count
+            and r.instance_type != instance.instance_type
+        ),
+        key=_preference,
+    )

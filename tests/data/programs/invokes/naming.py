@@ -1,0 +1,2 @@
+def subnet(prefix: str, index: int) -> str:
+    return f"{prefix}-subnet-{index}"
