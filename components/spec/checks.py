@@ -41,6 +41,7 @@ def check_platform(spec: Platform) -> list[Issue]:
             path = (*base, "regions", region)
             issues += _check_region_name(cloud, region, spec.compliance.allowed_regions, path)
             issues += _check_region(cloud, region_spec, path)
+            issues += _check_data_zones(spec, region, region_spec, path)
     return issues
 
 
@@ -126,6 +127,23 @@ def _check_region(cloud: Cloud, region: RegionSpec, path: Path) -> list[Issue]:
             issues.append(((*bpath, "tiering", "warm_after_days"), f"got {warm}; S3 moves objects to STANDARD_IA only after {_S3_MIN_IA_DAYS} days or more"))
     if region.inference is not None and cloud is Cloud.AWS and not region.inference.certificate:
         issues.append(((*path, "inference", "certificate"), "AWS inference listeners need an ACM certificate ARN (TLS 1.2+ HTTPS listener)"))
+    return issues
+
+
+def _check_data_zones(spec: Platform, region: str, region_spec: RegionSpec, path: Path) -> list[Issue]:
+    """Data tagged with a residency zone must be stored in one of that zone's regions."""
+    zones = spec.compliance.data_zones
+    issues: list[Issue] = []
+    stores = [("buckets", n, b.data_zone) for n, b in region_spec.buckets.items()]
+    stores += [("lustre", n, f.data_zone) for n, f in region_spec.lustre.items()]
+    for kind, name, zone in stores:
+        if zone is None:
+            continue
+        where = (*path, kind, name, "data_zone")
+        if zone not in zones:
+            issues.append((where, f"data zone '{zone}' is not defined in compliance.data_zones (defined: {', '.join(zones) or 'none'})"))
+        elif region not in zones[zone]:
+            issues.append((where, f"region '{region}' is outside data zone '{zone}' ({', '.join(zones[zone])}); {zone} data must stay there"))
     return issues
 
 

@@ -9,8 +9,7 @@ from pydantic import Field, model_validator
 
 from .aws import AwsCloudSpec
 from .azure import AzureCloudSpec
-from .cloud import CloudSpec
-from .common import Cloud, ComplianceProfile, LabelValue, Name, SpecModel
+from .common import Cloud, ComplianceProfile, FieldError, LabelValue, Name, SpecModel
 from .gcp import GcpCloudSpec
 
 
@@ -28,10 +27,16 @@ class PlatformLabels(SpecModel):
 
 
 class ComplianceSpec(SpecModel):
+    """Which policy profiles apply, and where data may live."""
+
     profiles: list[ComplianceProfile] = [ComplianceProfile.BASELINE]
     """Policy profiles enforced for this environment. Default: baseline only."""
     allowed_regions: list[str] | None = None
     """Data residency: the only regions any resource may be placed in. Default: no restriction."""
+    data_zones: dict[Name, list[str]] = {}
+    """Named residency zones, e.g. {"eu": ["eu-west-1", "europe-west4", "westeurope"]}. A bucket or file
+    system with `data_zone: eu` may only live in those regions, and carries the label `data-zone=eu`
+    so the policy pack can check it too. Default: none."""
 
 
 class CloudsSpec(SpecModel):
@@ -105,13 +110,17 @@ class Platform(SpecModel):
     @model_validator(mode="after")
     def _some_cloud(self) -> Platform:
         if not self.clouds.items():
-            raise ValueError("clouds needs at least one of aws, gcp, azure")
+            raise FieldError("clouds", "clouds needs at least one of aws, gcp, azure")
         return self
 
     @property
     def protected(self) -> bool:
         """Whether stateful resources get `protect` and `retain_on_delete`."""
         return self.protect_stateful if self.protect_stateful is not None else self.environment != "dev"
+
+    def data_tags(self, data_zone: str | None) -> dict[str, str]:
+        """Tags for a bucket or file system: the platform tags plus its residency zone, if any."""
+        return {**self.tags(), **({"data-zone": data_zone} if data_zone else {})}
 
     def tags(self) -> dict[str, str]:
         """The tag/label set every resource carries (keys valid on all three clouds)."""

@@ -31,6 +31,8 @@ class LustreSpec(SpecModel):
     """Name of a bucket in the same region to import from and export to. Default: no data repository link."""
     bucket_prefix: Annotated[str, Field(pattern=r"^[A-Za-z0-9._/-]*$")] = ""
     """Prefix inside `bucket` linked to the file system root. Default: the whole bucket."""
+    data_zone: Name | None = None
+    """Residency zone from `compliance.data_zones` this file system's data must stay in. Default: none."""
 
 
 class Tiering(SpecModel):
@@ -81,3 +83,5 @@ class BucketSpec(SpecModel):
     """Delete previous versions this many days after they become noncurrent. Default 90."""
     soft_delete_days: Annotated[int, Field(ge=7, le=90)] = 7
     """GCS soft-delete / Blob soft-delete retention. Default 7 days (the GCS default)."""
+    data_zone: Name | None = None
+    """Residency zone from `compliance.data_zones` this bucket's data must stay in (e.g. "eu"). Default: none."""

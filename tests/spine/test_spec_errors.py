@@ -39,7 +39,8 @@ def valid() -> dict[str, Any]:
                 },
             },
         },
-        compliance={"profiles": ["baseline", "hipaa"], "allowed_regions": ["us-east-1", "us-central1"]},
+        compliance={"profiles": ["baseline", "hipaa"], "allowed_regions": ["us-east-1", "us-central1"],
+                    "data_zones": {"eu": ["eu-west-1", "europe-west4"]}},
         teams={"research": {"gpu_quota": 16, "tpu_quota": 8}},
     )
 
@@ -85,7 +86,7 @@ CASES = [
     ("reserved-without-reservation", f"{A}/gpu_pools/train/capacity", "reserved", f"{AWS_REGION}.gpu_pools.train.reservation", ["reservation"]),
     ("flex-start-on-aws", f"{A}/gpu_pools/train/capacity", "flex_start", f"{AWS_REGION}.gpu_pools.train.capacity", ["flex_start", "gcp-only"]),
     ("pool-without-cluster", f"{A}/cluster", DELETE, f"{AWS_REGION}.gpu_pools.train", ["cluster"]),
-    ("bad-pool-name", f"{A}/gpu_pools/Train_1", {"accelerator": "l4"}, f"{AWS_REGION}.gpu_pools", ["'Train_1'", "lower-case"]),
+    ("bad-pool-name", f"{A}/gpu_pools/Train_1", {"accelerator": "l4"}, f"{AWS_REGION}.gpu_pools.Train_1", ["'Train_1'", "lower-case"]),
     ("missing-labels", "labels", DELETE, "platform.labels", ["required"]),
     ("label-value-invalid", "labels/cost_center", "CC 12", "platform.labels.cost_center", ["CC 12"]),
     ("public-api-without-cidrs", f"{A}/cluster/api_access", "public_restricted", f"{AWS_REGION}.cluster.authorized_cidrs", ["authorized_cidrs"]),
@@ -94,6 +95,8 @@ CASES = [
     ("autoclass-on-aws", f"{A}/buckets/datasets/autoclass", True, f"{AWS_REGION}.buckets.datasets.autoclass", ["GCP-only"]),
     ("no-cloud", "clouds", {}, "platform.clouds", ["at least one"]),
     ("wrong-type", f"{A}/gpu_pools/train/max_nodes", "many", f"{AWS_REGION}.gpu_pools.train.max_nodes", ["'many'", "integer"]),
+    ("data-zone-undefined", f"{A}/buckets/datasets/data_zone", "apac", f"{AWS_REGION}.buckets.datasets.data_zone", ["'apac'", "eu"]),
+    ("data-outside-its-zone", f"{A}/buckets/datasets/data_zone", "eu", f"{AWS_REGION}.buckets.datasets.data_zone", ["us-east-1", "'eu'", "eu-west-1"]),
     ("efa-on-non-efa-type", f"{A}/gpu_pools/train", {"accelerator": "l4", "max_nodes": 2, "efa": True}, f"{AWS_REGION}.gpu_pools.train.efa", ["EFA"]),
 ]
 
@@ -114,13 +117,24 @@ def test_bad_config_names_path_value_and_allowed(change: str, value: Any, path: 
         assert fragment.lower() in issues[path].lower(), f"{fragment!r} not in {issues[path]!r}"
 
 
-def test_message_lists_every_problem_at_once() -> None:
-    data = set_path(valid(), f"{A}/gpu_pools/train/min_nodes", 6)
-    data = set_path(data, f"{A}/lustre/scratch/size_gib", 1000)
+@pytest.mark.parametrize(
+    "changes",
+    [
+        # two shape problems (pydantic stage)
+        [(f"{A}/gpu_pools/train/min_nodes", 6), (f"{A}/network/nat", "triple")],
+        # two semantic problems (checks stage)
+        [(f"{A}/lustre/scratch/size_gib", 1000), (f"{G}/network/cidr", "10.10.0.0/16")],
+    ],
+    ids=["shape", "semantic"],
+)
+def test_message_lists_every_problem_of_a_stage_at_once(changes: list[tuple[str, Any]]) -> None:
+    data = valid()
+    for path, value in changes:
+        data = set_path(data, path, value)
     with pytest.raises(SpecError) as caught:
         load_platform(data)
     text = str(caught.value)
-    assert text.startswith("invalid platform config (2 problems):")
+    assert text.startswith("invalid platform config (2 problems):"), text
     assert "Traceback" not in text
 
 

@@ -1,0 +1,39 @@
+# Two commands on a fresh machine with Python 3.11+ and PyPI access:
+#   make plan   - set up, then plan the dev environment offline
+#   make test   - set up, then run the whole test suite (CI runs exactly this)
+SHELL := /bin/bash
+PYTHON ?= python3
+UV_VERSION := 0.13.9
+UV := $(shell command -v uv 2>/dev/null || echo .tools/bin/uv)
+STACK ?= dev
+
+.PHONY: setup plan test plan-all bench schema clean
+
+.tools/bin/uv:
+	$(PYTHON) -m venv .tools
+	.tools/bin/pip install --quiet "uv==$(UV_VERSION)"
+
+.venv/.synced: uv.lock pyproject.toml | $(UV)
+	$(UV) sync --frozen
+	@touch $@
+
+setup: .venv/.synced
+
+plan: setup
+	$(UV) run --frozen aiinfra plan --stack $(STACK)
+
+plan-all: setup
+	@for s in dev staging prod; do $(UV) run --frozen aiinfra plan --stack $$s --json out/$$s.json -q || exit $$?; done
+
+test: setup
+	$(UV) run --frozen pytest -n 2 -q
+
+bench: setup
+	$(UV) run --frozen python bench/plan_speed.py
+	$(UV) run --frozen python bench/policy_throughput.py
+
+schema: setup
+	$(UV) run --frozen aiinfra schema -o docs/platform.schema.json
+
+clean:
+	rm -rf .venv .tools out .pytest_cache

@@ -1,0 +1,92 @@
+"""Benchmark (not a test): offline plan speed against the bare-SDK floor, CLI cold start, SDK imports.
+
+Prints figures measured in this run; asserts nothing. Run: `uv run python bench/plan_speed.py [--stack prod]`.
+  1. plan time of the stack vs the floor: the same number of plain resources registered on the same
+     mock runtime, in the same process (warm: SDK modules already imported; cold: first plan incl. imports);
+  2. `aiinfra --help` cold start (fresh interpreter each run);
+  3. which provider SDKs an AWS-only plan imports (fresh interpreter).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+AWS_ONLY_SNIPPET = """
+import json, sys
+from aiinfra.plan.project import load_project
+from aiinfra.plan.program import plan_stack
+result = plan_stack(load_project(__import__('pathlib').Path(sys.argv[1])), sys.argv[2])
+mods = sorted({m.split('.')[0] for m in sys.modules if m.startswith('pulumi_')})
+print(json.dumps({'resources': len(result.resources), 'provider_sdks': mods}))
+"""
+
+
+def floor(count: int) -> float:
+    import pulumi
+
+    from aiinfra.plan.runtime import run_program
+
+    def program() -> None:
+        for i in range(count):
+            pulumi.CustomResource("bench:index:Plain", f"r{i}", {"value": i, "tags": {"team": "bench"}})
+
+    start = time.perf_counter()
+    run_program(program, project="bench", stack="floor")
+    return time.perf_counter() - start
+
+
+def plan_once(stack: str) -> tuple[float, int]:
+    from aiinfra.plan.program import plan_stack
+    from aiinfra.plan.project import load_project
+
+    start = time.perf_counter()
+    result = plan_stack(load_project(ROOT), stack)
+    return time.perf_counter() - start, len(result.resources)
+
+
+def cli_cold_start(runs: int) -> list[float]:
+    exe = Path(sys.executable).with_name("aiinfra")
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([str(exe), "--help"], check=True, capture_output=True)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--stack", default="prod")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--aws-only-program", default=str(ROOT / "bench" / "aws_only"))
+    args = parser.parse_args()
+
+    cold, count = plan_once(args.stack)
+    warm = [plan_once(args.stack)[0] for _ in range(args.runs)]
+    floors = [floor(count) for _ in range(args.runs)]
+    warm_med, floor_med = statistics.median(warm), statistics.median(floors)
+    print(f"plan of stack '{args.stack}': {count} registrations")
+    print(f"  first plan (includes SDK imports): {cold:.2f} s")
+    print(f"  warm plan, median of {args.runs}: {warm_med:.2f} s  (runs: {', '.join(f'{t:.2f}' for t in warm)})")
+    print(f"  floor ({count} plain resources, same runtime), median: {floor_med:.2f} s")
+    print(f"  ratio warm plan / floor: {warm_med / floor_med:.2f}x   (target <= 1.3x)")
+    print(f"  ratio first plan / floor: {cold / floor_med:.2f}x")
+
+    times = cli_cold_start(5)
+    print(f"aiinfra --help cold start: median {statistics.median(times):.3f} s, max {max(times):.3f} s (target <= 0.5 s)")
+
+    out = subprocess.run([sys.executable, "-c", AWS_ONLY_SNIPPET, args.aws_only_program, "bench"],
+                         check=True, capture_output=True, text=True, cwd=ROOT)
+    print(f"AWS-only plan ({args.aws_only_program}): {out.stdout.strip()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""Accelerator catalog: GPU/Neuron instance types, TPU generations and Lustre tiers per cloud.
+
+Pure data and logic (no Pulumi). Data lives in `data/*.json`, every row citing its source; it is
+parsed on first use, so importing this package is cheap.
+"""
+
+from .errors import CatalogError
+from .gpus import (
+    GpuInstance,
+    accelerator_names,
+    accelerators_on,
+    find_instance,
+    instance_types,
+    resolve_instance,
+    spot_alternatives,
+)
+from .lustre import LustreTier, is_valid_lustre_size, lustre_tiers, resolve_lustre
+from .rows import catalog_rows
+from .tpus import TpuGeneration, TpuSlicePlan, resolve_tpu_slice, tpu_generation, tpu_generations
+
+__all__ = [
+    "CatalogError",
+    "GpuInstance",
+    "LustreTier",
+    "TpuGeneration",
+    "TpuSlicePlan",
+    "accelerator_names",
+    "accelerators_on",
+    "catalog_rows",
+    "find_instance",
+    "instance_types",
+    "is_valid_lustre_size",
+    "lustre_tiers",
+    "resolve_instance",
+    "resolve_lustre",
+    "resolve_tpu_slice",
+    "spot_alternatives",
+    "tpu_generation",
+    "tpu_generations",
+]

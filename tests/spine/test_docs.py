@@ -1,0 +1,45 @@
+"""Generated docs (config reference, JSON Schemas) match the code, and the schema validates real stack files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from aiinfra.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_generated_docs_are_fresh() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gen_docs", ROOT / "scripts" / "gen_docs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    stale = [str(path.relative_to(ROOT)) for path, text in module.outputs().items() if path.read_text() != text]
+    assert not stale, f"regenerate with `uv run python scripts/gen_docs.py`: {stale}"
+
+
+@pytest.mark.parametrize("stack_file", sorted((ROOT / "stacks").glob("Pulumi.*.yaml")), ids=lambda p: p.name)
+def test_stack_files_validate_against_the_published_schema(stack_file: Path) -> None:
+    schema = json.loads((ROOT / "docs" / "stack.schema.json").read_text())
+    jsonschema.validate(yaml.safe_load(stack_file.read_text()), schema)
+
+
+def test_schema_rejects_what_the_models_reject() -> None:
+    schema = json.loads((ROOT / "docs" / "platform.schema.json").read_text())
+    bad = {"environment": "dev", "labels": {"owner": "a", "team": "b", "cost_center": "c"},
+           "clouds": {"aws": {"regions": {"us-east-1": {"network": {"cidr": "10.0.0.0/16", "nat": "triple"}}}}}}
+    with pytest.raises(jsonschema.ValidationError, match="triple"):
+        jsonschema.validate(bad, schema)
+
+
+def test_cli_prints_the_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["title"].startswith("ai-infra platform")
+    assert "clouds" in printed["properties"]

@@ -1,0 +1,71 @@
+"""`aiinfra plan --program DIR --stack NAME` plans any Pulumi Python project offline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from aiinfra.cli import main
+from aiinfra.plan.project import ProjectError, load_project
+from aiinfra.plan.program import plan_stack
+from aiinfra.plan.runtime import SECRET_SIG
+
+PROGRAM = Path(__file__).resolve().parents[1] / "data" / "programs" / "invokes"
+RECORD_FIELDS = {"urn", "type", "name", "parent", "provider", "custom", "protect", "retainOnDelete",
+                 "ignoreChanges", "dependencies", "inputs"}
+
+
+def test_program_with_invokes_plans_from_its_own_directory() -> None:
+    result = plan_stack(load_project(PROGRAM), "demo")
+    subnets = result.of_type("aws:ec2/subnet:Subnet")
+    # zones come from the availability-zones invoke, for the stack's configured region
+    assert sorted(s.inputs["availabilityZone"] for s in subnets) == ["eu-west-1a", "eu-west-1b"]
+    # names come from the program's own helper module, imported from the program directory
+    assert sorted(s.name for s in subnets) == ["demo-subnet-0", "demo-subnet-1"]
+    instance = result.one("aws:ec2/instance:Instance")
+    assert instance.inputs["ami"].startswith("ami-")
+    assert instance.inputs["tags"]["account"] == "123456789012"
+    assert instance.inputs["associatePublicIpAddress"] is True
+    # the subnet depends on the VPC through vpc_id
+    vpc = result.one("aws:ec2/vpc:Vpc")
+    assert all(vpc.urn in s.dependencies for s in subnets)
+
+
+def test_secure_config_becomes_a_secret_not_a_value() -> None:
+    result = plan_stack(load_project(PROGRAM), "demo")
+    assert result.outputs["password"][SECRET_SIG]
+    assert "AAAB" not in json.dumps(result.to_json())  # the ciphertext is never decrypted or echoed
+
+
+def test_plans_are_isolated_from_each_other() -> None:
+    first = plan_stack(load_project(PROGRAM), "demo")
+    second = plan_stack(load_project(PROGRAM), "demo")
+    assert sorted(r.urn for r in first.resources) == sorted(r.urn for r in second.resources)
+    assert len(second.of_type("aws:ec2/subnet:Subnet")) == 2  # the program's modules ran again
+
+
+def test_cli_writes_json_with_the_documented_fields(tmp_path: Path) -> None:
+    out = tmp_path / "plan.json"
+    assert main(["plan", "--program", str(PROGRAM), "--stack", "demo", "--no-policy", "--json", str(out), "-q"]) == 0
+    document = json.loads(out.read_text())
+    assert document["project"] == "invokes-demo" and document["stack"] == "demo"
+    assert document["resources"], "resources missing"
+    for record in document["resources"]:
+        assert set(record) == RECORD_FIELDS
+    stack = [r for r in document["resources"] if r["type"] == "pulumi:pulumi:Stack"]
+    assert len(stack) == 1 and stack[0]["custom"] is False
+    assert document["outputs"]["zone"] == "eu-west-1a"
+
+
+def test_unknown_stack_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--program", str(PROGRAM), "--stack", "nope", "--no-policy"]) == 1
+    err = capsys.readouterr().err
+    assert "stack 'nope'" in err and "known stacks: demo" in err
+    assert "Traceback" not in err
+
+
+def test_missing_project_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ProjectError, match="no Pulumi.yaml"):
+        load_project(tmp_path)
