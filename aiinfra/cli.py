@@ -15,9 +15,16 @@ EXIT_MANDATORY_VIOLATION = 2
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        # Exit code 2 means "mandatory policy violations"; usage errors use 1 like other user errors.
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="aiinfra", description="ai-infra: AI infrastructure on AWS, GCP and Azure with Pulumi.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="aiinfra", description="ai-infra: AI infrastructure on AWS, GCP and Azure with Pulumi.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     plan = sub.add_parser("plan", help="run a stack's program offline and show what `pulumi preview` would create",
                           description="Runs the real program on Pulumi's mock runtime (no credentials, nothing leaves the process), "

@@ -18,3 +18,35 @@ def platform_dict(clouds: dict[str, Any], **top: Any) -> dict[str, Any]:
     data["clouds"] = copy.deepcopy(clouds)
     data.update(copy.deepcopy(top))
     return data
+
+
+def full_platform_dict() -> dict[str, Any]:
+    """A valid two-cloud platform exercising pools, Lustre, buckets, TPU slices, teams and residency."""
+    return platform_dict(
+        {
+            "aws": {
+                "regions": {
+                    "us-east-1": {
+                        "network": {"cidr": "10.10.0.0/16"},
+                        "cluster": {},
+                        "gpu_pools": {"train": {"accelerator": "h100-80gb", "accelerators_per_node": 8, "max_nodes": 4}},
+                        "lustre": {"scratch": {"size_gib": 2400, "throughput_mbps_per_tib": 250, "bucket": "datasets"}},
+                        "buckets": {"datasets": {}},
+                    }
+                }
+            },
+            "gcp": {
+                "project": "acme-ml-prod",
+                "regions": {
+                    "us-central1": {
+                        "network": {"cidr": "10.20.0.0/16"},
+                        "cluster": {},
+                        "tpu_slices": {"pretrain": {"generation": "v5e", "topology": "2x4"}},
+                    }
+                },
+            },
+        },
+        compliance={"profiles": ["baseline", "hipaa"], "allowed_regions": ["us-east-1", "us-central1"],
+                    "data_zones": {"eu": ["eu-west-1", "europe-west4"]}},
+        teams={"research": {"gpu_quota": 16, "tpu_quota": 8}},
+    )

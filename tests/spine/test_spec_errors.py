@@ -6,43 +6,12 @@ import copy
 from typing import Any
 
 import pytest
-from helpers import platform_dict
+from helpers import full_platform_dict as valid
 
 from components.spec import Platform, SpecError, load_platform
 
 AWS_REGION = "platform.clouds.aws.regions.us-east-1"
 GCP_REGION = "platform.clouds.gcp.regions.us-central1"
-
-
-def valid() -> dict[str, Any]:
-    return platform_dict(
-        {
-            "aws": {
-                "regions": {
-                    "us-east-1": {
-                        "network": {"cidr": "10.10.0.0/16"},
-                        "cluster": {},
-                        "gpu_pools": {"train": {"accelerator": "h100-80gb", "accelerators_per_node": 8, "max_nodes": 4}},
-                        "lustre": {"scratch": {"size_gib": 2400, "throughput_mbps_per_tib": 250, "bucket": "datasets"}},
-                        "buckets": {"datasets": {}},
-                    }
-                }
-            },
-            "gcp": {
-                "project": "acme-ml-prod",
-                "regions": {
-                    "us-central1": {
-                        "network": {"cidr": "10.20.0.0/16"},
-                        "cluster": {},
-                        "tpu_slices": {"pretrain": {"generation": "v5e", "topology": "2x4"}},
-                    }
-                },
-            },
-        },
-        compliance={"profiles": ["baseline", "hipaa"], "allowed_regions": ["us-east-1", "us-central1"],
-                    "data_zones": {"eu": ["eu-west-1", "europe-west4"]}},
-        teams={"research": {"gpu_quota": 16, "tpu_quota": 8}},
-    )
 
 
 def set_path(data: dict[str, Any], dotted: str, value: Any) -> dict[str, Any]:

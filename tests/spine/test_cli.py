@@ -1,0 +1,50 @@
+"""The `aiinfra` CLI surface: catalog JSON, fast help, clear errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from aiinfra.cli import main
+
+REQUIRED_ROW_KEYS = {"cloud", "instance_type", "accelerator", "accelerator_count", "accelerator_memory_gib"}
+
+
+def test_catalog_json_lists_every_cloud_with_required_fields(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["catalog", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["cloud"] for r in rows} == {"aws", "gcp", "azure"}
+    for row in rows:
+        assert REQUIRED_ROW_KEYS <= set(row), row
+        assert row["accelerator"] == row["accelerator"].lower()
+        assert row["accelerator_count"] >= 1 and row["accelerator_memory_gib"] >= 1
+    by_type = {(r["cloud"], r["instance_type"]): r for r in rows}
+    assert by_type[("gcp", "a3-highgpu-8g")]["accelerator"] == "h100-80gb"
+    assert by_type[("aws", "p5.48xlarge")]["accelerator_count"] == 8
+    assert any(r["accelerator"] == "tpu-v5e" for r in rows)
+    assert any(r["accelerator"] == "trainium2" for r in rows)
+
+
+def test_catalog_filters_by_cloud(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["catalog", "--json", "--cloud", "azure"]) == 0
+    assert {r["cloud"] for r in json.loads(capsys.readouterr().out)} == {"azure"}
+
+
+def test_help_imports_no_pulumi_or_pydantic() -> None:
+    # `aiinfra --help` must start fast: argparse only, heavy imports happen inside commands.
+    code = ("import sys, aiinfra.cli as c\n"
+            "try:\n    c.main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('pulumi', 'pydantic', 'grpc', 'yaml') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("argv", [[], ["plan"], ["catalog", "--cloud", "oracle"]])
+def test_usage_errors_exit_1_not_the_policy_code(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(argv)
+    assert caught.value.code == 1  # 2 is reserved for mandatory policy violations
+    assert "usage: aiinfra" in capsys.readouterr().err

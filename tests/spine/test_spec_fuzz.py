@@ -1,0 +1,51 @@
+"""Property: whatever a user writes, loading gives a Platform or a SpecError with config paths — never a crash."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from helpers import full_platform_dict as valid
+
+from components.spec import Platform, SpecError, load_platform
+
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 100000), st.text(max_size=12),
+                    st.sampled_from(["10.0.0.0/16", "spot", "h100-80gb", "2x4", "v5e", "mig", "1g.10gb"]))
+values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                      st.dictionaries(st.text(max_size=8), inner, max_size=3)), max_leaves=6)
+
+
+def _paths(node: Any, prefix: tuple = ()) -> list[tuple]:
+    found = [prefix] if prefix else []
+    if isinstance(node, dict):
+        for key, child in node.items():
+            found += _paths(child, (*prefix, key))
+    return found
+
+
+PATHS = _paths(valid())
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(PATHS), values), min_size=1, max_size=3))
+def test_any_edit_loads_or_fails_with_paths(edits: list[tuple[tuple, Any]]) -> None:
+    data = copy.deepcopy(valid())
+    for path, value in edits:
+        node = data
+        for key in path[:-1]:
+            if not isinstance(node, dict) or not isinstance(node.get(key), dict):
+                break
+            node = node[key]
+        else:
+            node[path[-1]] = value
+    try:
+        result = load_platform(data)
+    except SpecError as err:
+        assert err.issues, "a SpecError must name at least one problem"
+        for where, message in err.issues:
+            assert where.startswith("platform"), where
+            assert message.strip()
+    else:
+        assert isinstance(result, Platform)
