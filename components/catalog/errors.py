@@ -1,6 +1,10 @@
-"""The one error type of the catalog."""
+"""The catalog's error type and the helpers that build its messages."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+
+CLOUDS = ("aws", "gcp", "azure")
 
 
 class CatalogError(ValueError):
@@ -10,6 +14,11 @@ class CatalogError(ValueError):
     """
 
 
-def allowed(values: object) -> str:
+def allowed(values: Iterable[object]) -> str:
     """Comma-separated list of allowed values for error messages."""
-    return ", ".join(str(v) for v in values)  # type: ignore[attr-defined]
+    return ", ".join(str(v) for v in values)
+
+
+def check_cloud(cloud: str) -> None:
+    if cloud not in CLOUDS:
+        raise CatalogError(f"unknown cloud '{cloud}'; allowed: {allowed(CLOUDS)}")

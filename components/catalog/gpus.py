@@ -6,9 +6,7 @@ import functools
 from dataclasses import dataclass
 
 from . import _data
-from .errors import CatalogError, allowed
-
-CLOUDS = ("aws", "gcp", "azure")
+from .errors import CatalogError, allowed, check_cloud
 
 
 @dataclass(frozen=True)
@@ -68,11 +66,6 @@ def _index() -> dict[tuple[str, str], GpuInstance]:
     return {(r.cloud, r.instance_type): r for r in _rows()}
 
 
-def _check_cloud(cloud: str) -> None:
-    if cloud not in CLOUDS:
-        raise CatalogError(f"unknown cloud '{cloud}'; allowed: {allowed(CLOUDS)}")
-
-
 def accelerator_names() -> list[str]:
     """The accelerator vocabulary (every model the catalog knows), sorted."""
     return sorted(_accelerators())
@@ -82,13 +75,13 @@ def instance_types(cloud: str | None = None) -> list[GpuInstance]:
     """All GPU/Neuron rows, or those of one cloud, in data-file order."""
     if cloud is None:
         return list(_rows())
-    _check_cloud(cloud)
+    check_cloud(cloud)
     return [r for r in _rows() if r.cloud == cloud]
 
 
 def find_instance(cloud: str, instance_type: str) -> GpuInstance | None:
     """The row of an exact instance type name on a cloud, or None when the catalog doesn't know it."""
-    _check_cloud(cloud)
+    check_cloud(cloud)
     return _index().get((cloud, instance_type))
 
 
@@ -109,11 +102,10 @@ def resolve_instance(cloud: str, accelerator: str, count: int) -> GpuInstance:
     Several types may match (g5.xlarge ... g5.16xlarge all have 1x a10g): the one with the fewest
     vCPUs, then least host memory, wins. Pass an explicit instance type to get a bigger host.
     """
-    on_cloud = instance_types(cloud)
-    offered = sorted({r.accelerator for r in on_cloud})
+    offered = accelerators_on(cloud)
     if accelerator not in offered:
         raise CatalogError(f"accelerator '{accelerator}' is not offered on {cloud}; allowed: {allowed(offered)}")
-    matching = [r for r in on_cloud if r.accelerator == accelerator]
+    matching = [r for r in instance_types(cloud) if r.accelerator == accelerator]
     exact = [r for r in matching if r.accelerator_count == count]
     if not exact:
         counts = sorted({r.accelerator_count for r in matching})

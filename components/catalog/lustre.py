@@ -6,8 +6,7 @@ import functools
 from dataclasses import dataclass
 
 from . import _data
-from .errors import CatalogError, allowed
-from .gpus import _check_cloud
+from .errors import CatalogError, allowed, check_cloud
 
 
 @dataclass(frozen=True)
@@ -47,8 +46,8 @@ def _tiers() -> tuple[LustreTier, ...]:
 
 
 def lustre_tiers(cloud: str) -> list[LustreTier]:
-    """All Lustre tiers of a cloud (empty list never: every cloud has one)."""
-    _check_cloud(cloud)
+    """The Lustre tiers a cloud offers, in data-file order."""
+    check_cloud(cloud)
     return [t for t in _tiers() if t.cloud == cloud]
 
 
@@ -97,7 +96,7 @@ def resolve_lustre(cloud: str, deployment: str, size_gib: int, throughput_mbps_p
         if not matching:
             offered = sorted(t.throughput_mbps_per_tib for t in candidates)
             raise CatalogError(
-                f"throughput {throughput_mbps_per_tib} MB/s/TiB is not offered by {tier_label(candidates[0], with_throughput=False)}; "
+                f"throughput {throughput_mbps_per_tib} MB/s/TiB is not offered by {_service_label(candidates)}; "
                 f"allowed: {allowed(offered)}"
             )
         tier = matching[0]
@@ -106,10 +105,15 @@ def resolve_lustre(cloud: str, deployment: str, size_gib: int, throughput_mbps_p
     return tier
 
 
-def tier_label(tier: LustreTier, with_throughput: bool = True) -> str:
+def tier_label(tier: LustreTier) -> str:
     """E.g. "AWS FSx for Lustre PERSISTENT_2" or "GCP Managed Lustre 500 MB/s/TiB tier"."""
     if tier.service_name == "managed-lustre":
-        return f"{tier.product} {tier.throughput_mbps_per_tib} MB/s/TiB tier" if with_throughput else tier.product
-    if tier.cloud == "aws":
-        return f"{tier.product} {tier.service_name}"
-    return f"{tier.product} {tier.service_name}" if with_throughput else tier.product
+        return f"{tier.product} {tier.throughput_mbps_per_tib} MB/s/TiB tier"
+    return f"{tier.product} {tier.service_name}"
+
+
+def _service_label(tiers: list[LustreTier]) -> str:
+    # AWS names the deployment (all its throughputs share PERSISTENT_2); GCP and Azure name a tier
+    # per throughput, so the product name is the right subject there.
+    names = {t.service_name for t in tiers}
+    return tier_label(tiers[0]) if len(names) == 1 and "managed-lustre" not in names else tiers[0].product
