@@ -89,11 +89,24 @@ def _known_only(value: Any) -> Any:
     return value
 
 
+def _azure_native_outputs(value: Any) -> Any:
+    """azure-native takes `userAssignedIdentities` as a list of IDs and returns the ARM map {id: {...}}
+    (the provider converts it); echo the output shape, or the SDK cannot resolve the outputs."""
+    if isinstance(value, dict):
+        return {k: ({i: {} for i in v} if k == "userAssignedIdentities" and isinstance(v, list) else _azure_native_outputs(v))
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_azure_native_outputs(v) for v in value]
+    return value
+
+
 class PlanMocks(pulumi.runtime.Mocks):
     """Outputs echo known inputs (as a preview of a create does); invokes get typed placeholders."""
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict]:
         outputs = _known_only(dict(args.inputs))
+        if args.typ.startswith("azure-native:"):
+            outputs = _azure_native_outputs(outputs)
         return f"{args.name}-id", outputs
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> dict:

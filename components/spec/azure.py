@@ -1,15 +1,228 @@
-"""Azure-specific platform settings (owned by the Azure components; no cloud SDK imports here)."""
+"""Azure-specific platform settings, the Azure-only semantic checks, and the pure Azure rules they share
+with the Azure components (AKS pool names, MIG profiles, Lustre subnets). No cloud SDK imports here."""
 
 from __future__ import annotations
 
-from .cloud import CloudSpec
+import enum
+import re
+from collections.abc import Iterator
+from ipaddress import IPv4Network
+from typing import Annotated
+
+from pydantic import Field
+
+from components import catalog
+
+from .cloud import CloudSpec, RegionSpec
+from .common import Cloud
+from .compute import SharingMode
+from .endpoint import AzureFrontDoorTier
+from .network import NatMode, TransitEncryption
+from .resolve import resolve_gpu_pool, resolve_lustre
+
+Path = tuple[str | int, ...]
+Issue = tuple[Path, str]
+
+_GUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+Guid = Annotated[str, Field(pattern=_GUID.pattern)]
+
+
+class AksNetworkPolicy(str, enum.Enum):
+    """Network policy engine of AKS. Both run on Azure CNI overlay (pods get addresses from `pod_cidr`)."""
+
+    CILIUM = "cilium"
+    """Azure CNI powered by Cilium: eBPF dataplane and network policy. Default."""
+    CALICO = "calico"
+    """Calico network policy on the Azure dataplane (for teams with existing Calico policies)."""
+
+
+class NetworkWatcherMode(str, enum.Enum):
+    """Where VNet flow logs are attached. Azure allows one Network Watcher per subscription and region."""
+
+    AZURE_DEFAULT = "azure_default"
+    """Use the watcher Azure creates with the first VNet of a region: `NetworkWatcher_<region>` in
+    resource group `NetworkWatcherRG`. Default."""
+    CREATE = "create"
+    """Create the watcher in the region's resource group (for subscriptions that opted out of
+    automatic Network Watcher enablement)."""
 
 
 class AzureCloudSpec(CloudSpec):
-    admin_group_object_ids: list[str] = []
-    """Entra ID groups given cluster-admin on AKS through Azure RBAC. Default none."""
+    """Azure regions of the platform; subscription and credentials come from `azure-native:` stack config or `az login`.
+
+    Every resource sets its own `location`, so one (default) provider serves all regions."""
+
+    admin_group_object_ids: list[Guid] = []
+    """Entra ID groups bound to cluster-admin on every AKS cluster (AKS admin groups), besides each cluster's `admins`. Default none."""
+    network_policy: AksNetworkPolicy = AksNetworkPolicy.CILIUM
+    """AKS network policy engine. Default `cilium` (Azure CNI overlay powered by Cilium)."""
+    network_watcher: NetworkWatcherMode = NetworkWatcherMode.AZURE_DEFAULT
+    """Which Network Watcher carries the VNet flow logs. Default: the one Azure creates per region."""
+    hpc_cache_principal_id: Guid | None = None
+    """Object ID of the "HPC Cache Resource Provider" service principal in your tenant
+    (`az ad sp show --id 4392ab71-2ce2-4b0d-8770-b352745c73f5 --query id -o tsv`). Azure Managed Lustre reads
+    and writes linked buckets as that principal. Required when a Lustre file system sets `bucket`; default none."""
 
 
-def extra_checks(platform, cloud_spec: AzureCloudSpec) -> list:  # noqa: ANN001
+# --- Pure Azure rules shared with components/azure -------------------------------------------------------
+
+AKS_SYSTEM_POOL = "system"
+_AKS_POOL_MAX = 12  # Linux agent pools: lower-case letters and digits, at most 12 characters
+AZURE_ZONES = ("1", "2", "3")
+_LUSTRE_SLOTS = 8
+MAX_FLOW_LOG_RETENTION_DAYS = 365  # Network Watcher flow log retention is 0-365 days
+_MIG_SLICES = {"1g": "MIG1g", "2g": "MIG2g", "3g": "MIG3g", "4g": "MIG4g", "7g": "MIG7g"}
+# Minimum AMLFS subnet prefix per capacity (TiB), from the AMLFS prerequisites table; the table ends at
+# 400 TiB, so larger file systems are held to /22 (one doubling further).
+_LUSTRE_SUBNET_PREFIX = ((16, 27), (40, 26), (92, 25), (196, 24), (400, 23))
+_CAPACITY_RESERVATION_GROUP = re.compile(
+    r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Compute/capacityReservationGroups/[^/]+$", re.IGNORECASE)
+_KEY_VAULT_SECRET = re.compile(
+    r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.KeyVault/vaults/[^/]+/secrets/[^/]+$", re.IGNORECASE)
+
+
+def aks_pool_name(name: str) -> str:
+    """AKS agent pool name for a spec pool name: hyphens dropped, at most 12 characters."""
+    return name.replace("-", "")[:_AKS_POOL_MAX]
+
+
+def aks_mig_profile(mig_profile: str) -> str:
+    """AKS `gpuInstanceProfile` (MIG1g ... MIG7g) for a MIG profile such as "1g.10gb"."""
+    return _MIG_SLICES[mig_profile.split(".", 1)[0]]
+
+
+def aks_mig_profiles(offered: tuple[str, ...]) -> list[str]:
+    """The MIG profiles AKS can create on a GPU: per compute size, the partition with the least memory
+    (AKS's MIG1g on an H100 80GB is 1g.10gb, never 1g.20gb)."""
+    chosen: dict[str, str] = {}
+    for profile in sorted(offered, key=_mig_memory_gb):
+        chosen.setdefault(profile.split(".", 1)[0], profile)
+    return [p for p in offered if p in chosen.values() and p.split(".", 1)[0] in _MIG_SLICES]
+
+
+def _mig_memory_gb(profile: str) -> int:
+    return int(profile.split(".", 1)[1].removesuffix("gb"))
+
+
+def lustre_subnet_prefix(size_gib: int) -> int:
+    """Longest subnet prefix an AMLFS file system of this size fits in (/27 for 4-16 TiB ... /23 for 400 TiB)."""
+    tib = size_gib / 1024
+    return next((prefix for limit, prefix in _LUSTRE_SUBNET_PREFIX if tib <= limit), 22)
+
+
+def lustre_subnets(cidr: IPv4Network) -> list[IPv4Network]:
+    """Subnet slots for AMLFS (each file system needs its own subnet): the network's third quarter, cut in 8.
+
+    On Azure that quarter is free: load balancers and private endpoints use the fourth quarter.
+    """
+    third_quarter = list(cidr.subnets(prefixlen_diff=2))[2]
+    return list(third_quarter.subnets(prefixlen_diff=3))[:_LUSTRE_SLOTS]
+
+
+def transit_enforcement(mode: TransitEncryption) -> str:
+    """VNet encryption `enforcement` for the spec's transit encryption mode."""
+    return {TransitEncryption.ENFORCE: "DropUnencrypted", TransitEncryption.MONITOR: "AllowUnencrypted"}[mode]
+
+
+# --- Checks -------------------------------------------------------------------------------------------------
+
+
+def extra_checks(platform, cloud_spec: AzureCloudSpec) -> list[Issue]:  # noqa: ANN001
     """Azure-only semantic checks: (path relative to platform, message) issues."""
-    return []
+    base: Path = ("clouds", Cloud.AZURE.value)
+    issues: list[Issue] = []
+    for region, spec in cloud_spec.regions.items():
+        issues += list(_check_region(cloud_spec, spec, (*base, "regions", region)))
+    issues += list(_check_front_door(cloud_spec, (*base, "global_endpoint")))
+    return issues
+
+
+def _check_front_door(cloud_spec: AzureCloudSpec, path: Path) -> Iterator[Issue]:
+    endpoint = cloud_spec.global_endpoint
+    if endpoint is None:
+        return
+    if endpoint.certificate and not _KEY_VAULT_SECRET.match(endpoint.certificate):
+        yield ((*path, "certificate"), f"'{endpoint.certificate}' is not a Key Vault secret resource ID; allowed: "
+                                       "/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.KeyVault/vaults/<vault>/secrets/<name>")
+    if endpoint.azure_tier is AzureFrontDoorTier.STANDARD and not endpoint.domain:
+        yield ((*path, "domain"), "azure_tier 'standard' has no Private Link, so Front Door reaches each region over HTTPS "
+                                  "on the Internet and checks the origin certificate against `domain`; set domain, or use azure_tier 'premium'")
+    paths = {r: s.inference.health_check_path for r, s in cloud_spec.regions.items() if s.inference is not None}
+    if len(set(paths.values())) > 1:
+        listed = ", ".join(f"{r}: {p}" for r, p in paths.items())
+        yield (path, f"Front Door probes one health path for all origins; the regions' inference.health_check_path differ ({listed})")
+
+
+def _check_region(cloud_spec: AzureCloudSpec, region: RegionSpec, path: Path) -> Iterator[Issue]:
+    net = region.network
+    npath = (*path, "network")
+    if net.transit_encryption is TransitEncryption.ENFORCE:
+        yield ((*npath, "transit_encryption"),
+               "'enforce' is not available on Azure: VNet encryption accepts only enforcement AllowUnencrypted today "
+               "(DropUnencrypted is documented as future support), and GPU sizes (ND, NC, NV) are not on the VNet "
+               "encryption hardware list; allowed on Azure: monitor (encryption on, unencrypted flows allowed)")
+    if net.zones > len(AZURE_ZONES):
+        yield ((*npath, "zones"), f"got {net.zones}; Azure regions have at most {len(AZURE_ZONES)} availability zones (allowed: 2 or 3)")
+    if net.flow_log_retention_days > MAX_FLOW_LOG_RETENTION_DAYS:
+        yield ((*npath, "flow_log_retention_days"),
+               f"got {net.flow_log_retention_days}; Azure flow log retention is 1 to {MAX_FLOW_LOG_RETENTION_DAYS} days")
+    if region.cluster is not None and net.nat is NatMode.NONE:
+        yield ((*npath, "nat"), "nat 'none' leaves AKS without egress (node bootstrap needs it); allowed on Azure with a cluster: single, per_zone")
+    if region.cluster is not None:
+        admins = region.cluster.admins
+        for i, admin in enumerate(admins):
+            if not _GUID.match(admin):
+                yield ((*path, "cluster", "admins", i), f"'{admin}' is not an Entra ID group object ID; Azure admins are GUIDs")
+    if region.inference is not None and region.cluster is None:
+        yield ((*path, "inference"), "inference on Azure is served by the region's AKS cluster; add `cluster:` to this region")
+    yield from _check_pools(region, net.zones, path)
+    yield from _check_lustre(cloud_spec, region, path)
+
+
+def _check_pools(region: RegionSpec, zones: int, path: Path) -> Iterator[Issue]:
+    seen = {AKS_SYSTEM_POOL: "the system pool"}
+    allowed_zones = AZURE_ZONES[:zones]
+    for name, pool in region.gpu_pools.items():
+        ppath = (*path, "gpu_pools", name)
+        aks_name = aks_pool_name(name)
+        if aks_name in seen:
+            yield (ppath, f"pool name '{name}' becomes AKS pool '{aks_name}' (hyphens dropped, 12 characters), "
+                          f"which {seen[aks_name]} already uses; rename one of them")
+        seen[aks_name] = f"pool '{name}'"
+        for i, zone in enumerate(pool.zones):
+            if zone not in allowed_zones:
+                yield ((*ppath, "zones", i), f"zone '{zone}' is not one of this network's zones; allowed: {', '.join(allowed_zones)}")
+        if pool.reservation and not _CAPACITY_RESERVATION_GROUP.match(pool.reservation):
+            yield ((*ppath, "reservation"), f"'{pool.reservation}' is not a capacity reservation group resource ID; allowed: "
+                                            "/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Compute/capacityReservationGroups/<name>")
+        if pool.sharing.mode is SharingMode.MIG and pool.sharing.mig_profile:
+            try:
+                row = resolve_gpu_pool(Cloud.AZURE, pool)
+            except catalog.CatalogError:  # the shared checks report it
+                continue
+            on_aks = aks_mig_profiles(row.mig_profiles)
+            if pool.sharing.mig_profile in row.mig_profiles and pool.sharing.mig_profile not in on_aks:
+                yield ((*ppath, "sharing", "mig_profile"),
+                       f"MIG profile '{pool.sharing.mig_profile}' cannot be created by AKS on {row.instance_type} "
+                       f"(gpuInstanceProfile picks the smallest partition per size); allowed: {', '.join(on_aks)}")
+
+
+def _check_lustre(cloud_spec: AzureCloudSpec, region: RegionSpec, path: Path) -> Iterator[Issue]:
+    slots = lustre_subnets(region.network.cidr)
+    for index, (name, fs) in enumerate(region.lustre.items()):
+        fpath = (*path, "lustre", name)
+        if index >= len(slots):
+            yield (fpath, f"Azure Managed Lustre needs a subnet per file system and this network has {len(slots)} slots; "
+                          f"at most {len(slots)} file systems per region")
+            continue
+        try:
+            resolve_lustre(Cloud.AZURE, fs)
+        except catalog.CatalogError:  # the shared checks report it
+            continue
+        need = lustre_subnet_prefix(fs.size_gib)
+        if slots[index].prefixlen > need:
+            yield ((*fpath, "size_gib"), f"{fs.size_gib} GiB needs a /{need} subnet or larger; this network's Lustre slots are "
+                                         f"/{slots[index].prefixlen} (network {region.network.cidr}); use a larger network cidr")
+        if fs.bucket is not None and cloud_spec.hpc_cache_principal_id is None:
+            yield ((*fpath, "bucket"), "a bucket link needs clouds.azure.hpc_cache_principal_id (object ID of the "
+                                       "'HPC Cache Resource Provider' service principal, which imports and exports the data)")

@@ -45,6 +45,21 @@ def resolve_lustre(cloud: Cloud, fs: LustreSpec) -> catalog.LustreTier:
     return catalog.resolve_lustre(cloud.value, fs.deployment.value, fs.size_gib, fs.throughput_mbps_per_tib)
 
 
+NODE_LABEL_PREFIX = "ai-infra"
+"""Node labels every cloud puts on accelerator pools; Kueue flavors and dashboards select on them."""
+
+
+def accelerator_node_labels(pool_name: str, pool: GpuPoolSpec, row: catalog.GpuInstance) -> dict[str, str]:
+    """The pool's own labels plus pool name, accelerator model, count and capacity type (these win on conflicts)."""
+    return {
+        **pool.labels,
+        f"{NODE_LABEL_PREFIX}/pool": pool_name,
+        f"{NODE_LABEL_PREFIX}/accelerator": row.accelerator,
+        f"{NODE_LABEL_PREFIX}/accelerator-count": str(row.accelerator_count),
+        f"{NODE_LABEL_PREFIX}/capacity": pool.capacity.value,
+    }
+
+
 def accelerator_taint(row: catalog.GpuInstance) -> tuple[str, str, str]:
     """(key, value, effect) of the taint that keeps non-accelerator pods off the pool."""
     if row.vendor == "aws-neuron":

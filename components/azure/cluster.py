@@ -1,0 +1,226 @@
+"""An AKS cluster: private API server, Entra ID with Azure RBAC and no local accounts, workload identity,
+Azure CNI overlay with Cilium (or Calico), the Azure Policy add-on, CMK node disks with encryption at host,
+Container Insights and control-plane audit logs in the region's workspace, and an auto-upgrade channel."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from dataclasses import dataclass
+from ipaddress import IPv4Network
+
+import pulumi
+import pulumi_azure_native as azure_native
+import yaml
+
+from components.spec import ApiAccess, ClusterSpec, UpgradeChannel
+from components.spec.azure import AKS_SYSTEM_POOL, AZURE_ZONES, AksNetworkPolicy
+
+from .context import AzureContext, grant, send_logs
+
+DEFAULT_SYSTEM_VM_SIZE = "Standard_D4ds_v5"  # on the VNet encryption hardware list (Ddsv5)
+# AKS has no "regular" channel: rapid -> rapid, regular -> stable (latest patch of minor N-1),
+# stable -> patch (patches only; minor upgrades stay a deliberate `kubernetes_version` change).
+UPGRADE_CHANNELS = {UpgradeChannel.RAPID: "rapid", UpgradeChannel.REGULAR: "stable", UpgradeChannel.STABLE: "patch"}
+# Application ID of "Azure Kubernetes Service AAD Server", the audience of every AKS Entra ID token.
+AKS_AAD_SERVER_ID = "6dae42f8-4368-4678-94ff-3960e28e3630"
+_AUDIT_LOG_CATEGORIES = ("kube-audit-admin", "guard", "cluster-autoscaler")
+_DNS_SERVICE_IP_OFFSET = 10
+_INSIGHTS_STREAM = "Microsoft-ContainerInsights-Group-Default"
+
+
+@dataclass(frozen=True)
+class ClusterArgs:
+    context: AzureContext
+    cluster: ClusterSpec
+    """API access, version, upgrade channel, system pool and admins."""
+    node_subnet_id: pulumi.Input[str]
+    """Subnet of every node pool (pods use the overlay `pod_cidr`, not the subnet)."""
+    pod_cidr: IPv4Network
+    service_cidr: IPv4Network
+    zones: int
+    """Availability zones of the system pool (1..zones)."""
+    disk_encryption_set_id: pulumi.Input[str]
+    """CMK disk encryption set for node OS disks."""
+    workspace_id: pulumi.Input[str]
+    """Log Analytics workspace for Container Insights and the control-plane audit logs."""
+    admin_group_object_ids: Sequence[str] = ()
+    """Entra ID groups bound to cluster-admin. Default none (grant access with Azure RBAC role assignments)."""
+    network_policy: AksNetworkPolicy = AksNetworkPolicy.CILIUM
+    """Default Cilium on Azure CNI overlay."""
+
+
+class Cluster(pulumi.ComponentResource):
+    """`ai-infra:azure:Cluster`. Children: `<name>-aks-identity`, `-aks-network`, `-aks-des-reader`, `-aks`, `-aks-audit`,
+    `-aks-insights`, `-aks-insights-link`."""
+
+    def __init__(self, name: str, args: ClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("ai-infra:azure:Cluster", name, None, opts)
+        ctx, spec = args.context, args.cluster
+        child = pulumi.ResourceOptions(parent=self)
+        # A user-assigned control-plane identity can be granted its roles before the cluster exists.
+        self.identity = azure_native.managedidentity.UserAssignedIdentity(
+            f"{name}-aks-identity",
+            azure_native.managedidentity.UserAssignedIdentityArgs(resource_group_name=ctx.group, location=ctx.region, tags=ctx.tags()),
+            opts=child,
+        )
+        group_id = pulumi.Output.concat("/subscriptions/", ctx.subscription_id, "/resourceGroups/", ctx.group)
+        grants = [
+            # Subnets, the NAT gateway and internal load balancers / Private Link services of the region.
+            grant(f"{name}-aks-network", self, ctx, "network_contributor", group_id, self.identity.principal_id),
+            # AKS reads the disk encryption set when it creates node disks.
+            grant(f"{name}-aks-des-reader", self, ctx, "reader", args.disk_encryption_set_id, self.identity.principal_id),
+        ]
+        system = spec.system_pool
+        auto_upgrade = UPGRADE_CHANNELS[spec.upgrade_channel]
+        private = spec.api_access is ApiAccess.PRIVATE
+        self.node_resource_group = f"rg-{name}-nodes"
+        self.cluster = azure_native.containerservice.ManagedCluster(
+            f"{name}-aks",
+            azure_native.containerservice.ManagedClusterArgs(
+                resource_group_name=ctx.group,
+                location=ctx.region,
+                dns_prefix=name,
+                node_resource_group=self.node_resource_group,
+                kubernetes_version=spec.kubernetes_version,
+                sku=azure_native.containerservice.ManagedClusterSKUArgs(
+                    name="Base", tier="Free" if ctx.environment == "dev" else "Standard"),  # Standard: uptime SLA
+                identity=azure_native.containerservice.ManagedClusterIdentityArgs(
+                    type="UserAssigned", user_assigned_identities=[self.identity.id]),
+                aad_profile=azure_native.containerservice.ManagedClusterAADProfileArgs(
+                    managed=True, enable_azure_rbac=True, tenant_id=ctx.tenant_id,
+                    admin_group_object_ids=list(args.admin_group_object_ids)),
+                disable_local_accounts=True,
+                enable_rbac=True,
+                api_server_access_profile=azure_native.containerservice.ManagedClusterAPIServerAccessProfileArgs(
+                    enable_private_cluster=private,
+                    private_dns_zone="system" if private else None,
+                    enable_private_cluster_public_fqdn=False if private else None,
+                    authorized_ip_ranges=None if private else [str(c) for c in spec.authorized_cidrs],
+                ),
+                oidc_issuer_profile=azure_native.containerservice.ManagedClusterOIDCIssuerProfileArgs(enabled=True),
+                security_profile=azure_native.containerservice.ManagedClusterSecurityProfileArgs(
+                    workload_identity=azure_native.containerservice.ManagedClusterSecurityProfileWorkloadIdentityArgs(enabled=True)),
+                network_profile=_network_profile(args),
+                addon_profiles={
+                    "azurepolicy": azure_native.containerservice.ManagedClusterAddonProfileArgs(enabled=True),
+                    "omsagent": azure_native.containerservice.ManagedClusterAddonProfileArgs(
+                        enabled=True,
+                        config={"logAnalyticsWorkspaceResourceID": args.workspace_id, "useAADAuth": "true"}),
+                },
+                auto_upgrade_profile=azure_native.containerservice.ManagedClusterAutoUpgradeProfileArgs(
+                    upgrade_channel=auto_upgrade, node_os_upgrade_channel="NodeImage"),
+                disk_encryption_set_id=args.disk_encryption_set_id,
+                agent_pool_profiles=[azure_native.containerservice.ManagedClusterAgentPoolProfileArgs(
+                    name=AKS_SYSTEM_POOL,
+                    mode="System",
+                    vm_size=system.instance_type or DEFAULT_SYSTEM_VM_SIZE,
+                    os_type="Linux",
+                    os_sku="AzureLinux",
+                    enable_auto_scaling=True,
+                    min_count=system.min_nodes,
+                    max_count=system.max_nodes,
+                    count=system.min_nodes,
+                    availability_zones=list(AZURE_ZONES[: args.zones]),
+                    vnet_subnet_id=args.node_subnet_id,
+                    enable_encryption_at_host=True,
+                    enable_node_public_ip=False,
+                    # Keep workloads off the pool that runs CoreDNS, metrics and the operators.
+                    node_taints=["CriticalAddonsOnly=true:NoSchedule"],
+                    tags=ctx.tags(),
+                )],
+                tags=ctx.tags(),
+            ),
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                depends_on=grants,
+                ignore_changes=_ignored_changes(auto_upgrade),
+            ),
+        )
+        send_logs(f"{name}-aks-audit", self, self.cluster.id, args.workspace_id, categories=_AUDIT_LOG_CATEGORIES)
+        self._container_insights(name, ctx, args.workspace_id)
+        self.cluster_name: pulumi.Output[str] = self.cluster.name
+        self.resource_group_name: pulumi.Output[str] = pulumi.Output.from_input(ctx.group)
+        self.principal_id: pulumi.Output[str] = self.identity.principal_id
+        credentials = azure_native.containerservice.list_managed_cluster_user_credentials_output(
+            resource_group_name=ctx.group, resource_name=self.cluster.name, format="exec")
+        self.kubeconfig: pulumi.Output[str] = pulumi.Output.secret(
+            credentials.kubeconfigs.apply(lambda configs: exec_kubeconfig(base64.b64decode(configs[0].value).decode(), name)))
+        self.register_outputs({"cluster_id": self.cluster.id, "name": self.cluster.name, "kubeconfig": self.kubeconfig})
+
+    def _container_insights(self, name: str, ctx: AzureContext, workspace_id: pulumi.Input[str]) -> None:
+        """With Entra ID auth (`useAADAuth`) the monitoring agent sends what a data collection rule associated
+        with the cluster asks for; `az aks enable-addons` creates the pair, an ARM deployment must do it itself."""
+        rule = azure_native.monitor.DataCollectionRule(
+            f"{name}-aks-insights",
+            azure_native.monitor.DataCollectionRuleArgs(
+                resource_group_name=ctx.group,
+                location=ctx.region,
+                kind="Linux",
+                data_sources=azure_native.monitor.DataCollectionRuleDataSourcesArgs(extensions=[
+                    azure_native.monitor.ExtensionDataSourceArgs(
+                        name="ContainerInsightsExtension", extension_name="ContainerInsights", streams=[_INSIGHTS_STREAM],
+                        extension_settings={"dataCollectionSettings": {"interval": "1m", "namespaceFilteringMode": "Off",
+                                                                       "enableContainerLogV2": True}}),
+                ]),
+                destinations=azure_native.monitor.DataCollectionRuleDestinationsArgs(log_analytics=[
+                    azure_native.monitor.LogAnalyticsDestinationArgs(name="workspace", workspace_resource_id=workspace_id)]),
+                data_flows=[azure_native.monitor.DataFlowArgs(streams=[_INSIGHTS_STREAM], destinations=["workspace"])],
+                tags=ctx.tags(),
+            ),
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        azure_native.monitor.DataCollectionRuleAssociation(
+            f"{name}-aks-insights-link",
+            azure_native.monitor.DataCollectionRuleAssociationArgs(
+                resource_uri=self.cluster.id, association_name="ContainerInsightsExtension", data_collection_rule_id=rule.id),
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+
+
+def _ignored_changes(upgrade_channel: str) -> list[str]:
+    """The autoscaler owns the system pool's node count; channels that move minor versions own the version."""
+    ignored = ["agentPoolProfiles[0].count"]
+    if upgrade_channel in ("rapid", "stable"):
+        ignored += ["kubernetesVersion", "agentPoolProfiles[0].orchestratorVersion"]
+    return ignored
+
+
+def _network_profile(args: ClusterArgs) -> azure_native.containerservice.ContainerServiceNetworkProfileArgs:
+    cilium = args.network_policy is AksNetworkPolicy.CILIUM
+    return azure_native.containerservice.ContainerServiceNetworkProfileArgs(
+        network_plugin="azure",
+        network_plugin_mode="overlay",
+        network_dataplane="cilium" if cilium else "azure",
+        network_policy="cilium" if cilium else "calico",
+        pod_cidr=str(args.pod_cidr),
+        service_cidr=str(args.service_cidr),
+        dns_service_ip=str(args.service_cidr[_DNS_SERVICE_IP_OFFSET]),
+        load_balancer_sku="standard",
+        outbound_type="userAssignedNATGateway",  # egress through the network's NAT gateway only
+    )
+
+
+def exec_kubeconfig(user_kubeconfig: str, name: str) -> str:
+    """A kubeconfig for the cluster that signs in through `kubelogin` with the Azure CLI's credentials.
+
+    Server and CA come from AKS's user kubeconfig; the user entry is replaced, because AKS's default exec
+    entry uses interactive device-code login, which CI and Pulumi's Kubernetes provider cannot complete.
+    """
+    source = yaml.safe_load(user_kubeconfig)
+    cluster = source["clusters"][0]["cluster"]
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": name, "cluster": {
+            "server": cluster["server"], "certificate-authority-data": cluster["certificate-authority-data"]}}],
+        "users": [{"name": f"{name}-kubelogin", "user": {"exec": {
+            "apiVersion": "client.authentication.k8s.io/v1beta1",
+            "command": "kubelogin",
+            "args": ["get-token", "--login", "azurecli", "--server-id", AKS_AAD_SERVER_ID],
+            "interactiveMode": "Never",
+        }}}],
+        "contexts": [{"name": name, "context": {"cluster": name, "user": f"{name}-kubelogin"}}],
+        "current-context": name,
+    }
+    return yaml.safe_dump(config, sort_keys=False)

@@ -1,0 +1,220 @@
+"""Azure Front Door (Standard or Premium) in front of the inference service of several regions: one endpoint,
+one origin group with health probes and an origin per region, an HTTPS-only route that redirects HTTP,
+a WAF policy in prevention mode, TLS 1.2 minimum on the custom domain, and access/WAF logs.
+
+Premium reaches each region privately: the origin is the region's internal inference load balancer, through
+the Private Link service the AKS cloud provider creates for it. Standard has no Private Link, so its origins
+are public addresses that only Front Door's backend range may reach (the network component's NSG rule)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_azure_native as azure_native
+
+from components.spec import AzureFrontDoorTier, GlobalEndpointSpec
+
+from .context import AzureContext, send_logs
+from .naming import alphanumeric_name
+
+_SKU = {AzureFrontDoorTier.STANDARD: "Standard_AzureFrontDoor", AzureFrontDoorTier.PREMIUM: "Premium_AzureFrontDoor"}
+# Managed rule sets need Premium (Standard policies take custom rules only).
+_MANAGED_RULE_SETS = (("Microsoft_DefaultRuleSet", "2.1", "Block"), ("Microsoft_BotManagerRuleSet", "1.0", None))
+_PROBE_INTERVAL_SECONDS = 30
+_ORIGIN_RESPONSE_TIMEOUT_SECONDS = 120  # generation requests can take a while
+
+
+@dataclass(frozen=True)
+class FrontDoorOrigin:
+    """One region's inference entry point."""
+
+    region: str
+    host_name: pulumi.Input[str]
+    """Private IP of the internal load balancer (Premium), or the public address's FQDN (Standard)."""
+    port: int
+    weight: int
+    """Share of traffic (the spec's traffic_percent); 0 disables the origin."""
+    private_link_service_id: pulumi.Input[str] | None = None
+    """Private Link service in front of the internal load balancer (Premium only)."""
+
+
+@dataclass(frozen=True)
+class FrontDoorArgs:
+    context: AzureContext
+    """`region` is where the Front Door resource group lives; the profile itself is global."""
+    endpoint: GlobalEndpointSpec
+    origins: Sequence[FrontDoorOrigin]
+    health_check_path: str
+    workspace_id: pulumi.Input[str]
+    """Log Analytics workspace for access, health probe and WAF logs."""
+
+
+class FrontDoor(pulumi.ComponentResource):
+    """`ai-infra:azure:FrontDoor`. Children: `<name>-rg`, `-waf`, `-profile`, `-endpoint`, `-origin-group`,
+    `-origin-<region>`, `-certificate`, `-domain`, `-route`, `-waf-link`, `-logs`."""
+
+    def __init__(self, name: str, args: FrontDoorArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("ai-infra:azure:FrontDoor", name, None, opts)
+        ctx, spec = args.context, args.endpoint
+        premium = spec.azure_tier is AzureFrontDoorTier.PREMIUM
+        child = pulumi.ResourceOptions(parent=self)
+        group = azure_native.resources.ResourceGroup(
+            f"{name}-rg",
+            azure_native.resources.ResourceGroupArgs(resource_group_name=f"rg-{name}", location=ctx.region, tags=ctx.tags()),
+            # The group's location is only metadata for a global service: never replace it when regions change.
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["location"]),
+        )
+        rg = group.name
+        waf = azure_native.frontdoor.Policy(
+            f"{name}-waf",
+            azure_native.frontdoor.PolicyArgs(
+                resource_group_name=rg,
+                policy_name=alphanumeric_name(name, "waf"),
+                location="Global",
+                sku=azure_native.frontdoor.SkuArgs(name=_SKU[spec.azure_tier]),
+                policy_settings=azure_native.frontdoor.PolicySettingsArgs(
+                    enabled_state="Enabled", mode="Prevention", request_body_check="Enabled"),
+                managed_rules=azure_native.frontdoor.ManagedRuleSetListArgs(managed_rule_sets=[
+                    azure_native.frontdoor.ManagedRuleSetArgs(rule_set_type=kind, rule_set_version=version, rule_set_action=action)
+                    for kind, version, action in _MANAGED_RULE_SETS
+                ]) if premium else None,
+                tags=ctx.tags(),
+            ),
+            opts=child,
+        )
+        self.profile = azure_native.cdn.Profile(
+            f"{name}-profile",
+            azure_native.cdn.ProfileArgs(
+                resource_group_name=rg, location="Global", sku=azure_native.cdn.SkuArgs(name=_SKU[spec.azure_tier]),
+                origin_response_timeout_seconds=_ORIGIN_RESPONSE_TIMEOUT_SECONDS, tags=ctx.tags()),
+            opts=child,
+        )
+        profile = self.profile.name
+        self.endpoint = azure_native.cdn.AFDEndpoint(
+            f"{name}-endpoint",
+            azure_native.cdn.AFDEndpointArgs(
+                resource_group_name=rg, profile_name=profile, location="Global", enabled_state="Enabled",
+                auto_generated_domain_name_label_scope="TenantReuse", tags=ctx.tags()),
+            opts=child,
+        )
+        origin_group = azure_native.cdn.AFDOriginGroup(
+            f"{name}-origin-group",
+            azure_native.cdn.AFDOriginGroupArgs(
+                resource_group_name=rg,
+                profile_name=profile,
+                health_probe_settings=azure_native.cdn.HealthProbeParametersArgs(
+                    probe_path=args.health_check_path, probe_protocol="Http" if premium else "Https",
+                    probe_request_type="GET", probe_interval_in_seconds=_PROBE_INTERVAL_SECONDS),
+                load_balancing_settings=azure_native.cdn.LoadBalancingSettingsParametersArgs(
+                    sample_size=4, successful_samples_required=3, additional_latency_in_milliseconds=50),
+                session_affinity_state="Disabled",
+            ),
+            opts=child,
+        )
+        origins = [self._origin(name, rg, profile, origin_group, origin, premium, spec.domain) for origin in args.origins]
+
+        domains = [azure_native.cdn.ActivatedResourceReferenceArgs(id=self.endpoint.id)]
+        custom_domains = []
+        if spec.domain:
+            custom_domain = self._custom_domain(name, rg, profile, spec)
+            custom_domains.append(azure_native.cdn.ActivatedResourceReferenceArgs(id=custom_domain.id))
+            domains.append(azure_native.cdn.ActivatedResourceReferenceArgs(id=custom_domain.id))
+        self.route = azure_native.cdn.Route(
+            f"{name}-route",
+            azure_native.cdn.RouteArgs(
+                resource_group_name=rg,
+                profile_name=profile,
+                endpoint_name=self.endpoint.name,
+                origin_group=azure_native.cdn.ResourceReferenceArgs(id=origin_group.id),
+                custom_domains=custom_domains or None,
+                # Clients may arrive over HTTP only to be redirected; requests are served over HTTPS.
+                supported_protocols=["Http", "Https"],
+                https_redirect="Enabled",
+                # Premium's origin hop stays inside Azure's Private Link; Standard's crosses the Internet.
+                forwarding_protocol="HttpOnly" if premium else "HttpsOnly",
+                patterns_to_match=["/*"],
+                link_to_default_domain="Enabled",
+                enabled_state="Enabled",
+            ),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=origins),
+        )
+        azure_native.cdn.SecurityPolicy(
+            f"{name}-waf-link",
+            azure_native.cdn.SecurityPolicyArgs(
+                resource_group_name=rg,
+                profile_name=profile,
+                parameters=azure_native.cdn.SecurityPolicyWebApplicationFirewallParametersArgs(
+                    type="WebApplicationFirewall",
+                    waf_policy=azure_native.cdn.ResourceReferenceArgs(id=waf.id),
+                    associations=[azure_native.cdn.SecurityPolicyWebApplicationFirewallAssociationArgs(
+                        domains=domains, patterns_to_match=["/*"])],
+                ),
+            ),
+            opts=child,
+        )
+        send_logs(f"{name}-logs", self, self.profile.id, args.workspace_id, category_group="allLogs")
+        self.host_name: pulumi.Output[str] = self.endpoint.host_name
+        self.register_outputs({"endpoint_host_name": self.endpoint.host_name, "profile_id": self.profile.id})
+
+    def _origin(self, name: str, rg: pulumi.Input[str], profile: pulumi.Input[str], group: azure_native.cdn.AFDOriginGroup,
+                origin: FrontDoorOrigin, premium: bool, domain: str | None) -> azure_native.cdn.AFDOrigin:
+        private_link = None
+        if premium:
+            # The connection waits for approval on the Private Link service (az network private-endpoint-connection approve).
+            private_link = azure_native.cdn.SharedPrivateLinkResourcePropertiesArgs(
+                private_link=azure_native.cdn.ResourceReferenceArgs(id=origin.private_link_service_id),
+                private_link_location=origin.region,
+                request_message=f"ai-infra Front Door {name}",
+            )
+        return azure_native.cdn.AFDOrigin(
+            f"{name}-origin-{origin.region}",
+            azure_native.cdn.AFDOriginArgs(
+                resource_group_name=rg,
+                profile_name=profile,
+                origin_group_name=group.name,
+                host_name=origin.host_name,
+                origin_host_header=domain or origin.host_name,
+                http_port=origin.port,
+                https_port=origin.port if not premium else 443,
+                priority=1,
+                weight=max(origin.weight, 1),  # Front Door weights are 1-1000; 0 is expressed as a disabled origin
+                enabled_state="Enabled" if origin.weight > 0 else "Disabled",
+                enforce_certificate_name_check=True,
+                shared_private_link_resource=private_link,
+            ),
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+
+    def _custom_domain(self, name: str, rg: pulumi.Input[str], profile: pulumi.Input[str], spec: GlobalEndpointSpec) -> azure_native.cdn.AFDCustomDomain:
+        """The public host name with TLS 1.2 minimum: a Front Door managed certificate, or the given Key Vault one."""
+        secret = None
+        if spec.certificate:
+            certificate = azure_native.cdn.Secret(
+                f"{name}-certificate",
+                azure_native.cdn.SecretArgs(
+                    resource_group_name=rg,
+                    profile_name=profile,
+                    parameters=azure_native.cdn.CustomerCertificateParametersArgs(
+                        type="CustomerCertificate",
+                        secret_source=azure_native.cdn.ResourceReferenceArgs(id=spec.certificate),
+                        use_latest_version=True),
+                ),
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            secret = azure_native.cdn.ResourceReferenceArgs(id=certificate.id)
+        return azure_native.cdn.AFDCustomDomain(
+            f"{name}-domain",
+            azure_native.cdn.AFDCustomDomainArgs(
+                resource_group_name=rg,
+                profile_name=profile,
+                host_name=spec.domain,
+                tls_settings=azure_native.cdn.AFDDomainHttpsParametersArgs(
+                    certificate_type="CustomerCertificate" if secret else "ManagedCertificate",
+                    minimum_tls_version="TLS12",
+                    secret=secret,
+                ),
+            ),
+            opts=pulumi.ResourceOptions(parent=self),
+        )

@@ -1,0 +1,107 @@
+"""A GPU node pool (AKS AgentPool): VM size from the catalog, the AKS GPU driver setting, MIG through
+`gpuInstanceProfile`, spot / regular / capacity-reservation capacity, autoscaling from zero, the accelerator
+taint and labels, no node public IPs, CMK disks with encryption at host."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_azure_native as azure_native
+
+from components import catalog
+from components.spec import CapacityType, GpuDriver, GpuPoolSpec, SharingMode, accelerator_node_labels, accelerator_taint
+from components.spec.azure import AZURE_ZONES, aks_mig_profile, aks_pool_name
+
+from .context import AzureContext, grant
+
+# AKS adds this taint to every spot pool itself; declaring it keeps Pulumi from trying to remove it.
+SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
+_DRIVER = {GpuDriver.CLOUD: "Install", GpuDriver.OPERATOR: "None"}
+_SPOT_ANY_PRICE = -1  # pay up to the on-demand price; evictions happen for capacity, never for price
+
+
+def node_taints(pool: GpuPoolSpec, row: catalog.GpuInstance) -> list[str]:
+    """`key=value:Effect` taints: the accelerator taint first, then the pool's own, then AKS's spot taint."""
+    key, value, effect = accelerator_taint(row)
+    taints = [f"{key}={value}:{effect}", *(f"{t.key}={t.value}:{t.effect}" for t in pool.taints)]
+    if pool.capacity is CapacityType.SPOT:
+        taints.append(SPOT_TAINT)
+    return list(dict.fromkeys(taints))  # AKS rejects duplicate taints
+
+
+node_labels = accelerator_node_labels  # shared with the other clouds: the Kubernetes layer selects on them
+
+
+def capacity_settings(pool: GpuPoolSpec) -> dict[str, object]:
+    """AgentPool arguments for the capacity type: spot (priority Spot, eviction Delete, max price -1),
+    a capacity reservation group, or regular on-demand VMs."""
+    if pool.capacity is CapacityType.SPOT:
+        return {"scale_set_priority": "Spot", "scale_set_eviction_policy": "Delete", "spot_max_price": _SPOT_ANY_PRICE}
+    if pool.capacity is CapacityType.RESERVED:
+        return {"scale_set_priority": "Regular", "capacity_reservation_group_id": pool.reservation}
+    return {"scale_set_priority": "Regular"}
+
+
+@dataclass(frozen=True)
+class GpuPoolArgs:
+    context: AzureContext
+    pool_name: str
+    """The spec's pool name; the AKS pool name is derived from it (hyphens dropped, 12 characters)."""
+    pool: GpuPoolSpec
+    instance: catalog.GpuInstance
+    """Catalog row of the pool's VM size (resolved and validated by the spec checks)."""
+    cluster_name: pulumi.Input[str]
+    cluster_principal_id: pulumi.Input[str]
+    """Control-plane identity of the cluster; needs Contributor on a capacity reservation group it uses."""
+    node_subnet_id: pulumi.Input[str]
+    zones: int
+    """Network zones; the pool uses `pool.zones` or all of them."""
+
+
+class GpuPool(pulumi.ComponentResource):
+    """`ai-infra:azure:GpuPool`. Children: `<name>-agentpool`, and `<name>-reservation-access` for reserved capacity."""
+
+    def __init__(self, name: str, args: GpuPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("ai-infra:azure:GpuPool", name, None, opts)
+        ctx, pool, row = args.context, args.pool, args.instance
+        depends_on: list[pulumi.Resource] = []
+        if pool.capacity is CapacityType.RESERVED:
+            # AKS places the VMs in the reservation group as the cluster identity (docs: Contributor on the group).
+            depends_on.append(grant(f"{name}-reservation-access", self, ctx, "contributor", pool.reservation, args.cluster_principal_id))
+        mig = pool.sharing.mode is SharingMode.MIG and pool.sharing.mig_profile
+        settings = dict(
+            resource_group_name=ctx.group,
+            resource_name_=args.cluster_name,
+            agent_pool_name=aks_pool_name(args.pool_name),
+            mode="User",
+            vm_size=row.instance_type,
+            os_type="Linux",
+            os_sku="Ubuntu",  # the Azure Managed Lustre CSI driver supports Ubuntu nodes only
+            enable_auto_scaling=True,
+            min_count=pool.min_nodes,
+            max_count=pool.max_nodes,
+            count=pool.min_nodes,
+            availability_zones=list(pool.zones) or list(AZURE_ZONES[: args.zones]),
+            vnet_subnet_id=args.node_subnet_id,
+            enable_node_public_ip=False,
+            enable_encryption_at_host=True,
+            os_disk_type="Managed",
+            os_disk_size_gb=pool.disk_size_gib,
+            node_taints=node_taints(pool, row),
+            node_labels=node_labels(args.pool_name, pool, row),
+            gpu_profile=azure_native.containerservice.GPUProfileArgs(driver=_DRIVER[pool.driver]),
+            gpu_instance_profile=aks_mig_profile(pool.sharing.mig_profile) if mig else None,
+            tags=ctx.tags(),
+            **capacity_settings(pool),
+        )
+        # Keyword arguments, not AgentPoolArgs: the SDK keeps the cluster name (`resource_name`) under the same
+        # key as the Pulumi resource name, so AgentPool(name, AgentPoolArgs(resource_name=...)) cannot be built.
+        # The keyword form (`resource_name_`) is checked just the same: an unknown keyword is a TypeError.
+        self.agent_pool = azure_native.containerservice.AgentPool(
+            f"{name}-agentpool",
+            # The cluster autoscaler owns the node count.
+            opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on, ignore_changes=["count"]),
+            **settings,
+        )
+        self.register_outputs({"agent_pool_id": self.agent_pool.id, "vm_size": row.instance_type})

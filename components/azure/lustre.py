@@ -1,0 +1,92 @@
+"""An Azure Managed Lustre file system: SKU from the throughput tier, capacity from the catalog's increments,
+the region's customer-managed key, the HSM link to a blob container for import and export, and a weekly
+maintenance window."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_azure_native as azure_native
+
+from components import catalog
+from components.spec import LustreSpec
+
+from .context import AzureContext
+from .keyvault import CustomerKey
+
+_GIB_PER_TIB = 1024
+# Azure applies file system updates in this weekly window (UTC): early Sunday, outside most training runs.
+MAINTENANCE_DAY = "Sunday"
+MAINTENANCE_TIME_UTC = "03:00"
+ZONE = "1"  # AMLFS is zonal: one zone per file system
+
+
+@dataclass(frozen=True)
+class BlobLink:
+    """The blob container a file system imports from and exports to (Lustre HSM)."""
+
+    container_id: pulumi.Input[str]
+    logging_container_id: pulumi.Input[str]
+    """A second container of the same account for import/export logs (Azure requires a separate one)."""
+    import_prefix: str = "/"
+    access: tuple[pulumi.Resource, ...] = ()
+    """Role assignments of the HPC Cache Resource Provider on the account; creation fails without them."""
+
+
+@dataclass(frozen=True)
+class LustreArgs:
+    context: AzureContext
+    spec: LustreSpec
+    tier: catalog.LustreTier
+    """Catalog tier: `service_name` is the AMLFS SKU, the spec checks validated the size against it."""
+    subnet_id: pulumi.Input[str]
+    """The file system's own subnet (Azure requires one subnet per file system)."""
+    cmk: CustomerKey
+    """The region's customer-managed key (AMLFS reads the versioned key as the CMK identity)."""
+    blob: BlobLink | None = None
+    """Default None: no blob integration."""
+
+
+class Lustre(pulumi.ComponentResource):
+    """`ai-infra:azure:Lustre`. Children: `<name>-amlfs`."""
+
+    def __init__(self, name: str, args: LustreArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("ai-infra:azure:Lustre", name, None, opts)
+        ctx, spec, tier = args.context, args.spec, args.tier
+        if spec.size_gib % _GIB_PER_TIB:
+            # The spec checks guarantee whole TiB through the catalog increments; fail loudly if that ever changes.
+            raise ValueError(f"Azure Managed Lustre capacity is set in whole TiB; got {spec.size_gib} GiB")
+        hsm = None
+        if args.blob is not None:
+            hsm = azure_native.storagecache.AmlFilesystemHsmArgs(settings=azure_native.storagecache.AmlFilesystemHsmSettingsArgs(
+                container=args.blob.container_id,
+                logging_container=args.blob.logging_container_id,
+                import_prefix=args.blob.import_prefix,
+            ))
+        self.filesystem = azure_native.storagecache.AmlFilesystem(
+            f"{name}-amlfs",
+            azure_native.storagecache.AmlFilesystemArgs(
+                resource_group_name=ctx.group,
+                location=ctx.region,
+                sku=azure_native.storagecache.SkuNameArgs(name=tier.service_name),
+                storage_capacity_ti_b=spec.size_gib // _GIB_PER_TIB,
+                zones=[ZONE],
+                filesystem_subnet=args.subnet_id,
+                maintenance_window=azure_native.storagecache.AmlFilesystemMaintenanceWindowArgs(
+                    day_of_week=MAINTENANCE_DAY, time_of_day_utc=MAINTENANCE_TIME_UTC),
+                identity=azure_native.storagecache.AmlFilesystemIdentityArgs(
+                    type="UserAssigned", user_assigned_identities=[args.cmk.identity_id]),
+                encryption_settings=azure_native.storagecache.AmlFilesystemEncryptionSettingsArgs(
+                    key_encryption_key=azure_native.storagecache.KeyVaultKeyReferenceArgs(
+                        key_url=args.cmk.key_url,
+                        source_vault=azure_native.storagecache.KeyVaultKeyReferenceSourceVaultArgs(id=args.cmk.vault_id))),
+                hsm=hsm,
+                tags=ctx.tags({"data-zone": spec.data_zone} if spec.data_zone else None),
+            ),
+            opts=ctx.stateful(self, depends_on=[args.cmk.access, *(args.blob.access if args.blob else ())]),
+        )
+        self.register_outputs({
+            "filesystem_id": self.filesystem.id,
+            "mgs_address": self.filesystem.client_info.apply(lambda c: c.mgs_address if c else None),
+        })

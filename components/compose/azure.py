@@ -1,0 +1,152 @@
+"""Azure composition: per region network, key, flow logs, buckets, Lustre, AKS and GPU pools; one Front Door.
+
+Providers: none is created here. Every Azure resource sets its own `location`, so the default azure-native
+provider (configured by `azure-native:*` stack config, `ARM_*` variables or `az login`) serves all regions
+of the subscription. Pass `opts=ResourceOptions(providers=...)` to the components to target another one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pulumi_azure_native as azure_native
+
+from components.azure.cluster import Cluster, ClusterArgs
+from components.azure.context import AzureContext
+from components.azure.flow_logs import FlowLogs, FlowLogsArgs
+from components.azure.front_door import FrontDoor, FrontDoorArgs, FrontDoorOrigin
+from components.azure.gpu_pool import GpuPool, GpuPoolArgs
+from components.azure.keyvault import KeyVault, KeyVaultArgs
+from components.azure.lustre import BlobLink, Lustre, LustreArgs
+from components.azure.network import Network, NetworkArgs
+from components.azure.storage import BlobStorage, BlobStorageArgs
+from components.spec import AzureCloudSpec, AzureFrontDoorTier, Cloud, Platform, RegionSpec, resolve_gpu_pool, resolve_lustre
+
+from .types import CloudResult, ClusterHandle, region_name
+
+_LB_SUBNET = "lb"
+
+
+def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
+    client = azure_native.authorization.get_client_config_output()
+    endpoint = cloud_spec.global_endpoint
+    public_origins = endpoint is not None and endpoint.azure_tier is AzureFrontDoorTier.STANDARD
+    outputs: dict[str, Any] = {}
+    clusters: list[ClusterHandle] = []
+    origins: list[FrontDoorOrigin] = []
+    workspaces: list[pulumi.Output[str]] = []
+    for region, spec in cloud_spec.regions.items():
+        name = region_name(platform, region)
+        context = AzureContext(
+            environment=platform.environment, region=region, labels=platform.tags(),
+            subscription_id=client.subscription_id, tenant_id=client.tenant_id,
+            protected=platform.protected, resource_group_name=spec.resource_group,
+        )
+        serving = spec.inference is not None and endpoint is not None
+        network = Network(name, NetworkArgs(
+            context, spec.network, lustre=list(spec.lustre),
+            public_inference_port=spec.inference.port if serving and public_origins and spec.inference else None))
+        ctx = network.context
+        workspaces.append(network.workspace.id)
+        vault = KeyVault(name, KeyVaultArgs(ctx, network.subnet_ids["endpoints"], network.dns_zone_ids["vault"], network.workspace.id))
+        FlowLogs(name, FlowLogsArgs(ctx, network.vnet.id, network.workspace.id, spec.network.flow_log_retention_days,
+                                    vault.customer_key, watcher=cloud_spec.network_watcher))
+        region_out: dict[str, Any] = {"resource_group": network.resource_group_name, "vnet_id": network.vnet.id,
+                                      "key_vault_id": vault.vault.id}
+        buckets = _buckets(name, ctx, spec, cloud_spec, network, vault)
+        region_out["buckets"] = {b: storage.account.name for b, storage in buckets.items()}
+        region_out["lustre"] = _lustre(name, ctx, spec, network, vault, buckets)
+        if spec.cluster is not None:
+            cluster = Cluster(name, ClusterArgs(
+                ctx, spec.cluster, network.subnet_ids["nodes"],
+                pod_cidr=spec.network.effective_pod_cidr, service_cidr=spec.network.effective_service_cidr,
+                zones=spec.network.zones, disk_encryption_set_id=vault.disk_encryption_set.id,
+                workspace_id=network.workspace.id,
+                admin_group_object_ids=list(dict.fromkeys([*cloud_spec.admin_group_object_ids, *spec.cluster.admins])),
+                network_policy=cloud_spec.network_policy))
+            pools = [
+                GpuPool(f"{name}-{pool_name}", GpuPoolArgs(
+                    ctx, pool_name, pool, resolve_gpu_pool(Cloud.AZURE, pool), cluster.cluster_name, cluster.principal_id,
+                    network.subnet_ids["nodes"], spec.network.zones))
+                for pool_name, pool in spec.gpu_pools.items()
+            ]
+            clusters.append(ClusterHandle(cloud=Cloud.AZURE, region=region, spec=spec, name=name,
+                                          kubeconfig=cluster.kubeconfig, resource=cluster, node_pools=pools))
+            region_out["cluster"] = {"name": cluster.cluster_name, "id": cluster.cluster.id,
+                                     "node_resource_group": cluster.node_resource_group}
+            if spec.inference is not None:
+                pls_name = f"pls-{name}-inference"
+                region_out["inference"] = {"service_annotations": inference_service_annotations(
+                    network, pls_name, public=public_origins and serving)}
+                if serving:
+                    origins.append(_origin(region, spec, network, cluster, pls_name, public_origins, context))
+        outputs[region] = region_out
+    if endpoint is not None and origins:
+        first = next(r for r, s in cloud_spec.regions.items() if s.inference is not None)
+        front_door = FrontDoor(f"{platform.environment}-frontdoor", FrontDoorArgs(
+            AzureContext(environment=platform.environment, region=first, labels=platform.tags(),
+                         subscription_id=client.subscription_id, tenant_id=client.tenant_id, protected=platform.protected),
+            endpoint, origins,
+            health_check_path=next(s.inference.health_check_path for s in cloud_spec.regions.values() if s.inference),
+            workspace_id=workspaces[list(cloud_spec.regions).index(first)]))
+        outputs["front_door"] = {"host_name": front_door.host_name, "domain": endpoint.domain}
+    return CloudResult(outputs=outputs, clusters=clusters)
+
+
+def _buckets(name: str, ctx: AzureContext, spec: RegionSpec, cloud_spec: AzureCloudSpec, network: Network,
+             vault: KeyVault) -> dict[str, BlobStorage]:
+    linked = {fs.bucket for fs in spec.lustre.values() if fs.bucket}
+    return {
+        bucket_name: BlobStorage(f"{name}-{bucket_name}", BlobStorageArgs(
+            ctx, bucket_name, bucket, network.subnet_ids["endpoints"], network.dns_zone_ids["blob"], vault.customer_key,
+            lustre_principal_id=cloud_spec.hpc_cache_principal_id if bucket_name in linked else None))
+        for bucket_name, bucket in spec.buckets.items()
+    }
+
+
+def _lustre(name: str, ctx: AzureContext, spec: RegionSpec, network: Network, vault: KeyVault,
+            buckets: dict[str, BlobStorage]) -> dict[str, pulumi.Output[str]]:
+    ids = {}
+    for fs_name, fs in spec.lustre.items():
+        blob = None
+        if fs.bucket is not None:
+            storage = buckets[fs.bucket]
+            assert storage.logging_container is not None  # created for every linked bucket
+            blob = BlobLink(storage.container.id, storage.logging_container.id,
+                            import_prefix="/" + fs.bucket_prefix.lstrip("/"), access=storage.lustre_access)
+        lustre = Lustre(f"{name}-{fs_name}", LustreArgs(
+            ctx, fs, resolve_lustre(Cloud.AZURE, fs), network.subnet_ids[f"lustre-{fs_name}"], vault.customer_key, blob=blob))
+        ids[fs_name] = lustre.filesystem.id
+    return ids
+
+
+def _origin(region: str, spec: RegionSpec, network: Network, cluster: Cluster, pls_name: str, public: bool,
+            ctx: AzureContext) -> FrontDoorOrigin:
+    assert spec.inference is not None
+    if public:
+        assert network.inference_ip is not None
+        return FrontDoorOrigin(region, network.inference_ip.ip_address, spec.inference.port, spec.inference.traffic_percent)
+    pls_id = pulumi.Output.concat("/subscriptions/", ctx.subscription_id, "/resourceGroups/", cluster.node_resource_group,
+                                  "/providers/Microsoft.Network/privateLinkServices/", pls_name)
+    return FrontDoorOrigin(region, network.inference_private_ip, spec.inference.port, spec.inference.traffic_percent,
+                           private_link_service_id=pls_id)
+
+
+def inference_service_annotations(network: Network, pls_name: str, public: bool) -> dict[str, Any]:
+    """Annotations the inference Service (type LoadBalancer) needs so the AKS cloud provider builds the origin
+    Front Door expects: an internal load balancer on a fixed address with a Private Link service (default),
+    or the pre-made public address that only Front Door may reach (Front Door Standard)."""
+    prefix = "service.beta.kubernetes.io/"
+    if public:
+        assert network.inference_ip is not None
+        return {f"{prefix}azure-pip-name": network.inference_ip.name,
+                f"{prefix}azure-load-balancer-resource-group": network.resource_group_name}
+    return {
+        f"{prefix}azure-load-balancer-internal": "true",
+        f"{prefix}azure-load-balancer-internal-subnet": _LB_SUBNET,
+        f"{prefix}azure-load-balancer-ipv4": network.inference_private_ip,
+        f"{prefix}azure-pls-create": "true",
+        f"{prefix}azure-pls-name": pls_name,
+        f"{prefix}azure-pls-ip-configuration-subnet": _LB_SUBNET,
+    }

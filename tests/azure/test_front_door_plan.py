@@ -1,0 +1,85 @@
+"""Front Door in front of the inference regions: Premium (default, Private Link) and Standard (public origins)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from aiinfra.plan.runtime import PlanResult
+
+CDN = "azure-native:cdn:"
+
+
+def test_route_is_https_only_and_redirects_http(prod_plan: PlanResult) -> None:
+    route = prod_plan.one(f"{CDN}Route", "prod-frontdoor-route")
+    assert route.inputs["httpsRedirect"] == "Enabled"
+    assert route.inputs["supportedProtocols"] == ["Http", "Https"]
+    assert route.inputs["customDomains"] == [{"id": "prod-frontdoor-domain-id"}]
+    assert route.inputs["originGroup"] == {"id": "prod-frontdoor-origin-group-id"}
+    for origin in prod_plan.of_type(f"{CDN}AFDOrigin"):
+        assert origin.urn in route.dependencies
+
+
+def test_waf_policy_in_prevention_mode_is_attached_to_every_domain(prod_plan: PlanResult) -> None:
+    waf = prod_plan.one("azure-native:frontdoor:Policy", "prod-frontdoor-waf").inputs
+    assert waf["policySettings"]["mode"] == "Prevention" and waf["policySettings"]["enabledState"] == "Enabled"
+    assert waf["sku"] == {"name": "Premium_AzureFrontDoor"}
+    assert {s["ruleSetType"] for s in waf["managedRules"]["managedRuleSets"]} == {"Microsoft_DefaultRuleSet", "Microsoft_BotManagerRuleSet"}
+    link = prod_plan.one(f"{CDN}SecurityPolicy", "prod-frontdoor-waf-link").inputs["parameters"]
+    assert link["type"] == "WebApplicationFirewall" and link["wafPolicy"] == {"id": "prod-frontdoor-waf-id"}
+    assert link["associations"][0]["domains"] == [{"id": "prod-frontdoor-endpoint-id"}, {"id": "prod-frontdoor-domain-id"}]
+
+
+def test_custom_domain_requires_tls_1_2(prod_plan: PlanResult) -> None:
+    domain = prod_plan.one(f"{CDN}AFDCustomDomain", "prod-frontdoor-domain").inputs
+    assert domain["hostName"] == "infer.example.com"
+    assert domain["tlsSettings"] == {"certificateType": "ManagedCertificate", "minimumTlsVersion": "TLS12"}
+
+
+def test_one_private_origin_per_region_with_health_probes(prod_plan: PlanResult) -> None:
+    group = prod_plan.one(f"{CDN}AFDOriginGroup", "prod-frontdoor-origin-group").inputs
+    assert group["healthProbeSettings"]["probePath"] == "/healthz"
+    origins = {o.name: o.inputs for o in prod_plan.of_type(f"{CDN}AFDOrigin")}
+    assert set(origins) == {"prod-frontdoor-origin-eastus2", "prod-frontdoor-origin-swedencentral"}
+    east = origins["prod-frontdoor-origin-eastus2"]
+    assert east["hostName"] == "10.40.224.10"  # the fixed internal load-balancer address in the lb subnet
+    link = east["sharedPrivateLinkResource"]
+    assert link["privateLinkLocation"] == "eastus2"
+    assert link["privateLink"]["id"].endswith("/resourceGroups/rg-prod-eastus2-nodes/providers/Microsoft.Network/privateLinkServices/pls-prod-eastus2-inference")
+    assert origins["prod-frontdoor-origin-swedencentral"]["weight"] == 50
+
+
+def test_profile_is_premium_and_logs_to_a_workspace(prod_plan: PlanResult) -> None:
+    profile = prod_plan.one(f"{CDN}Profile", "prod-frontdoor-profile").inputs
+    assert profile["sku"] == {"name": "Premium_AzureFrontDoor"} and profile["location"] == "Global"
+    logs = prod_plan.one("azure-native:monitor:DiagnosticSetting", "prod-frontdoor-logs").inputs
+    assert logs["resourceUri"] == "prod-frontdoor-profile-id" and logs["logs"] == [{"categoryGroup": "allLogs", "enabled": True}]
+
+
+@pytest.fixture(scope="module")
+def standard_plan(prod_config: dict[str, Any], plan_azure: Callable[..., PlanResult]) -> PlanResult:
+    config = copy.deepcopy(prod_config)
+    config["global_endpoint"]["azure_tier"] = "standard"
+    for region in config["regions"].values():
+        region.pop("lustre", None)
+        region.pop("buckets", None)
+        region["gpu_pools"] = {}
+    return plan_azure(config, environment="staging")
+
+
+def test_standard_tier_uses_public_origins_only_front_door_can_reach(standard_plan: PlanResult) -> None:
+    origin = standard_plan.one(f"{CDN}AFDOrigin", "staging-frontdoor-origin-eastus2").inputs
+    assert "sharedPrivateLinkResource" not in origin
+    assert origin["originHostHeader"] == "infer.example.com" and origin["enforceCertificateNameCheck"] is True
+    route = standard_plan.one(f"{CDN}Route", "staging-frontdoor-route").inputs
+    assert route["forwardingProtocol"] == "HttpsOnly" and route["httpsRedirect"] == "Enabled"
+    waf = standard_plan.one("azure-native:frontdoor:Policy", "staging-frontdoor-waf").inputs
+    assert waf["policySettings"]["mode"] == "Prevention" and "managedRules" not in waf
+    nsg = standard_plan.one("azure-native:network:NetworkSecurityGroup", "staging-eastus2-nsg").inputs
+    [allow] = [r for r in nsg["securityRules"] if r["access"] == "Allow"]
+    assert allow["sourceAddressPrefix"] == "AzureFrontDoor.Backend" and allow["destinationPortRange"] == "8080"
+    ip = standard_plan.one("azure-native:network:PublicIPAddress", "staging-eastus2-inference-ip").inputs
+    assert ip["sku"]["name"] == "Standard" and ip["dnsSettings"]["domainNameLabel"].startswith("infstagingeastus2")

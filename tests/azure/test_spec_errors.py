@@ -1,0 +1,90 @@
+"""Bad Azure input stops `load_platform` with the config path, the value given and what is allowed —
+before any resource is registered."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from helpers import platform_dict
+
+from components.spec import SpecError, load_platform
+
+E = "platform.clouds.azure.regions.eastus2"
+S = "platform.clouds.azure.regions.swedencentral"
+DELETE = object()
+
+
+def change(config: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
+    """Set (or DELETE) `value` at the /-separated path; `a & b` with a tuple value changes several paths."""
+    data = copy.deepcopy(config)
+    for one_path, one_value in zip(path.split(" & "), value if " & " in path else (value,)):
+        *parents, last = one_path.split("/")
+        node = data
+        for key in parents:
+            node = node[key]
+        if one_value is DELETE:
+            del node[last]
+        else:
+            node[last] = one_value
+    return data
+
+
+R = "regions/eastus2"
+# (id, path in clouds.azure, new value, expected error path, fragments the message must contain)
+CASES = [
+    ("lustre-capacity-not-a-multiple", f"{R}/lustre/scratch/size_gib", 20000, f"{E}.lustre.scratch.size_gib",
+     ["20000", "multiple of 16384", "AMLFS-Durable-Premium-125"]),
+    ("lustre-throughput-not-an-amlfs-sku", f"{R}/lustre/scratch/throughput_mbps_per_tib", 1000, f"{E}.lustre.scratch.throughput_mbps_per_tib",
+     ["1000", "40, 125, 250, 500"]),
+    ("gpu-azure-does-not-offer", f"{R}/gpu_pools/train", {"accelerator": "l4", "max_nodes": 1}, f"{E}.gpu_pools.train.accelerator",
+     ["'l4'", "not offered on azure", "h100-80gb"]),
+    ("vm-size-not-in-catalog", f"{R}/gpu_pools/train", {"instance_type": "Standard_ND40rs_v2"}, f"{E}.gpu_pools.train.instance_type",
+     ["Standard_ND40rs_v2", "Standard_ND96isr_H100_v5"]),
+    ("mig-on-a-vm-without-mig", f"{R}/gpu_pools/train", {"instance_type": "Standard_NC4as_T4_v3", "sharing": {"mode": "mig", "mig_profile": "1g.10gb"}},
+     f"{E}.gpu_pools.train.sharing.mig_profile", ["1g.10gb", "Standard_NC4as_T4_v3", "no MIG"]),
+    ("mig-profile-aks-cannot-create", f"{R}/gpu_pools/train/sharing/mig_profile", "1g.20gb", f"{E}.gpu_pools.train.sharing.mig_profile",
+     ["1g.20gb", "gpuInstanceProfile", "1g.10gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb"]),
+    ("transit-enforce-not-on-azure", f"{R}/network/transit_encryption", "enforce", f"{E}.network.transit_encryption",
+     ["'enforce'", "DropUnencrypted", "allowed on Azure: monitor"]),
+    ("more-zones-than-azure-has", f"{R}/network/zones", 4, f"{E}.network.zones", ["got 4", "2 or 3"]),
+    ("flow-log-retention-too-long", f"{R}/network/flow_log_retention_days", 400, f"{E}.network.flow_log_retention_days", ["got 400", "1 to 365"]),
+    ("no-egress-for-aks", f"{R}/network/nat", "none", f"{E}.network.nat", ["'none'", "single, per_zone"]),
+    ("aks-pool-name-collision", f"{R}/gpu_pools/tr-ain", {"accelerator": "t4"}, f"{E}.gpu_pools.tr-ain", ["'tr-ain'", "'train'"]),
+    ("pool-zone-outside-network", f"{R}/gpu_pools/train/zones", ["4"], f"{E}.gpu_pools.train.zones[0]", ["'4'", "1, 2, 3"]),
+    ("reservation-not-a-crg", f"{R}/gpu_pools/batch/reservation", "crg-h200", f"{E}.gpu_pools.batch.reservation",
+     ["'crg-h200'", "capacityReservationGroups"]),
+    ("lustre-link-without-principal", "hpc_cache_principal_id", DELETE, f"{E}.lustre.scratch.bucket", ["hpc_cache_principal_id"]),
+    ("lustre-too-large-for-its-subnet", f"{R}/network/cidr & {R}/lustre/scratch/size_gib", ("10.40.0.0/22", 32768),
+     f"{E}.lustre.scratch.size_gib", ["32768 GiB", "/26", "/27", "10.40.0.0/22"]),
+    ("admin-not-a-guid", "regions/swedencentral/cluster", {"admins": ["group:ml-admins"]}, f"{S}.cluster.admins[0]",
+     ["'group:ml-admins'", "GUID"]),
+    ("admin-group-not-a-guid", "admin_group_object_ids", ["ml-admins"], "platform.clouds.azure.admin_group_object_ids[0]", ["ml-admins"]),
+    ("inference-without-cluster", "regions/swedencentral", {"network": {"cidr": "10.41.0.0/16", "transit_encryption": "monitor"}, "inference": {}},
+     f"{S}.inference", ["cluster"]),
+    ("standard-front-door-without-domain", "global_endpoint", {"azure_tier": "standard"}, "platform.clouds.azure.global_endpoint.domain",
+     ["standard", "domain", "premium"]),
+    ("certificate-not-a-key-vault-secret", "global_endpoint/certificate", "https://kv.vault.azure.net/secrets/tls",
+     "platform.clouds.azure.global_endpoint.certificate", ["https://kv.vault.azure.net/secrets/tls", "Microsoft.KeyVault/vaults"]),
+    ("health-paths-differ", "regions/swedencentral/inference/health_check_path", "/ready", "platform.clouds.azure.global_endpoint",
+     ["eastus2: /healthz", "swedencentral: /ready"]),
+]
+
+
+@pytest.mark.parametrize(("where", "value", "path", "fragments"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_azure_config_names_path_value_and_allowed(prod_config: dict[str, Any], where: str, value: Any, path: str,
+                                                       fragments: list[str]) -> None:
+    data = platform_dict({"azure": change(prod_config, where, value)}, environment="prod")
+    with pytest.raises(SpecError) as caught:
+        load_platform(data)
+    issues = dict(caught.value.issues)
+    assert path in issues, f"expected an issue at {path}; got {caught.value}"
+    for fragment in fragments:
+        assert fragment.lower() in issues[path].lower(), f"{fragment!r} not in {issues[path]!r}"
+    assert "Traceback" not in str(caught.value)
+
+
+def test_the_production_config_is_valid(prod_config: dict[str, Any]) -> None:
+    spec = load_platform(platform_dict({"azure": prod_config}, environment="prod"))
+    assert spec.clouds.azure is not None and list(spec.clouds.azure.regions) == ["eastus2", "swedencentral"]
