@@ -1,0 +1,76 @@
+"""The Kubernetes layer on every cluster of the platform: one Kubernetes provider per cluster, then monitoring,
+accelerator enablement and team tenancy (components.k8s).
+
+Provider settings, per cluster:
+- `kubeconfig`: the cluster composition's secret kubeconfig, which authenticates through the cloud CLI's exec
+  plugin (aws eks get-token, gke-gcloud-auth-plugin, kubelogin); no static credential is stored.
+- `cluster_identifier`: the cluster's logical name. Without it Pulumi replaces the provider, and with it every
+  object in the cluster, whenever the kubeconfig text changes (a rotated CA, a new endpoint).
+- `enable_server_side_apply`: on (the v4 default, stated): field ownership is tracked by the API server, so
+  objects other controllers also write (Kueue, the operators) are patched, not overwritten.
+- `delete_unreachable`: off. A private API server is unreachable from a laptop off the VPN; dropping its objects
+  from state would orphan them. Objects are `deleted_with` their cluster, so destroying a cluster needs no access.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.k8s.accelerators import Accelerators, AcceleratorsArgs
+from components.k8s.cluster import cluster_view
+from components.k8s.gpu_values import uses_standalone_dcgm
+from components.k8s.monitoring import Monitoring, MonitoringArgs
+from components.k8s.queues import flavors
+from components.k8s.tenancy import Tenancy, TenancyArgs, check_team_names
+from components.spec import MonitoringMode, Platform
+
+from .types import ClusterHandle
+
+
+def provider(handle: ClusterHandle) -> k8s.Provider:
+    return k8s.Provider(
+        f"{handle.name}-k8s",
+        k8s.ProviderArgs(
+            kubeconfig=handle.kubeconfig,
+            cluster_identifier=f"{handle.cloud.value}/{handle.name}",
+            enable_server_side_apply=True,
+            delete_unreachable=False,
+        ),
+        opts=pulumi.ResourceOptions(depends_on=[handle.resource]),
+    )
+
+
+def build(platform: Platform, clusters: list[ClusterHandle]) -> dict[str, Any]:
+    """Register the layer on every cluster; return per cluster what it installed."""
+    try:
+        check_team_names(platform.teams)
+    except ValueError as err:
+        raise pulumi.RunError(f"platform.teams: {err}") from None
+    addons = platform.addons
+    outputs: dict[str, Any] = {}
+    for handle in clusters:
+        view = cluster_view(handle.cloud, handle.spec)
+        opts = pulumi.ResourceOptions(providers=[provider(handle)])
+        monitoring = Monitoring(handle.name, MonitoringArgs(
+            cloud=handle.cloud, mode=addons.monitoring, teams=list(platform.teams), cluster=handle.resource,
+            standalone_exporter=uses_standalone_dcgm(view, addons)), opts)
+        accelerators = Accelerators(handle.name, AcceleratorsArgs(
+            view=view, addons=addons, cluster=handle.resource, node_pools=handle.node_pools,
+            service_monitors=addons.monitoring is MonitoringMode.SELF_MANAGED, monitoring_ready=monitoring.ready), opts)
+        cluster_flavors = flavors(view, addons.mig_strategy, addons.gpu_operator_on_gke)
+        tenancy = Tenancy(handle.name, TenancyArgs(
+            environment=platform.environment, teams=dict(platform.teams), flavors=cluster_flavors,
+            cluster=handle.resource, retain_namespaces=platform.protected), opts)
+        outputs[handle.name] = {
+            "cloud": handle.cloud.value,
+            "gpu_operator": accelerators.gpu_operator is not None,
+            "dcgm_exporter": accelerators.dcgm_exporter is not None,
+            "neuron_device_plugin": accelerators.neuron is not None,
+            "flavors": [f.name for f in cluster_flavors],
+            "teams": list(tenancy.teams),
+            "monitoring": monitoring.outputs,
+        }
+    return outputs

@@ -1,0 +1,109 @@
+"""Accelerator enablement on a cluster: the NVIDIA GPU Operator (or, on GKE, GKE's own GPU stack plus a standalone
+DCGM exporter), MIG and time-slicing configs, and the AWS Neuron device plugin.
+
+TPU pools need nothing here: GKE installs the TPU runtime and advertises `google.com/tpu` itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.spec import AddonsSpec, Cloud
+
+from . import charts
+from .cluster import GPU_NAMESPACE, NEURON_NAMESPACE, ClusterView
+from .gpu_values import gpu_operator_values, neuron_values, standalone_dcgm_values, uses_gpu_operator, uses_standalone_dcgm
+from .objects import child_opts, config_map, namespace
+from .sharing import DEVICE_PLUGIN_CONFIGMAP, MIG_CONFIGMAP, device_plugin_configs, mig_parted_config, operator_partitions_mig
+
+# GKE admits pods of the system-node-critical/system-cluster-critical priority classes outside kube-system only
+# in namespaces with a ResourceQuota scoped to them (NVIDIA's GKE guide creates this quota for the operator);
+# the operator's DaemonSets, NFD and the dcgm-exporter chart use system-node-critical.
+CRITICAL_PRIORITY_CLASSES = ["system-node-critical", "system-cluster-critical"]
+GKE_CRITICAL_PODS = "100"
+
+
+@dataclass(frozen=True)
+class AcceleratorsArgs:
+    view: ClusterView
+    """The cluster's accelerator pools."""
+    addons: AddonsSpec
+    """MIG strategy and whether GKE uses the GPU Operator."""
+    cluster: pulumi.Resource
+    """The cluster component: every object is `deleted_with` it."""
+    node_pools: Sequence[pulumi.Resource] = ()
+    """Accelerator node pools; the device stacks install after them. Default none."""
+    service_monitors: bool = False
+    """Let the exporter charts create ServiceMonitors (self-managed Prometheus, whose CRDs `monitoring_ready`
+    installs). Default off (managed Prometheus scrapes through its own config)."""
+    monitoring_ready: Sequence[pulumi.Resource] = ()
+    """Resources that install the ServiceMonitor CRD. Default none."""
+
+
+class Accelerators(pulumi.ComponentResource):
+    """`ai-infra:kubernetes:Accelerators`. Children, as the pools need them: `<name>-gpu-namespace`,
+    `-gpu-critical-quota` (GKE), `-mig-config`, `-device-plugin-config`, `-gpu-operator` or `-dcgm-exporter`,
+    and `-neuron`. Nothing at all for a cluster with TPU pools only."""
+
+    def __init__(self, name: str, args: AcceleratorsArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("ai-infra:kubernetes:Accelerators", name, None, opts)
+        view, addons = args.view, args.addons
+        opts_for = lambda *deps: child_opts(self, args.cluster, [*args.node_pools, *deps])  # noqa: E731
+        self.gpu_operator: k8s.helm.v3.Release | None = None
+        self.dcgm_exporter: k8s.helm.v3.Release | None = None
+        self.neuron: k8s.helm.v3.Release | None = None
+        operator = uses_gpu_operator(view, addons)
+        standalone = uses_standalone_dcgm(view, addons)
+        if operator or standalone:
+            ns = namespace(f"{name}-gpu-namespace", GPU_NAMESPACE,
+                           # Driver, toolkit and exporter pods are privileged; say so instead of relying on defaults.
+                           {"pod-security.kubernetes.io/enforce": "privileged"}, opts_for())
+            ready: list[pulumi.Resource] = [ns, *args.monitoring_ready]
+            if view.cloud is Cloud.GCP:
+                ready.append(self._critical_quota(name, args, ns))
+            if operator:
+                ready += self._operator_configs(name, args, ns)
+                self.gpu_operator = charts.release(
+                    f"{name}-gpu-operator", charts.GPU_OPERATOR, GPU_NAMESPACE,
+                    gpu_operator_values(view, addons, args.service_monitors), opts_for(*ready),
+                    release_name="gpu-operator")
+            else:
+                self.dcgm_exporter = charts.release(
+                    f"{name}-dcgm-exporter", charts.DCGM_EXPORTER, GPU_NAMESPACE,
+                    standalone_dcgm_values(view, args.service_monitors), opts_for(*ready),
+                    release_name="dcgm-exporter")
+        if view.neuron_pools:
+            self.neuron = charts.release(f"{name}-neuron", charts.NEURON, NEURON_NAMESPACE, neuron_values(view),
+                                         opts_for(), release_name="neuron")
+        self.register_outputs({
+            "gpu_operator": self.gpu_operator is not None,
+            "dcgm_exporter": self.dcgm_exporter is not None,
+            "neuron_device_plugin": self.neuron is not None,
+        })
+
+    def _critical_quota(self, name: str, args: AcceleratorsArgs, ns: k8s.core.v1.Namespace) -> k8s.core.v1.ResourceQuota:
+        return k8s.core.v1.ResourceQuota(
+            f"{name}-gpu-critical-quota",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name="critical-pods", namespace=GPU_NAMESPACE),
+            spec=k8s.core.v1.ResourceQuotaSpecArgs(
+                hard={"pods": GKE_CRITICAL_PODS},
+                scope_selector=k8s.core.v1.ScopeSelectorArgs(match_expressions=[
+                    k8s.core.v1.ScopedResourceSelectorRequirementArgs(
+                        scope_name="PriorityClass", operator="In", values=CRITICAL_PRIORITY_CLASSES)])),
+            opts=child_opts(self, args.cluster, [ns]))
+
+    def _operator_configs(self, name: str, args: AcceleratorsArgs, ns: k8s.core.v1.Namespace) -> list[pulumi.Resource]:
+        """The device plugin configs (whole GPUs by default, time-slicing/MPS per label) and, where the operator
+        partitions MIG, the mig-parted layouts; the release points at both by name."""
+        view, opts = args.view, child_opts(self, args.cluster, [ns])
+        configs: list[pulumi.Resource] = [config_map(
+            f"{name}-device-plugin-config", DEVICE_PLUGIN_CONFIGMAP, GPU_NAMESPACE,
+            device_plugin_configs(view.nvidia_pools, args.addons.mig_strategy), opts)]
+        if operator_partitions_mig(view.cloud, args.addons.gpu_operator_on_gke):
+            configs.append(config_map(f"{name}-mig-config", MIG_CONFIGMAP, GPU_NAMESPACE,
+                                      {"config.yaml": mig_parted_config(view.nvidia_pools)}, opts))
+        return configs

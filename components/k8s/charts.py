@@ -1,0 +1,65 @@
+"""Pinned Helm charts of the Kubernetes layer and the one way they are declared (a helm.v3.Release).
+
+Charts cannot be fetched while planning; a real `pulumi up` downloads exactly these versions. Each pin names
+the place its version was seen published.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+
+@dataclass(frozen=True)
+class Chart:
+    chart: str
+    """Chart name in `repo`, or a full `oci://` reference (then `repo` is None)."""
+    version: str
+    repo: str | None
+    source: str
+    """Where the version was seen published."""
+
+
+GPU_OPERATOR = Chart(
+    "gpu-operator", "v26.7.0", "https://nvidia.github.io/gpu-operator",
+    "NVIDIA/gpu-operator gh-pages stable/index.yaml (the repo's index.yaml), 'helm release for v26.7.0' merged as "
+    "5d1bf54a53bf15ba4d4d4327cd19cea436e7e73a; values read at tag v26.7.0")
+DCGM_EXPORTER = Chart(
+    "dcgm-exporter", "4.8.2", "https://nvidia.github.io/dcgm-exporter/helm-charts",
+    "NVIDIA/dcgm-exporter gh-pages helm-charts/index.yaml ('Update helm charts for 4.5.3-4.8.2', "
+    "ecd340dc2e9717757db9d1d662a621fe18e9514d); values read at tag 4.5.3-4.8.2")
+NEURON = Chart(
+    "oci://public.ecr.aws/neuron/neuron-helm-chart", "1.9.0", None,
+    "aws-neuron/neuron-helm-charts release 1.9.0 (Neuron SDK 2.31.0): "
+    "'helm upgrade --install neuron-helm-chart oci://public.ecr.aws/neuron/neuron-helm-chart --version 1.9.0'")
+KUEUE = Chart(
+    "oci://registry.k8s.io/kueue/charts/kueue", "0.19.2", None,
+    "kubernetes-sigs/kueue tag v0.19.2, charts/kueue/README.md: "
+    "'helm install kueue oci://registry.k8s.io/kueue/charts/kueue --version=\"0.19.2\"'")
+KUBE_PROMETHEUS_STACK = Chart(
+    "kube-prometheus-stack", "88.5.3", "https://prometheus-community.github.io/helm-charts",
+    "prometheus-community/helm-charts chart-releaser tag kube-prometheus-stack-88.5.3 (operator v0.93.1)")
+
+
+def release(name: str, chart: Chart, namespace: str, values: dict[str, Any], opts: pulumi.ResourceOptions,
+            *, release_name: str, create_namespace: bool = False) -> k8s.helm.v3.Release:
+    """A Helm release of a pinned chart with a fixed release name (resource names inside follow from it)."""
+    return k8s.helm.v3.Release(
+        name,
+        k8s.helm.v3.ReleaseArgs(
+            name=release_name,
+            chart=chart.chart,
+            version=chart.version,
+            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=chart.repo) if chart.repo else None,
+            namespace=namespace,
+            create_namespace=create_namespace,
+            values=values,
+            # A failed install or upgrade rolls back instead of leaving a half-applied release.
+            atomic=True,
+            max_history=10,
+        ),
+        opts=opts,
+    )

@@ -1,0 +1,165 @@
+"""GPU monitoring objects (pure): alert rules, the kube-prometheus-stack values, and the scrape configs of each
+cloud's managed Prometheus.
+
+Where DCGM metrics go:
+- `self_managed`: kube-prometheus-stack; the exporter charts' ServiceMonitor; our PrometheusRule.
+- `managed` on GKE: Managed Service for Prometheus (managed collection, on by default on GKE 1.27+): our
+  ClusterPodMonitoring and ClusterRules. GMP reserves `namespace` for the target's, so the workload's namespace
+  (the team) arrives as `exported_namespace`.
+- `managed` on AKS: Azure Monitor managed Prometheus (the ama-metrics add-on, enabled by the Azure cluster):
+  our `ama-metrics-prometheus-config` ConfigMap. Its alert rules are Azure resources (Prometheus rule groups),
+  built by the Azure components from `alert_rule_groups()`.
+- `managed` on EKS: an Amazon Managed Prometheus managed collector (an AWS scraper resource, built by the AWS
+  components with `scrape_config_yaml()`), which reads the cluster as user `aps-collector-user`; we create its
+  ClusterRole and binding. Its alert rules are an AMP rule groups namespace (`rules_yaml()`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from .cluster import ACCELERATOR_LABEL, CAPACITY_LABEL, GPU_NAMESPACE, POOL_LABEL
+
+IDLE_UTILISATION_PERCENT = 10
+IDLE_FOR = "1h"
+OPERATOR_EXPORTER_LABELS = {"app": "nvidia-dcgm-exporter"}
+"""Pod labels of the GPU Operator's DCGM exporter (gpu-operator assets/state-dcgm-exporter)."""
+STANDALONE_EXPORTER_LABELS = {"app.kubernetes.io/name": "dcgm-exporter"}
+"""Pod labels of the dcgm-exporter chart (its selectorLabels template)."""
+EXPORTER_PORT = "metrics"
+"""Container port name of the exporter in both (9400)."""
+PROMETHEUS_OPERATOR_API = "monitoring.coreos.com/v1"
+GMP_API = "monitoring.googleapis.com/v1"
+AMA_CONFIGMAP = "ama-metrics-prometheus-config"
+"""Azure Monitor's custom scrape config: this name in kube-system, key `prometheus-config` (run by its replica)."""
+AMA_CONFIG_KEY = "prometheus-config"
+AMP_COLLECTOR_USER = "aps-collector-user"
+"""Kubernetes user of the AMP managed collector; the AWS side maps the scraper's role to it (access entry)."""
+
+
+def team_label(gmp: bool) -> str:
+    """The label holding a GPU's workload namespace (the team) in stored series."""
+    return "exported_namespace" if gmp else "namespace"
+
+
+def alert_rules(team: str = "namespace") -> list[dict[str, Any]]:
+    """Idle GPUs: allocated to a pod (the series has `pod`) and averaging under 10% over every 10-minute window for
+    an hour (so a short burst does not hide an idle hour, and a pod loading its model for minutes does not alert).
+    XID errors: the GPU reported an XID (DCGM_FI_DEV_XID_ERRORS holds the last one; 0 means none)."""
+    keep = f"node, gpu, UUID, modelName, {team}"
+    return [
+        {
+            "alert": "GpuAllocatedButIdle",
+            "expr": f'avg by ({keep}, pod) (avg_over_time(DCGM_FI_DEV_GPU_UTIL{{pod!=""}}[10m])) < {IDLE_UTILISATION_PERCENT}',
+            "for": IDLE_FOR,
+            "labels": {"severity": "warning"},
+            "annotations": {
+                "summary": "GPU allocated but idle for an hour",
+                "description": f"GPU {{{{ $labels.gpu }}}} on {{{{ $labels.node }}}} is allocated to pod {{{{ $labels.pod }}}} "
+                               f"({{{{ $labels.{team} }}}}) and has used under {IDLE_UTILISATION_PERCENT}% for {IDLE_FOR}.",
+            },
+        },
+        {
+            "alert": "GpuXidError",
+            "expr": f"max by ({keep}) (DCGM_FI_DEV_XID_ERRORS) > 0",
+            "labels": {"severity": "critical"},
+            "annotations": {
+                "summary": "GPU reported an XID error",
+                "description": "GPU {{ $labels.gpu }} on {{ $labels.node }} reported XID {{ $value }}; "
+                               "see NVIDIA's XID catalog, and drain the node if it repeats.",
+            },
+        },
+    ]
+
+
+def alert_rule_groups(team: str = "namespace") -> list[dict[str, Any]]:
+    return [{"name": "ai-infra-gpu", "rules": alert_rules(team)}]
+
+
+def prometheus_rule(namespace: str) -> dict[str, Any]:
+    """PrometheusRule for kube-prometheus-stack (which we configure to load every PrometheusRule)."""
+    return {"apiVersion": PROMETHEUS_OPERATOR_API, "kind": "PrometheusRule",
+            "metadata": {"name": "ai-infra-gpu", "namespace": namespace},
+            "spec": {"groups": alert_rule_groups()}}
+
+
+def gmp_cluster_rules() -> dict[str, Any]:
+    """ClusterRules: GMP's rule evaluator over metrics of every namespace (the exporter's and the teams')."""
+    return {"apiVersion": GMP_API, "kind": "ClusterRules", "metadata": {"name": "ai-infra-gpu"},
+            "spec": {"groups": alert_rule_groups(team_label(gmp=True))}}
+
+
+def gmp_cluster_pod_monitoring(exporter_labels: dict[str, str]) -> dict[str, Any]:
+    """ClusterPodMonitoring of the DCGM exporter pods. `targetLabels.metadata: [node]` adds the node and keeps the
+    exporter's own `pod`/`container` labels (the workload's) unprefixed."""
+    return {"apiVersion": GMP_API, "kind": "ClusterPodMonitoring", "metadata": {"name": "ai-infra-dcgm-exporter"},
+            "spec": {"selector": {"matchLabels": dict(exporter_labels)},
+                     "endpoints": [{"port": EXPORTER_PORT, "interval": "30s"}],
+                     "targetLabels": {"metadata": ["node"]}}}
+
+
+def _dcgm_scrape_job(exporter_labels: dict[str, str]) -> dict[str, Any]:
+    keep = [{"source_labels": [f"__meta_kubernetes_pod_label_{_sanitize(k)}"], "regex": v, "action": "keep"}
+            for k, v in exporter_labels.items()]
+    return {
+        "job_name": "dcgm-exporter",
+        "honor_labels": True,  # the exporter's namespace/pod label the workload, i.e. the team
+        "scrape_interval": "30s",
+        "kubernetes_sd_configs": [{"role": "pod", "namespaces": {"names": [GPU_NAMESPACE]}}],
+        "relabel_configs": [
+            *keep,
+            {"source_labels": ["__meta_kubernetes_pod_container_port_name"], "regex": EXPORTER_PORT, "action": "keep"},
+            {"source_labels": ["__meta_kubernetes_pod_node_name"], "target_label": "node", "action": "replace"},
+        ],
+    }
+
+
+def _sanitize(label: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in label)
+
+
+def scrape_config_yaml(exporter_labels: dict[str, str] = OPERATOR_EXPORTER_LABELS) -> str:
+    """Prometheus scrape config of the DCGM exporter: the Azure ConfigMap's `prometheus-config`, and the
+    configuration blob of an AMP managed collector."""
+    return yaml.safe_dump({"global": {"scrape_interval": "30s"}, "scrape_configs": [_dcgm_scrape_job(exporter_labels)]},
+                          sort_keys=False)
+
+
+def rules_yaml() -> str:
+    """The alert rules as a Prometheus rules file (an AMP rule groups namespace's data)."""
+    return yaml.safe_dump({"groups": alert_rule_groups()}, sort_keys=False)
+
+
+# AWS docs, "Configuring your Amazon EKS cluster" for AMP managed collectors: the collector's in-cluster permissions.
+AMP_COLLECTOR_RULES: list[dict[str, Any]] = [
+    {"api_groups": [""], "resources": ["nodes", "nodes/proxy", "nodes/metrics", "services", "endpoints", "pods",
+                                       "ingresses", "configmaps"], "verbs": ["describe", "get", "list", "watch"]},
+    {"api_groups": ["extensions", "networking.k8s.io"], "resources": ["ingresses/status", "ingresses"],
+     "verbs": ["describe", "get", "list", "watch"]},
+    {"api_groups": ["metrics.eks.amazonaws.com"], "resources": ["kcm/metrics", "ksh/metrics"], "verbs": ["get"]},
+    {"non_resource_urls": ["/metrics"], "verbs": ["get"]},
+]
+
+
+def kube_prometheus_stack_values() -> dict[str, Any]:
+    """kube-prometheus-stack values: load every ServiceMonitor, PodMonitor and PrometheusRule (not only the chart's
+    own), Grafana picks up ConfigMaps labelled grafana_dashboard=1 in every namespace, kube-state-metrics exposes our
+    pool labels (for per-pool views), and no scraping of control-plane components that EKS, GKE and AKS manage and
+    don't expose (their targets would only be down and alert)."""
+    return {
+        "prometheus": {"prometheusSpec": {
+            "serviceMonitorSelectorNilUsesHelmValues": False,
+            "podMonitorSelectorNilUsesHelmValues": False,
+            "ruleSelectorNilUsesHelmValues": False,
+            "retention": "15d",
+        }},
+        "grafana": {"sidecar": {"dashboards": {"enabled": True, "label": "grafana_dashboard", "labelValue": "1",
+                                               "searchNamespace": "ALL"}}},
+        "kube-state-metrics": {"metricLabelsAllowlist": [f"nodes=[{POOL_LABEL},{ACCELERATOR_LABEL},{CAPACITY_LABEL}]"]},
+        "kubeControllerManager": {"enabled": False},
+        "kubeScheduler": {"enabled": False},
+        "kubeEtcd": {"enabled": False},
+        "kubeProxy": {"enabled": False},
+    }

@@ -1,0 +1,192 @@
+"""Kueue objects of a cluster (pure): ResourceFlavors per accelerator and capacity type, a ClusterQueue per team
+in the environment's cohort, a LocalQueue per team namespace, and how a team's quota is split across flavors.
+
+Quota model. A team's `gpu_quota` (GPUs; also Neuron devices on clusters with Neuron pools) and `tpu_quota`
+(chips) apply on every cluster. On a cluster the team's GPUs are split across the GPU flavors in proportion to
+each flavor's share of the cluster's GPUs at maximum pool size (largest remainder, so the parts add up to the
+quota), then converted to the unit the flavor's pods request: MIG instances or time-slicing replicas per GPU.
+A team that may borrow uses idle quota of the other teams in the cohort; one that may not gets borrowingLimit 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import groupby
+from typing import Any
+
+from components.spec import CapacityType, MigStrategy, Taint, TeamSpec
+
+from .cluster import (
+    ACCELERATOR_LABEL,
+    CAPACITY_LABEL,
+    GKE_SPOT_LABEL,
+    GKE_TPU_ACCELERATOR_LABEL,
+    GKE_TPU_TOPOLOGY_LABEL,
+    POOL_LABEL,
+    TPU_CHIP,
+    ClusterView,
+    tolerations,
+)
+from .sharing import device_resource, units_per_device
+
+KUEUE_API = "kueue.x-k8s.io/v1beta2"
+"""Served and stored since Kueue 0.15; v1beta1 is deprecated in the pinned 0.19 CRDs."""
+DEFAULT_FLAVOR = "default-flavor"
+"""The flavor of cpu and memory: no node labels, so it never steers pods."""
+LOCAL_QUEUE = "default"
+"""Kueue puts jobs without a `kueue.x-k8s.io/queue-name` label into the LocalQueue named `default`."""
+# Resource groups in a fixed order; a flavor belongs to exactly one group (a Kueue rule).
+GROUPS = ("nvidia", "neuron", "tpu")
+_TPU_TAINT = Taint(key=TPU_CHIP, value="present", effect="NoSchedule")
+
+
+@dataclass(frozen=True)
+class Flavor:
+    name: str
+    group: str
+    """"nvidia", "neuron" or "tpu": the ClusterQueue resource group it belongs to."""
+    resource: str
+    """The extended resource its pods request."""
+    devices: int
+    """GPUs, Neuron devices or TPU chips of the flavor at maximum pool size; the weight of the quota split."""
+    units_per_device: int = 1
+    node_labels: dict[str, str] = field(default_factory=dict)
+    tolerations: list[dict[str, str]] = field(default_factory=list)
+
+
+def _capacity(capacity: CapacityType) -> str:
+    return capacity.value.replace("_", "-")
+
+
+def flavors(view: ClusterView, strategy: MigStrategy, gpu_operator_on_gke: bool = False) -> list[Flavor]:
+    """One flavor per (accelerator, capacity type) in the cluster's pools, selecting nodes by the `ai-infra/accelerator`
+    and `ai-infra/capacity` labels; where pools of one accelerator and capacity share GPUs differently (say one MIG,
+    one whole), one flavor per pool instead, adding `ai-infra/pool`, so units are never mixed. TPU flavors select
+    GKE's TPU accelerator and topology labels (and `gke-spot` for spot slices)."""
+    result: list[Flavor] = []
+    key = lambda p: (p.accelerator, p.capacity.value)  # noqa: E731
+    for (accelerator, _), group in groupby(sorted(view.gpu_pools, key=key), key=key):
+        pools = list(group)
+        shape = {p: (device_resource(p, view.cloud, strategy, gpu_operator_on_gke), units_per_device(p)) for p in pools}
+        uniform = len(set(shape.values())) == 1
+        for members in ([pools] if uniform else [[p] for p in pools]):
+            first = members[0]
+            labels = {ACCELERATOR_LABEL: accelerator, CAPACITY_LABEL: first.capacity.value}
+            name = f"{accelerator}-{_capacity(first.capacity)}"
+            if not uniform:
+                labels[POOL_LABEL] = first.name
+                name = f"{name}-{first.name}"
+            resource, units = shape[first]
+            result.append(Flavor(
+                name=name, group="nvidia" if first.nvidia else "neuron", resource=resource,
+                devices=sum(p.devices for p in members), units_per_device=units, node_labels=labels,
+                tolerations=tolerations([t for p in members for t in p.taints])))
+    tkey = lambda p: (p.gke_accelerator, p.topology, p.capacity.value)  # noqa: E731
+    for (accelerator, topology, _), group in groupby(sorted(view.tpu_pools, key=tkey), key=tkey):
+        slices = list(group)
+        capacity = slices[0].capacity
+        labels = {GKE_TPU_ACCELERATOR_LABEL: accelerator, GKE_TPU_TOPOLOGY_LABEL: topology}
+        if capacity is CapacityType.SPOT:
+            labels[GKE_SPOT_LABEL] = "true"
+        result.append(Flavor(
+            name=f"{accelerator}-{topology}-{_capacity(capacity)}", group="tpu", resource=TPU_CHIP,
+            devices=sum(s.chips for s in slices), node_labels=labels, tolerations=tolerations([_TPU_TAINT])))
+    return result
+
+
+def split_quota(total: int, weights: list[int]) -> list[int]:
+    """`total` split in proportion to `weights` (largest remainder; ties to the earlier weight). Sums to `total`
+    whenever some weight is positive; all zeros when `weights` are all zero."""
+    weight_sum = sum(weights)
+    if weight_sum == 0:
+        return [0] * len(weights)
+    exact = [total * w / weight_sum for w in weights]
+    parts = [int(x) for x in exact]
+    order = sorted(range(len(weights)), key=lambda i: (-(exact[i] - parts[i]), i))
+    for i in order[: total - sum(parts)]:
+        parts[i] += 1
+    return parts
+
+
+def team_shares(team: TeamSpec, flavor_list: list[Flavor]) -> dict[str, int]:
+    """A team's nominal quota per flavor, in the flavor's units (see the module doc)."""
+    shares: dict[str, int] = {}
+    for group in GROUPS:
+        members = [f for f in flavor_list if f.group == group]
+        quota = team.tpu_quota if group == "tpu" else team.gpu_quota
+        for flavor, devices in zip(members, split_quota(quota, [f.devices for f in members])):
+            shares[flavor.name] = devices * flavor.units_per_device
+    return shares
+
+
+def resource_flavor(flavor: Flavor | None) -> dict[str, Any]:
+    """A ResourceFlavor; `None` gives the default flavor (no node labels, no tolerations)."""
+    spec: dict[str, Any] = {}
+    if flavor is not None:
+        spec = {"nodeLabels": dict(flavor.node_labels)}
+        if flavor.tolerations:
+            spec["tolerations"] = list(flavor.tolerations)
+    return {"apiVersion": KUEUE_API, "kind": "ResourceFlavor",
+            "metadata": {"name": flavor.name if flavor else DEFAULT_FLAVOR}, "spec": spec}
+
+
+def _quota(name: str, nominal: int | str, can_borrow: bool) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": name, "nominalQuota": nominal}
+    if not can_borrow:
+        entry["borrowingLimit"] = 0
+    return entry
+
+
+def cluster_queue(team_name: str, team: TeamSpec, flavor_list: list[Flavor], cohort: str) -> dict[str, Any]:
+    """The team's ClusterQueue: admits only from the team's namespace; cpu/memory on the default flavor; one
+    resource group per accelerator kind in which every flavor lists every covered resource (0 where it has none)."""
+    groups: list[dict[str, Any]] = [{
+        "coveredResources": ["cpu", "memory"],
+        "flavors": [{"name": DEFAULT_FLAVOR, "resources": [
+            _quota("cpu", team.cpu_quota, team.can_borrow),
+            _quota("memory", f"{team.memory_gib_quota}Gi", team.can_borrow)]}],
+    }]
+    shares = team_shares(team, flavor_list)
+    for group in GROUPS:
+        members = [f for f in flavor_list if f.group == group]
+        if not members:
+            continue
+        covered = sorted({f.resource for f in members})
+        groups.append({"coveredResources": covered, "flavors": [
+            {"name": f.name, "resources": [
+                _quota(r, shares[f.name] if r == f.resource else 0, team.can_borrow) for r in covered]}
+            for f in members]})
+    return {
+        "apiVersion": KUEUE_API, "kind": "ClusterQueue", "metadata": {"name": team_name},
+        "spec": {
+            "cohortName": cohort,
+            "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": team_name}},
+            "queueingStrategy": "BestEffortFIFO",
+            # Lent quota comes back by preempting borrowers; inside the queue higher priority wins.
+            "preemption": {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"},
+            "resourceGroups": groups,
+        },
+    }
+
+
+def local_queue(team_name: str) -> dict[str, Any]:
+    return {"apiVersion": KUEUE_API, "kind": "LocalQueue",
+            "metadata": {"name": LOCAL_QUEUE, "namespace": team_name}, "spec": {"clusterQueue": team_name}}
+
+
+def admissible(team_name: str, teams: dict[str, TeamSpec], flavor_list: list[Flavor]) -> dict[str, int]:
+    """The most of each resource Kueue could admit for a team: its nominal quota, or with borrowing the cohort's
+    total. Memory in GiB. The namespace ResourceQuota uses it as a ceiling for pods that bypass Kueue."""
+    def nominal(team: TeamSpec) -> dict[str, int]:
+        totals = {"cpu": team.cpu_quota, "memory": team.memory_gib_quota}
+        shares = team_shares(team, flavor_list)
+        for flavor in flavor_list:
+            totals[flavor.resource] = totals.get(flavor.resource, 0) + shares[flavor.name]
+        return totals
+
+    lenders = teams.values() if teams[team_name].can_borrow else [teams[team_name]]
+    total: dict[str, int] = {}
+    for team in lenders:
+        for resource, amount in nominal(team).items():
+            total[resource] = total.get(resource, 0) + amount
+    return total

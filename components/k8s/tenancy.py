@@ -1,0 +1,154 @@
+"""Team tenancy on a cluster: Kueue (release, ResourceFlavors), PriorityClasses, and per team of the spec a
+namespace under Pod Security `restricted`, a default-deny NetworkPolicy, a ResourceQuota and LimitRange, and a
+Kueue ClusterQueue and LocalQueue. A team added to the config gets all of these on the next `pulumi up`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.spec import TeamSpec
+
+from . import charts
+from .cluster import KUEUE_NAMESPACE, NVIDIA_GPU, RESERVED_NAMESPACES, TPU_CHIP
+from .objects import child_opts, custom_resource, namespace
+from .queues import Flavor, admissible, cluster_queue, local_queue, resource_flavor
+
+PSA_LEVEL = "restricted"
+# Pod priority for Kueue workloads and pods alike: serving beats training beats batch. Batch never preempts.
+PRIORITY_CLASSES = {
+    "ai-inference": (100_000, "PreemptLowerPriority", "Online inference: may preempt training and batch pods."),
+    "ai-training": (10_000, "PreemptLowerPriority", "Training: may preempt batch pods."),
+    "ai-batch": (1_000, "Never", "Batch and experiments: preemptible, never preempts others."),
+}
+# Requests a container gets when it names none (needed once the namespace has a cpu/memory quota). No default
+# limits: a default memory limit below a container's own request makes the API server reject the pod.
+DEFAULT_REQUESTS = {"cpu": "250m", "memory": "512Mi"}
+DNS_PORT = 53
+
+
+def check_team_names(teams: dict[str, TeamSpec]) -> None:
+    """Team namespaces are named after teams; names the platform or Kubernetes uses are refused."""
+    for team in teams:
+        if team in RESERVED_NAMESPACES or team.startswith("kube-"):
+            allowed = "any other lower-case name (not default, kube-*, " + ", ".join(sorted(RESERVED_NAMESPACES - {"default"})) + ")"
+            raise ValueError(f"team '{team}' would get namespace '{team}', which the platform or Kubernetes uses; allowed: {allowed}")
+
+
+def namespace_labels(team: str) -> dict[str, str]:
+    """Pod Security Admission `restricted` (enforced, audited and warned, at the cluster's version) and the team."""
+    labels = {f"pod-security.kubernetes.io/{mode}": PSA_LEVEL for mode in ("enforce", "audit", "warn")}
+    labels |= {f"pod-security.kubernetes.io/{mode}-version": "latest" for mode in ("enforce", "audit", "warn")}
+    return {**labels, "ai-infra/team": team}
+
+
+def quota_hard(amounts: dict[str, int]) -> dict[str, str]:
+    """ResourceQuota `hard` from admissible amounts (memory in GiB); GPUs and TPU chips always appear (0 where
+    the cluster has none), extended resources as `requests.<name>` (the only form quota allows for them)."""
+    hard = {"requests.cpu": str(amounts["cpu"]), "requests.memory": f"{amounts['memory']}Gi"}
+    for resource in sorted({NVIDIA_GPU, TPU_CHIP, *amounts} - {"cpu", "memory"}):
+        hard[f"requests.{resource}"] = str(amounts.get(resource, 0))
+    return hard
+
+
+@dataclass(frozen=True)
+class TenancyArgs:
+    environment: str
+    """The Kueue cohort every team's ClusterQueue joins."""
+    teams: dict[str, TeamSpec]
+    """Teams of the spec; each gets a namespace, quotas and queues."""
+    flavors: list[Flavor]
+    """The cluster's accelerator flavors (see `queues.flavors`)."""
+    cluster: pulumi.Resource
+    """The cluster component: every object is `deleted_with` it."""
+    retain_namespaces: bool = False
+    """Keep a team's namespace (its PVCs and workloads) in the cluster when the team leaves the config or the stack
+    is destroyed; Pulumi only forgets it. Default off; the composition turns it on where the platform protects
+    stateful resources."""
+
+
+class Tenancy(pulumi.ComponentResource):
+    """`ai-infra:kubernetes:Tenancy`. Children: `<name>-kueue`, `<name>-priority-<class>`, `<name>-flavor-default`,
+    `<name>-flavor-<flavor>`, and a `Team` `<name>-<team>` per team."""
+
+    def __init__(self, name: str, args: TenancyArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("ai-infra:kubernetes:Tenancy", name, None, opts)
+        check_team_names(args.teams)
+        self.kueue = charts.release(f"{name}-kueue", charts.KUEUE, KUEUE_NAMESPACE, {}, child_opts(self, args.cluster),
+                                    release_name="kueue", create_namespace=True)
+        for class_name, (value, preemption, description) in PRIORITY_CLASSES.items():
+            k8s.scheduling.v1.PriorityClass(
+                f"{name}-priority-{class_name}", metadata=k8s.meta.v1.ObjectMetaArgs(name=class_name),
+                value=value, preemption_policy=preemption, global_default=False, description=description,
+                opts=child_opts(self, args.cluster))
+        flavor_objects = [custom_resource(f"{name}-flavor-default", resource_flavor(None),
+                                          child_opts(self, args.cluster, [self.kueue]))]
+        flavor_objects += [custom_resource(f"{name}-flavor-{f.name}", resource_flavor(f),
+                                           child_opts(self, args.cluster, [self.kueue])) for f in args.flavors]
+        self.teams = {
+            team: Team(f"{name}-{team}", TeamArgs(team, args, [self.kueue, *flavor_objects]),
+                       pulumi.ResourceOptions(parent=self))
+            for team in args.teams
+        }
+        self.register_outputs({"teams": list(self.teams), "flavors": [f.name for f in args.flavors]})
+
+
+@dataclass(frozen=True)
+class TeamArgs:
+    team: str
+    """The team's name, which is also its namespace and ClusterQueue name."""
+    tenancy: TenancyArgs
+    """The cohort, all teams (borrowing ceilings need them) and the flavors."""
+    kueue_ready: list[pulumi.Resource]
+    """Kueue and the flavors, which the queues need."""
+
+
+class Team(pulumi.ComponentResource):
+    """`ai-infra:kubernetes:Team`. Children: `<name>-namespace`, `-network-policy`, `-quota`, `-limits`,
+    `-cluster-queue`, `-local-queue`."""
+
+    def __init__(self, name: str, args: TeamArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("ai-infra:kubernetes:Team", name, None, opts)
+        team, tenancy, cluster = args.team, args.tenancy, args.tenancy.cluster
+        spec = tenancy.teams[team]
+        retain = pulumi.ResourceOptions(retain_on_delete=tenancy.retain_namespaces)
+        self.namespace = namespace(f"{name}-namespace", team, namespace_labels(team),
+                                   pulumi.ResourceOptions.merge(child_opts(self, cluster), retain))
+        in_ns = child_opts(self, cluster, [self.namespace])
+        meta = lambda object_name: k8s.meta.v1.ObjectMetaArgs(name=object_name, namespace=team)  # noqa: E731
+        # Default deny both ways; pods may talk to each other in the namespace and resolve names via cluster DNS.
+        same_namespace = [k8s.networking.v1.NetworkPolicyPeerArgs(pod_selector=k8s.meta.v1.LabelSelectorArgs())]
+        dns = k8s.networking.v1.NetworkPolicyPeerArgs(
+            namespace_selector=k8s.meta.v1.LabelSelectorArgs(match_labels={"kubernetes.io/metadata.name": "kube-system"}),
+            pod_selector=k8s.meta.v1.LabelSelectorArgs(match_labels={"k8s-app": "kube-dns"}))
+        k8s.networking.v1.NetworkPolicy(
+            f"{name}-network-policy", metadata=meta("default-deny"),
+            spec=k8s.networking.v1.NetworkPolicySpecArgs(
+                pod_selector=k8s.meta.v1.LabelSelectorArgs(),
+                policy_types=["Ingress", "Egress"],
+                ingress=[k8s.networking.v1.NetworkPolicyIngressRuleArgs(from_=same_namespace)],
+                egress=[
+                    k8s.networking.v1.NetworkPolicyEgressRuleArgs(to=same_namespace),
+                    k8s.networking.v1.NetworkPolicyEgressRuleArgs(to=[dns], ports=[
+                        k8s.networking.v1.NetworkPolicyPortArgs(protocol=protocol, port=DNS_PORT)
+                        for protocol in ("UDP", "TCP")]),
+                ]),
+            opts=in_ns)
+        k8s.core.v1.ResourceQuota(
+            f"{name}-quota", metadata=meta("team-quota"),
+            spec=k8s.core.v1.ResourceQuotaSpecArgs(hard=quota_hard(admissible(team, tenancy.teams, tenancy.flavors))),
+            opts=in_ns)
+        k8s.core.v1.LimitRange(
+            f"{name}-limits", metadata=meta("team-defaults"),
+            spec=k8s.core.v1.LimitRangeSpecArgs(limits=[
+                k8s.core.v1.LimitRangeItemArgs(type="Container", default_request=DEFAULT_REQUESTS)]),
+            opts=in_ns)
+        queue_ready = child_opts(self, cluster, [self.namespace, *args.kueue_ready])
+        self.cluster_queue = custom_resource(
+            f"{name}-cluster-queue", cluster_queue(team, spec, tenancy.flavors, tenancy.environment), queue_ready)
+        custom_resource(f"{name}-local-queue", local_queue(team),
+                        child_opts(self, cluster, [self.namespace, self.cluster_queue]))
+        self.register_outputs({"namespace": team})
