@@ -10,7 +10,8 @@ import pulumi
 import pulumi_azure_native as azure_native
 
 from components import catalog
-from components.spec import CapacityType, GpuDriver, GpuPoolSpec, SharingMode, accelerator_node_labels, accelerator_taint
+from components.k8s.sharing import sharing_node_labels
+from components.spec import CapacityType, Cloud, GpuDriver, GpuPoolSpec, SharingMode, accelerator_node_labels, accelerator_taint
 from components.spec.azure import AZURE_ZONES, aks_mig_profile, aks_pool_name
 
 from .context import AzureContext, grant
@@ -30,7 +31,10 @@ def node_taints(pool: GpuPoolSpec, row: catalog.GpuInstance) -> list[str]:
     return list(dict.fromkeys(taints))  # AKS rejects duplicate taints
 
 
-node_labels = accelerator_node_labels  # shared with the other clouds: the Kubernetes layer selects on them
+def node_labels(name: str, pool: GpuPoolSpec, row: catalog.GpuInstance) -> dict[str, str]:
+    """The labels every cloud puts on accelerator pools (the Kubernetes layer selects on them), plus the
+    device-plugin config label for time-slicing; AKS itself creates MIG instances, so MIG needs no label."""
+    return {**accelerator_node_labels(name, pool, row), **sharing_node_labels(Cloud.AZURE, row.accelerator, pool.sharing, False)}
 
 
 def capacity_settings(pool: GpuPoolSpec) -> dict[str, object]:

@@ -17,6 +17,7 @@ from components.spec import (
     resolve_gpu_pool,
     resolve_tpu,
 )
+from components.spec.platform import RESERVED_TEAM_NAMES
 
 # Namespaces the layer installs into. Team namespaces may not take these names (see `RESERVED_NAMESPACES`).
 GPU_NAMESPACE = "gpu-operator"
@@ -25,7 +26,8 @@ KUEUE_NAMESPACE = "kueue-system"
 MONITORING_NAMESPACE = "monitoring"
 NEURON_NAMESPACE = "kube-system"
 """The Neuron chart puts its device plugin in kube-system whatever the release namespace."""
-RESERVED_NAMESPACES = frozenset({"default", GPU_NAMESPACE, KUEUE_NAMESPACE, MONITORING_NAMESPACE, "gmp-public", "gmp-system"})
+RESERVED_NAMESPACES = RESERVED_TEAM_NAMES  # the spec refuses these team names up front
+assert {GPU_NAMESPACE, KUEUE_NAMESPACE, MONITORING_NAMESPACE} <= RESERVED_NAMESPACES
 
 NVIDIA_GPU = "nvidia.com/gpu"
 NEURON_DEVICE = "aws.amazon.com/neuron"

@@ -1,14 +1,173 @@
-"""AWS-specific platform settings (owned by the AWS components; no cloud SDK imports here)."""
+"""AWS-specific platform settings, the AWS-only semantic checks, and the pure AWS rules they share with the
+AWS components (zones, retention values, lifecycle gaps). No cloud SDK imports here."""
 
 from __future__ import annotations
 
-from .cloud import CloudSpec
+import enum
+import re
+from collections.abc import Iterator
+
+from .cloud import CloudSpec, RegionSpec
+from .common import Cloud
+from .compute import CapacityType, GpuPoolSpec, Placement
+from .endpoint import GlobalRouting
+
+Path = tuple[str | int, ...]
+Issue = tuple[Path, str]
+
+
+class FlowLogDestination(str, enum.Enum):
+    """Where VPC flow logs (all traffic, accepted and rejected) are delivered."""
+
+    CLOUDWATCH = "cloudwatch"
+    """A CloudWatch log group encrypted with the region's KMS key, kept `flow_log_retention_days`. Default."""
+    S3 = "s3"
+    """The region's log bucket (SSE-S3, the only encryption S3 log delivery and ALB access logs support);
+    cheaper for large volumes, queried with Athena."""
+
+
+class WarmStorageClass(str, enum.Enum):
+    """The S3 storage class objects move to at `tiering.warm_after_days`."""
+
+    STANDARD_IA = "standard_ia"
+    """S3 Standard-Infrequent Access: cheaper storage, per-GB retrieval fee, 30-day minimum. Default."""
+    INTELLIGENT_TIERING = "intelligent_tiering"
+    """S3 Intelligent-Tiering: S3 moves objects between access tiers itself; a small monitoring fee per object."""
+
+
+class LoadBalancerKind(str, enum.Enum):
+    """The regional load balancer in front of an inference service."""
+
+    APPLICATION = "application"
+    """Application Load Balancer: HTTPS listener, HTTP health checks, AWS WAF. Default."""
+    NETWORK = "network"
+    """Network Load Balancer: TLS listener, lower latency for gRPC/streaming; no WAF (set global_endpoint.waf: false)."""
 
 
 class AwsCloudSpec(CloudSpec):
-    """AWS regions of the platform. Credentials and the default region come from the usual `aws:` stack config."""
+    """AWS regions of the platform. Credentials come from the usual AWS sources (profile, environment, SSO);
+    every regional resource sets its own `region`, so one provider serves all regions."""
+
+    flow_log_destination: FlowLogDestination = FlowLogDestination.CLOUDWATCH
+    """Where VPC flow logs go. Default: a KMS-encrypted CloudWatch log group per region."""
+    warm_storage_class: WarmStorageClass = WarmStorageClass.STANDARD_IA
+    """Storage class for the `warm` tier of every bucket. Default `standard_ia`."""
+    inference_load_balancer: LoadBalancerKind = LoadBalancerKind.APPLICATION
+    """Load balancer type for regional inference endpoints. Default `application` (ALB)."""
 
 
-def extra_checks(platform, cloud_spec: AwsCloudSpec) -> list:  # noqa: ANN001
+# --- Pure AWS rules shared with components/aws ---------------------------------------------------------------
+
+# CloudWatch Logs accepts only these retention periods (PutRetentionPolicy, retentionInDays).
+CLOUDWATCH_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557,
+                             2922, 3288, 3653)
+# S3 rejects a lifecycle rule whose next transition comes less than 30 days after STANDARD_IA
+# ("'Days' ... must be 30 days more than ... STANDARD_IA"): objects stay in IA at least 30 days.
+S3_IA_MIN_STAY_DAYS = 30
+SYSTEM_POOL = "system"
+_RESERVATION_ID = re.compile(r"^cr-[0-9a-f]{17}$")
+_IAM_PRINCIPAL = re.compile(r"^arn:aws(-[a-z]+)*:iam::\d{12}:(role|user)/[\w+=,.@/-]+$")
+_ACM_CERTIFICATE = re.compile(r"^arn:aws(-[a-z]+)*:acm:(?P<region>[a-z0-9-]+):\d{12}:certificate/[0-9a-f-]+$")
+_HOSTED_ZONE = re.compile(r"^Z[A-Z0-9]{1,31}$")
+
+
+def zone_name_pattern(region: str) -> re.Pattern[str]:
+    """AWS availability zone names of a region: the region plus one letter (us-east-1a)."""
+    return re.compile(rf"^{re.escape(region)}[a-z]$")
+
+
+def single_subnet(pool: GpuPoolSpec) -> bool:
+    """Whether a pool's nodes must share one subnet: EFA traffic is not routed between subnets, and a cluster
+    placement group lives in one zone. Capacity blocks and reservations are already pinned to one zone."""
+    return pool.efa or placement_group(pool)
+
+
+def placement_group(pool: GpuPoolSpec) -> bool:
+    """Whether a pool gets a cluster placement group: only on request, and never on capacity blocks or
+    reservations (EC2 places reserved capacity itself; a placement group makes launches fail there)."""
+    reserved = pool.capacity in (CapacityType.CAPACITY_BLOCK, CapacityType.RESERVED)
+    return pool.placement is Placement.COMPACT and not reserved
+
+
+# --- Checks -------------------------------------------------------------------------------------------------
+
+
+def extra_checks(platform, cloud_spec: AwsCloudSpec) -> list[Issue]:  # noqa: ANN001
     """AWS-only semantic checks: (path relative to platform, message) issues."""
-    return []
+    base: Path = ("clouds", Cloud.AWS.value)
+    issues: list[Issue] = []
+    for region, spec in cloud_spec.regions.items():
+        issues += list(_check_region(cloud_spec, region, spec, (*base, "regions", region)))
+    issues += list(_check_global_endpoint(cloud_spec, (*base, "global_endpoint")))
+    return issues
+
+
+def _check_global_endpoint(cloud_spec: AwsCloudSpec, path: Path) -> Iterator[Issue]:
+    endpoint = cloud_spec.global_endpoint
+    if endpoint is None:
+        return
+    if endpoint.certificate:
+        yield ((*path, "certificate"), "not used on AWS: Global Accelerator passes TLS through to the regional load balancers; "
+                                       "set inference.certificate (an ACM certificate ARN) in each region instead")
+    if endpoint.waf and cloud_spec.inference_load_balancer is LoadBalancerKind.NETWORK:
+        yield ((*path, "waf"), "AWS WAF attaches to Application Load Balancers only and inference_load_balancer is 'network'; "
+                               "set waf: false, or use inference_load_balancer 'application'")
+    if endpoint.routing is GlobalRouting.LATENCY_DNS and endpoint.hosted_zone_id and not _HOSTED_ZONE.match(endpoint.hosted_zone_id):
+        yield ((*path, "hosted_zone_id"), f"'{endpoint.hosted_zone_id}' is not a Route 53 hosted zone ID (for example Z0123456789ABCDEFGHIJ)")
+
+
+def _check_region(cloud_spec: AwsCloudSpec, region: str, spec: RegionSpec, path: Path) -> Iterator[Issue]:
+    net = spec.network
+    if net.flow_log_retention_days not in CLOUDWATCH_RETENTION_DAYS:
+        allowed = ", ".join(map(str, CLOUDWATCH_RETENTION_DAYS))
+        yield ((*path, "network", "flow_log_retention_days"),
+               f"got {net.flow_log_retention_days}; CloudWatch Logs keeps logs for one of these periods only (days): {allowed}")
+    if spec.cluster is not None:
+        for i, admin in enumerate(spec.cluster.admins):
+            if not _IAM_PRINCIPAL.match(admin):
+                yield ((*path, "cluster", "admins", i), f"'{admin}' is not an IAM role or user ARN; EKS access entries take "
+                                                        "arn:aws:iam::<account>:role/<name> or arn:aws:iam::<account>:user/<name>")
+    if spec.inference is not None and spec.cluster is None:
+        yield ((*path, "inference"), "inference on AWS is served by the region's EKS cluster (IP targets); add `cluster:` to this region")
+    if spec.inference is not None and spec.inference.certificate:
+        yield from _check_certificate(region, spec.inference.certificate, (*path, "inference", "certificate"))
+    for name, pool in spec.gpu_pools.items():
+        yield from _check_pool(region, spec, pool, (*path, "gpu_pools", name))
+    for name, bucket in spec.buckets.items():
+        yield from _check_lifecycle(cloud_spec, bucket.tiering, (*path, "buckets", name, "tiering"))
+
+
+def _check_certificate(region: str, arn: str, path: Path) -> Iterator[Issue]:
+    match = _ACM_CERTIFICATE.match(arn)
+    if match is None:
+        yield (path, f"'{arn}' is not an ACM certificate ARN (arn:aws:acm:{region}:<account>:certificate/<id>)")
+    elif match["region"] != region:
+        yield (path, f"certificate '{arn}' is in {match['region']}; a load balancer in {region} needs an ACM certificate from {region}")
+
+
+def _check_pool(region: str, spec: RegionSpec, pool: GpuPoolSpec, path: Path) -> Iterator[Issue]:
+    if path[-1] == SYSTEM_POOL:
+        yield (path, f"'{SYSTEM_POOL}' is the cluster's CPU pool (node label ai-infra/pool={SYSTEM_POOL}); name this pool differently")
+    pattern = zone_name_pattern(region)
+    for i, zone in enumerate(pool.zones):
+        if not pattern.match(zone):
+            yield ((*path, "zones", i), f"'{zone}' is not an availability zone of {region}; AWS zones are named {region}a, {region}b, ...")
+    if len(pool.zones) > spec.network.zones:
+        yield ((*path, "zones"), f"{len(pool.zones)} zones given; this network spans {spec.network.zones}")
+    if single_subnet(pool) and len(pool.zones) > 1:
+        why = "EFA traffic is not routed between subnets" if pool.efa else "a cluster placement group lives in one zone"
+        yield ((*path, "zones"), f"{len(pool.zones)} zones given, but {why}; give one zone (or none: the network's first zone)")
+    if pool.reservation and not _RESERVATION_ID.match(pool.reservation):
+        kind = "Capacity Block" if pool.capacity is CapacityType.CAPACITY_BLOCK else "On-Demand Capacity Reservation"
+        yield ((*path, "reservation"), f"'{pool.reservation}' is not an EC2 {kind} ID; allowed: cr- followed by 17 hex digits")
+
+
+def _check_lifecycle(cloud_spec: AwsCloudSpec, tiering, path: Path) -> Iterator[Issue]:  # noqa: ANN001
+    warm = tiering.warm_after_days
+    if cloud_spec.warm_storage_class is not WarmStorageClass.STANDARD_IA or warm is None:
+        return
+    following = [(f, getattr(tiering, f)) for f in ("cold_after_days", "archive_after_days") if getattr(tiering, f) is not None]
+    if following and following[0][1] < warm + S3_IA_MIN_STAY_DAYS:
+        field, days = following[0]
+        yield ((*path, field), f"got {days}; objects must stay in STANDARD_IA at least {S3_IA_MIN_STAY_DAYS} days, so {field} "
+                               f"must be {warm + S3_IA_MIN_STAY_DAYS} or more (warm_after_days is {warm})")

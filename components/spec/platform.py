@@ -49,6 +49,10 @@ class CloudsSpec(SpecModel):
         return [(cloud, spec) for cloud in Cloud if (spec := getattr(self, cloud.value)) is not None]
 
 
+RESERVED_TEAM_NAMES = frozenset({"default", "gpu-operator", "kueue-system", "monitoring", "gmp-public", "gmp-system"})
+"""Namespaces the Kubernetes layer installs into (plus `kube-*`): a team namespace may not take them."""
+
+
 class TeamSpec(SpecModel):
     """A tenant team: a namespace, quotas and a Kueue queue on every cluster."""
 
@@ -111,6 +115,10 @@ class Platform(SpecModel):
     def _some_cloud(self) -> Platform:
         if not self.clouds.items():
             raise FieldError("clouds", "clouds needs at least one of aws, gcp, azure")
+        for team in self.teams:
+            if team in RESERVED_TEAM_NAMES or team.startswith("kube-"):
+                reserved = ", ".join(sorted(RESERVED_TEAM_NAMES))
+                raise FieldError("teams", f"team name '{team}' is reserved for a namespace the Kubernetes layer uses; not allowed: {reserved}, kube-*")
         return self
 
     @property
