@@ -1,0 +1,160 @@
+"""An EKS cluster: private API endpoint (public only by opt-in, CIDR-restricted), secrets envelope-encrypted with
+the region's KMS key, control-plane logs (api, audit, authenticator) in a KMS-encrypted log group, access entries
+instead of aws-auth, an OIDC provider for IRSA, the VPC CNI on its own IRSA role, and the system node group."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from ipaddress import IPv4Network
+
+import pulumi
+import pulumi_aws as aws
+
+from components.spec import ApiAccess, ClusterSpec
+
+from .context import AwsContext, render
+from .node_group import LaunchTemplateSettings, NodeGroupSettings, autoscaler_tags, launch_template, node_group, system_ami_type
+from .policies import assume_role, irsa_trust, managed_policy_arn
+
+LOG_TYPES = ("api", "audit", "authenticator")
+SYSTEM_INSTANCE_TYPE = "m6i.xlarge"
+SYSTEM_DISK_GIB = 100
+ADMIN_POLICY = "AmazonEKSClusterAdminPolicy"
+# Nodes get only what kubelet and image pulls need; the VPC CNI's ENI permissions go to its own IRSA role.
+NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryPullOnly")
+CNI_POLICY = "AmazonEKS_CNI_Policy"
+
+
+@dataclass(frozen=True)
+class ClusterArgs:
+    context: AwsContext
+    spec: ClusterSpec
+    subnet_ids: Sequence[pulumi.Input[str]]
+    """Private subnets for the control-plane interfaces and the system nodes."""
+    kms_key_arn: pulumi.Input[str]
+    service_cidr: IPv4Network
+    log_retention_days: int
+    """Days control-plane logs are kept (the network's flow log retention: one audit look-back per region)."""
+
+
+class Cluster(pulumi.ComponentResource):
+    """`ai-infra:aws:Cluster`. Children: `<name>-cluster-role` (+ policy), `<name>-control-plane-logs`, `<name>-eks`,
+    `<name>-oidc`, `<name>-admin-<hash>` access entries, `<name>-node-role` (+ policies), `<name>-vpc-cni-role`,
+    `<name>-vpc-cni`, `<name>-system-lt`, `<name>-system-nodegroup`."""
+
+    cluster: aws.eks.Cluster
+    cluster_name: pulumi.Output[str]
+    security_group_id: pulumi.Output[str]
+    """The security group EKS gives the control plane and managed nodes."""
+    node_role_arn: pulumi.Output[str]
+    oidc_provider_arn: pulumi.Output[str]
+    oidc_issuer: pulumi.Output[str]
+    kubeconfig: pulumi.Output[str]
+    """Secret kubeconfig authenticating through `aws eks get-token` (no static credentials)."""
+    cni: aws.eks.Addon
+
+    def __init__(self, name: str, args: ClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("ai-infra:aws:Cluster", name, None, opts)
+        ctx, spec = args.context, args.spec
+        self._ctx, self._name = ctx, name
+        role = self._role("cluster-role", json.dumps(assume_role("eks.amazonaws.com")), ["AmazonEKSClusterPolicy"],
+                          "EKS control plane")
+        # Created before the cluster, so EKS writes into an encrypted group with a retention instead of its own.
+        logs = aws.cloudwatch.LogGroup(f"{name}-control-plane-logs", aws.cloudwatch.LogGroupArgs(
+            name=f"/aws/eks/{name}/cluster", kms_key_id=args.kms_key_arn, retention_in_days=args.log_retention_days,
+            region=ctx.region), opts=ctx.stateful(self))
+        public = spec.api_access is ApiAccess.PUBLIC_RESTRICTED
+        self.cluster = aws.eks.Cluster(f"{name}-eks", aws.eks.ClusterArgs(
+            name=name, role_arn=role.arn, version=spec.kubernetes_version,
+            vpc_config=aws.eks.ClusterVpcConfigArgs(
+                subnet_ids=list(args.subnet_ids), endpoint_private_access=True, endpoint_public_access=public,
+                public_access_cidrs=[str(c) for c in spec.authorized_cidrs] if public else None),
+            encryption_config=aws.eks.ClusterEncryptionConfigArgs(
+                resources=["secrets"], provider=aws.eks.ClusterEncryptionConfigProviderArgs(key_arn=args.kms_key_arn)),
+            enabled_cluster_log_types=list(LOG_TYPES),
+            access_config=aws.eks.ClusterAccessConfigArgs(
+                authentication_mode="API", bootstrap_cluster_creator_admin_permissions=True),
+            kubernetes_network_config=aws.eks.ClusterKubernetesNetworkConfigArgs(
+                service_ipv4_cidr=str(args.service_cidr), ip_family="ipv4"),
+            deletion_protection=ctx.protected,
+            region=ctx.region,
+        ), opts=pulumi.ResourceOptions(parent=self, depends_on=[logs, *role.attachments]))
+        self.cluster_name = self.cluster.name
+        self.security_group_id = self.cluster.vpc_config.cluster_security_group_id
+        self.oidc_issuer = self.cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)
+        oidc = aws.iam.OpenIdConnectProvider(f"{name}-oidc", aws.iam.OpenIdConnectProviderArgs(
+            url=self.oidc_issuer, client_id_lists=["sts.amazonaws.com"]), opts=pulumi.ResourceOptions(parent=self))
+        self.oidc_provider_arn = oidc.arn
+        for admin in spec.admins:
+            self._admin(admin)
+        node_role = self._role("node-role", json.dumps(assume_role("ec2.amazonaws.com")), NODE_POLICIES, "EKS nodes")
+        self.node_role_arn = node_role.arn
+        cni_trust = render(lambda arn, issuer: irsa_trust(arn, issuer, "kube-system", "aws-node"), oidc.arn, self.oidc_issuer)
+        cni_role = self._role("vpc-cni-role", cni_trust, [CNI_POLICY], "VPC CNI (aws-node) through IRSA")
+        self.cni = aws.eks.Addon(f"{name}-vpc-cni", aws.eks.AddonArgs(
+            cluster_name=self.cluster.name, addon_name="vpc-cni", service_account_role_arn=cni_role.arn,
+            # Network policy enforcement, so tenant namespaces can be isolated by the Kubernetes layer.
+            configuration_values=json.dumps({"enableNetworkPolicy": "true"}),
+            resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE", region=ctx.region,
+        ), opts=pulumi.ResourceOptions(parent=self, depends_on=cni_role.attachments))
+        system = spec.system_pool
+        instance_type = system.instance_type or SYSTEM_INSTANCE_TYPE
+        template = launch_template(f"{name}-system", self, ctx, args.kms_key_arn, LaunchTemplateSettings(SYSTEM_DISK_GIB))
+        self.system_nodes = node_group(f"{name}-system", self, ctx, template, NodeGroupSettings(
+            cluster_name=self.cluster.name, node_role_arn=node_role.arn, subnet_ids=list(args.subnet_ids),
+            instance_types=[instance_type], ami_type=system_ami_type(instance_type),
+            capacity_type="ON_DEMAND", min_nodes=system.min_nodes, max_nodes=system.max_nodes,
+            labels={"ai-infra/pool": "system"}, tags=self.cluster.name.apply(autoscaler_tags),
+            depends_on=[self.cni, *node_role.attachments]))
+        self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(
+            self.cluster.name, self.cluster.endpoint, self.cluster.certificate_authority.data,
+        ).apply(lambda v: kubeconfig(v[0], ctx.region, v[1], v[2])))
+        self.register_outputs({"name": self.cluster_name, "endpoint": self.cluster.endpoint,
+                               "oidc_provider_arn": self.oidc_provider_arn})
+
+    def _role(self, suffix: str, trust: pulumi.Input[str], policies: Sequence[str], purpose: str) -> _Role:
+        """`<name>-<suffix>` with a trust policy (JSON) and AWS managed policies attached."""
+        ctx, name = self._ctx, self._name
+        role = aws.iam.Role(f"{name}-{suffix}", aws.iam.RoleArgs(
+            assume_role_policy=trust, description=f"ai-infra {name}: {purpose}"), opts=pulumi.ResourceOptions(parent=self))
+        attachments = [
+            aws.iam.RolePolicyAttachment(f"{name}-{suffix}-{policy}", aws.iam.RolePolicyAttachmentArgs(
+                role=role.name, policy_arn=pulumi.Output.from_input(ctx.partition).apply(lambda p, n=policy: managed_policy_arn(p, n))),
+                opts=pulumi.ResourceOptions(parent=self))
+            for policy in policies
+        ]
+        return _Role(role.arn, attachments)
+
+    def _admin(self, principal_arn: str) -> None:
+        suffix = hashlib.sha256(principal_arn.encode()).hexdigest()[:8]  # stable whatever the list order
+        entry = aws.eks.AccessEntry(f"{self._name}-admin-{suffix}", aws.eks.AccessEntryArgs(
+            cluster_name=self.cluster.name, principal_arn=principal_arn, type="STANDARD", region=self._ctx.region),
+            opts=pulumi.ResourceOptions(parent=self))
+        aws.eks.AccessPolicyAssociation(f"{self._name}-admin-{suffix}-policy", aws.eks.AccessPolicyAssociationArgs(
+            cluster_name=self.cluster.name, principal_arn=entry.principal_arn,
+            policy_arn=pulumi.Output.from_input(self._ctx.partition).apply(
+                lambda p: f"arn:{p}:eks::aws:cluster-access-policy/{ADMIN_POLICY}"),
+            access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"), region=self._ctx.region),
+            opts=pulumi.ResourceOptions(parent=self))
+
+
+@dataclass(frozen=True)
+class _Role:
+    arn: pulumi.Output[str]
+    attachments: list[aws.iam.RolePolicyAttachment]
+
+
+def kubeconfig(cluster_name: str, region: str, endpoint: str, ca_data: str) -> str:
+    """Kubeconfig (JSON, which is valid YAML) that gets a token from `aws eks get-token` on every use."""
+    user = {"exec": {"apiVersion": "client.authentication.k8s.io/v1beta1", "command": "aws",
+                     "args": ["eks", "get-token", "--cluster-name", cluster_name, "--region", region, "--output", "json"],
+                     "interactiveMode": "Never"}}
+    return json.dumps({
+        "apiVersion": "v1", "kind": "Config", "current-context": cluster_name,
+        "clusters": [{"name": cluster_name, "cluster": {"server": endpoint, "certificate-authority-data": ca_data}}],
+        "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
+        "users": [{"name": cluster_name, "user": user}],
+    })

@@ -1,0 +1,107 @@
+"""FSx for Lustre: PERSISTENT_2 (or SCRATCH_2 for dev) in one private subnet, KMS-encrypted, Lustre ports open to
+the cluster only, logs in a KMS-encrypted log group, and a data repository association to an S3 prefix with
+automatic import and export."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_aws as aws
+
+from components import catalog
+from components.spec import LustreSpec
+
+from .context import AwsContext
+
+LUSTRE_VERSION = "2.15"
+# Lustre traffic: 988 (LNet) and 1018-1023 (FSx for Lustre "Security group rules" in the Lustre user guide).
+LUSTRE_PORTS = ((988, 988), (1018, 1023))
+S3_EVENTS = ["NEW", "CHANGED", "DELETED"]
+PERSISTENT = "PERSISTENT_2"
+
+
+@dataclass(frozen=True)
+class BucketLink:
+    bucket: pulumi.Input[str]
+    """Physical name of the linked bucket."""
+    prefix: str
+    """Prefix inside the bucket linked to the file system root ('' = the whole bucket)."""
+
+
+@dataclass(frozen=True)
+class LustreArgs:
+    context: AwsContext
+    spec: LustreSpec
+    tier: catalog.LustreTier
+    """The catalog tier (deployment type, throughput), validated by the spec checks."""
+    vpc_id: pulumi.Input[str]
+    subnet_id: pulumi.Input[str]
+    """FSx for Lustre file systems live in one subnet (one zone)."""
+    kms_key_arn: pulumi.Input[str]
+    log_retention_days: int
+    client_security_group_id: pulumi.Input[str] | None = None
+    """The cluster's security group: the only clients admitted. Default: none (see `client_cidrs`)."""
+    client_cidrs: Sequence[str] = ()
+    """Client ranges when the region has no cluster (its private node subnets). Default none."""
+    link: BucketLink | None = None
+    """S3 data repository association. Default: none."""
+
+
+class Lustre(pulumi.ComponentResource):
+    """`ai-infra:aws:Lustre`. Children: `<name>-sg`, `<name>-nodes-from-lustre-<port>` (cluster side), `<name>-logs`,
+    `<name>-fs` (protected and kept outside dev), `<name>-s3-link`."""
+
+    filesystem: aws.fsx.LustreFileSystem
+
+    def __init__(self, name: str, args: LustreArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("ai-infra:aws:Lustre", name, None, opts)
+        ctx, spec, tier = args.context, args.spec, args.tier
+        child = pulumi.ResourceOptions(parent=self)
+        clients = [args.client_security_group_id] if args.client_security_group_id is not None else []
+
+        def rules(kind: type, description: str) -> list:  # noqa: ANN001
+            return [kind(protocol="tcp", from_port=low, to_port=high, self=True, security_groups=clients or None,
+                         cidr_blocks=list(args.client_cidrs) or None, description=description)
+                    for low, high in LUSTRE_PORTS]
+
+        group = aws.ec2.SecurityGroup(f"{name}-sg", aws.ec2.SecurityGroupArgs(
+            vpc_id=args.vpc_id, description=f"Lustre traffic of {name}: its servers and the cluster only",
+            ingress=rules(aws.ec2.SecurityGroupIngressArgs, "Lustre from its servers and the cluster"),
+            egress=rules(aws.ec2.SecurityGroupEgressArgs, "Lustre to its servers and the cluster"),
+            tags={"Name": f"{name}-lustre"}, region=ctx.region), opts=child)
+        if args.client_security_group_id is not None:
+            # Lustre servers also open connections to their clients (Lustre client rules in the FSx guide).
+            for low, high in LUSTRE_PORTS:
+                aws.vpc.SecurityGroupIngressRule(f"{name}-nodes-from-lustre-{low}", aws.vpc.SecurityGroupIngressRuleArgs(
+                    security_group_id=args.client_security_group_id, referenced_security_group_id=group.id,
+                    ip_protocol="tcp", from_port=low, to_port=high, description=f"Lustre from {name}", region=ctx.region),
+                    opts=child)
+        logs = aws.cloudwatch.LogGroup(f"{name}-logs", aws.cloudwatch.LogGroupArgs(
+            name=f"/aws/fsx/lustre/{name}", kms_key_id=args.kms_key_arn, retention_in_days=args.log_retention_days,
+            region=ctx.region), opts=ctx.stateful(self))
+        persistent = tier.service_name == PERSISTENT
+        self.filesystem = aws.fsx.LustreFileSystem(f"{name}-fs", aws.fsx.LustreFileSystemArgs(
+            storage_capacity=spec.size_gib, storage_type="SSD", deployment_type=tier.service_name,
+            # subnet_ids is one ID in pulumi-aws v7 (FSx for Lustre supports one subnet).
+            # SCRATCH_2 takes neither: its throughput is fixed and FSx encrypts it with an AWS-owned key.
+            per_unit_storage_throughput=tier.throughput_mbps_per_tib if persistent else None,
+            kms_key_id=args.kms_key_arn if persistent else None,
+            subnet_ids=args.subnet_id, security_group_ids=[group.id], file_system_type_version=LUSTRE_VERSION,
+            data_compression_type="LZ4", copy_tags_to_backups=True,
+            log_configuration=aws.fsx.LustreFileSystemLogConfigurationArgs(level="WARN_ERROR", destination=logs.arn),
+            tags={"Name": name, **({"data-zone": spec.data_zone} if spec.data_zone else {})},
+            region=ctx.region), opts=ctx.stateful(self))
+        if args.link is not None:
+            prefix = args.link.prefix.strip("/")
+            aws.fsx.DataRepositoryAssociation(f"{name}-s3-link", aws.fsx.DataRepositoryAssociationArgs(
+                file_system_id=self.filesystem.id, file_system_path="/",
+                data_repository_path=pulumi.Output.concat("s3://", args.link.bucket, "/", f"{prefix}/" if prefix else ""),
+                batch_import_meta_data_on_create=True, delete_data_in_filesystem=False,
+                s3=aws.fsx.DataRepositoryAssociationS3Args(
+                    auto_import_policy=aws.fsx.DataRepositoryAssociationS3AutoImportPolicyArgs(events=S3_EVENTS),
+                    auto_export_policy=aws.fsx.DataRepositoryAssociationS3AutoExportPolicyArgs(events=S3_EVENTS)),
+                region=ctx.region), opts=child)
+        self.register_outputs({"id": self.filesystem.id, "dns_name": self.filesystem.dns_name,
+                               "mount_name": self.filesystem.mount_name})

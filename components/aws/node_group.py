@@ -1,0 +1,253 @@
+"""EKS managed node groups: the launch template every pool shares (encrypted gp3 root volume with the region's
+KMS key, IMDSv2 with hop limit 1, tagged instances) and the GPU/accelerator pool component: AMI type by vendor,
+capacity type, spot diversification, taints and labels, EFA interfaces and cluster placement groups."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_aws as aws
+
+from components import catalog
+from components.k8s.sharing import sharing_node_labels
+from components.spec import CapacityType, Cloud, GpuDriver, GpuPoolSpec, accelerator_node_labels, accelerator_taint
+from components.spec.aws import placement_group, single_subnet
+
+from .context import AwsContext
+
+ROOT_DEVICE = "/dev/xvda"  # root device of the EKS AL2023 AMIs
+MAX_SPOT_TYPES = 4  # the resolved type plus up to 3 alternatives; the autoscaler sizes the group by the first
+DESIRED_SIZE = "scalingConfig.desiredSize"  # owned by the cluster autoscaler after creation
+_EFFECT = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
+_CAPACITY = {CapacityType.ON_DEMAND: "ON_DEMAND", CapacityType.SPOT: "SPOT", CapacityType.RESERVED: "ON_DEMAND",
+             CapacityType.CAPACITY_BLOCK: "CAPACITY_BLOCK"}
+_AUTOSCALER = "k8s.io/cluster-autoscaler"
+_GRAVITON = re.compile(r"^(a1|[a-z]+\d+g[a-z]*)\.")
+# EFA devices per instance type (= network cards carrying an EFA interface), from the `vpc.amazonaws.com/efa`
+# resource in aws/karpenter-provider-aws@1d927085 website/content/en/preview/reference/instance-types.md
+# (generated from EC2 DescribeInstanceTypes). Types with EFA not listed here get one interface.
+EFA_INTERFACES = {
+    "p5.48xlarge": 32, "p5e.48xlarge": 32, "p5en.48xlarge": 16, "p4d.24xlarge": 4, "p4de.24xlarge": 4,
+    "p6-b200.48xlarge": 8, "trn1.32xlarge": 8, "trn2.48xlarge": 16, "g6e.24xlarge": 2, "g6e.48xlarge": 4,
+}
+
+
+def ami_type(row: catalog.GpuInstance, pool: GpuPoolSpec) -> str:
+    """EKS AMI type: AL2023 Neuron for Trainium/Inferentia; AL2023 NVIDIA (driver preinstalled) for GPUs, or
+    the standard AL2023 AMI when the NVIDIA GPU Operator installs the driver."""
+    if row.vendor == "aws-neuron":
+        return "AL2023_x86_64_NEURON"
+    return "AL2023_x86_64_STANDARD" if pool.driver is GpuDriver.OPERATOR else "AL2023_x86_64_NVIDIA"
+
+
+def system_ami_type(instance_type: str) -> str:
+    """AL2023 AMI type for a CPU instance type: ARM64 for Graviton families (a1, and a `g` after the generation:
+    m7g, c7gn, r8g, t4g, m6gd), x86_64 otherwise."""
+    return "AL2023_ARM_64_STANDARD" if _GRAVITON.match(instance_type) else "AL2023_x86_64_STANDARD"
+
+
+def capacity_type(pool: GpuPoolSpec) -> str:
+    """EKS capacity type. Reservations (ODCR) are on-demand capacity targeted by the launch template."""
+    return _CAPACITY[pool.capacity]
+
+
+def efa_interfaces(row: catalog.GpuInstance) -> int:
+    return EFA_INTERFACES.get(row.instance_type, 1) if row.efa else 0
+
+
+def instance_types(row: catalog.GpuInstance, pool: GpuPoolSpec) -> list[str]:
+    """The resolved type; for spot also up to MAX_SPOT_TYPES - 1 types with the same accelerator model and count
+    (more spot pools to draw from). With EFA, only alternatives with the same EFA interface count (the launch
+    template's interfaces must fit every type)."""
+    types = [row.instance_type]
+    if pool.capacity is CapacityType.SPOT:
+        alternatives = [alt for alt in catalog.spot_alternatives(row) if not pool.efa or efa_interfaces(alt) == efa_interfaces(row)]
+        types += [alt.instance_type for alt in alternatives][: MAX_SPOT_TYPES - 1]
+    return types
+
+
+def node_taints(row: catalog.GpuInstance, pool: GpuPoolSpec) -> list[aws.eks.NodeGroupTaintArgs]:
+    """The accelerator taint first, then the pool's own; one taint per key and effect (EKS rejects duplicates)."""
+    key, value, effect = accelerator_taint(row)
+    seen: dict[tuple[str, str], aws.eks.NodeGroupTaintArgs] = {}
+    for k, v, e in [(key, value, effect), *((t.key, t.value, t.effect) for t in pool.taints)]:
+        seen.setdefault((k, e), aws.eks.NodeGroupTaintArgs(key=k, value=v or None, effect=_EFFECT[e]))
+    return list(seen.values())
+
+
+def autoscaler_tags(cluster_name: str) -> dict[str, str]:
+    """Cluster Autoscaler auto-discovery tags. EKS puts them on the node group's Auto Scaling group itself; on the
+    node group they let inventory and cost tooling see which groups the autoscaler owns."""
+    return {f"{_AUTOSCALER}/enabled": "true", f"{_AUTOSCALER}/{cluster_name}": "owned"}
+
+
+def scale_from_zero_resources(row: catalog.GpuInstance, pool: GpuPoolSpec) -> dict[str, int]:
+    """Extended resources the Cluster Autoscaler can't derive from the instance type when the group is empty.
+    (It reads labels and taints from the EKS node group and knows NVIDIA GPU counts per type.)"""
+    resources = {"aws.amazon.com/neuron": row.accelerator_count} if row.vendor == "aws-neuron" else {}
+    if pool.efa:
+        resources["vpc.amazonaws.com/efa"] = efa_interfaces(row)
+    return resources
+
+
+@dataclass(frozen=True)
+class LaunchTemplateSettings:
+    disk_size_gib: int
+    """Encrypted gp3 root volume size."""
+    network_interfaces: Sequence[aws.ec2.LaunchTemplateNetworkInterfaceArgs] = ()
+    """EFA interfaces. Default none: the node group's default interface with the cluster security group."""
+    placement_group_name: pulumi.Input[str] | None = None
+    """Cluster placement group. Default: none."""
+    market_type: str | None = None
+    """`capacity-block` for Capacity Blocks. Default: none (on-demand; spot is the node group's capacity type)."""
+    reservation_id: str | None = None
+    """Capacity reservation or Capacity Block to launch into. Default: none."""
+
+
+def launch_template(name: str, parent: pulumi.Resource, ctx: AwsContext, kms_key_arn: pulumi.Input[str],
+                    settings: LaunchTemplateSettings) -> aws.ec2.LaunchTemplate:
+    """`<name>-lt`: encrypted root volume, IMDSv2 only and unreachable from pods (hop limit 1: pods use IRSA),
+    platform tags on instances, volumes and interfaces (provider default tags stop at the template)."""
+    tags = {**ctx.labels, "Name": name}
+    return aws.ec2.LaunchTemplate(f"{name}-lt", aws.ec2.LaunchTemplateArgs(
+        description=f"ai-infra node group {name}",
+        block_device_mappings=[aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
+            device_name=ROOT_DEVICE,
+            ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
+                volume_size=settings.disk_size_gib, volume_type="gp3", encrypted="true", kms_key_id=kms_key_arn,
+                delete_on_termination="true"))],
+        metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
+            http_endpoint="enabled", http_tokens="required", http_put_response_hop_limit=1, instance_metadata_tags="disabled"),
+        network_interfaces=list(settings.network_interfaces) or None,
+        placement=aws.ec2.LaunchTemplatePlacementArgs(group_name=settings.placement_group_name) if settings.placement_group_name else None,
+        instance_market_options=aws.ec2.LaunchTemplateInstanceMarketOptionsArgs(market_type=settings.market_type) if settings.market_type else None,
+        capacity_reservation_specification=aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(
+            capacity_reservation_target=aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(
+                capacity_reservation_id=settings.reservation_id)) if settings.reservation_id else None,
+        tag_specifications=[aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=tags)
+                            for kind in ("instance", "volume", "network-interface")],
+        update_default_version=True,
+        region=ctx.region,
+    ), opts=pulumi.ResourceOptions(parent=parent))
+
+
+@dataclass(frozen=True)
+class NodeGroupSettings:
+    cluster_name: pulumi.Input[str]
+    node_role_arn: pulumi.Input[str]
+    subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
+    instance_types: Sequence[str]
+    ami_type: str
+    capacity_type: str
+    min_nodes: int
+    max_nodes: int
+    labels: Mapping[str, str]
+    taints: Sequence[aws.eks.NodeGroupTaintArgs] = ()
+    """Default: no taints."""
+    tags: pulumi.Input[Mapping[str, str]] | None = None
+    """Tags of the node group resource besides the provider's default tags. Default: none."""
+    depends_on: Sequence[pulumi.Resource] = ()
+    """Resources the nodes need first. Default: none."""
+
+
+def node_group(name: str, parent: pulumi.Resource, ctx: AwsContext, template: aws.ec2.LaunchTemplate,
+               settings: NodeGroupSettings) -> aws.eks.NodeGroup:
+    """`<name>-nodegroup`, starting at min size; the desired size then belongs to the autoscaler (ignore_changes)."""
+    return aws.eks.NodeGroup(f"{name}-nodegroup", aws.eks.NodeGroupArgs(
+        cluster_name=settings.cluster_name, node_role_arn=settings.node_role_arn, subnet_ids=settings.subnet_ids,
+        instance_types=list(settings.instance_types), ami_type=settings.ami_type, capacity_type=settings.capacity_type,
+        scaling_config=aws.eks.NodeGroupScalingConfigArgs(
+            min_size=settings.min_nodes, max_size=settings.max_nodes, desired_size=settings.min_nodes),
+        update_config=aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=1),
+        launch_template=aws.eks.NodeGroupLaunchTemplateArgs(id=template.id, version=template.latest_version.apply(str)),
+        labels=dict(settings.labels), taints=list(settings.taints) or None, tags=settings.tags,
+        region=ctx.region,
+    ), opts=pulumi.ResourceOptions(parent=parent, ignore_changes=[DESIRED_SIZE], depends_on=list(settings.depends_on)))
+
+
+@dataclass(frozen=True)
+class GpuNodePoolArgs:
+    context: AwsContext
+    pool_name: str
+    pool: GpuPoolSpec
+    instance: catalog.GpuInstance
+    """Catalog row of the pool's instance type (resolved and validated by the spec checks)."""
+    cluster_name: pulumi.Input[str]
+    node_role_arn: pulumi.Input[str]
+    cluster_security_group_id: pulumi.Input[str]
+    """EKS cluster security group; EFA interfaces carry it (all traffic within the group is allowed, as EFA needs)."""
+    zone_names: pulumi.Output[list[str]]
+    subnet_ids: Sequence[pulumi.Output[str]]
+    """Private node subnets, in zone order."""
+    kms_key_arn: pulumi.Input[str]
+    depends_on: Sequence[pulumi.Resource] = ()
+    """Resources the nodes need first (the VPC CNI add-on)."""
+
+
+class GpuNodePool(pulumi.ComponentResource):
+    """`ai-infra:aws:GpuNodePool`. Children: `<name>-lt`, `<name>-nodegroup`, `<name>-placement` (compact
+    placement, not on reservations), `<name>-asg-<resource>` scale-from-zero hints for the Cluster Autoscaler."""
+
+    node_group: aws.eks.NodeGroup
+
+    def __init__(self, name: str, args: GpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("ai-infra:aws:GpuNodePool", name, None, opts)
+        ctx, pool, row = args.context, args.pool, args.instance
+        group = None
+        if placement_group(pool):
+            group = aws.ec2.PlacementGroup(f"{name}-placement", aws.ec2.PlacementGroupArgs(
+                strategy="cluster", region=ctx.region), opts=pulumi.ResourceOptions(parent=self))
+        interfaces = [
+            aws.ec2.LaunchTemplateNetworkInterfaceArgs(
+                network_card_index=card, device_index=0 if card == 0 else 1, interface_type="efa",
+                security_groups=[args.cluster_security_group_id], delete_on_termination="true")
+            for card in range(efa_interfaces(row) if pool.efa else 0)
+        ]
+        reserved = pool.capacity in (CapacityType.RESERVED, CapacityType.CAPACITY_BLOCK)
+        template = launch_template(name, self, ctx, args.kms_key_arn, LaunchTemplateSettings(
+            disk_size_gib=pool.disk_size_gib, network_interfaces=interfaces,
+            placement_group_name=group.name if group else None,
+            market_type="capacity-block" if pool.capacity is CapacityType.CAPACITY_BLOCK else None,
+            reservation_id=pool.reservation if reserved else None))
+        # The GPU Operator applies MIG layouts and time-slicing on EKS, selected per pool by node label.
+        labels = {**accelerator_node_labels(args.pool_name, pool, row),
+                  **sharing_node_labels(Cloud.AWS, row.accelerator, pool.sharing, False)}
+        self.node_group = node_group(name, self, ctx, template, NodeGroupSettings(
+            cluster_name=args.cluster_name, node_role_arn=args.node_role_arn,
+            subnet_ids=_pool_subnets(pool, args.zone_names, args.subnet_ids),
+            instance_types=instance_types(row, pool), ami_type=ami_type(row, pool), capacity_type=capacity_type(pool),
+            min_nodes=pool.min_nodes, max_nodes=pool.max_nodes, labels=labels, taints=node_taints(row, pool),
+            tags=pulumi.Output.from_input(args.cluster_name).apply(autoscaler_tags),
+            depends_on=args.depends_on))
+        asg_name = self.node_group.resources.apply(lambda resources: resources[0].autoscaling_groups[0].name)
+        for resource, count in scale_from_zero_resources(row, pool).items():
+            aws.autoscaling.Tag(f"{name}-asg-{resource.split('/')[-1]}", aws.autoscaling.TagArgs(
+                autoscaling_group_name=asg_name,
+                tag=aws.autoscaling.TagTagArgs(key=f"{_AUTOSCALER}/node-template/resources/{resource}", value=str(count),
+                                               propagate_at_launch=False),
+                region=ctx.region), opts=pulumi.ResourceOptions(parent=self))
+        self.register_outputs({"node_group_arn": self.node_group.arn})
+
+
+def _pool_subnets(pool: GpuPoolSpec, zone_names: pulumi.Output[list[str]],
+                  subnet_ids: Sequence[pulumi.Output[str]]) -> pulumi.Output[list[str]]:
+    """The pool's zones' subnets; else one subnet for EFA/compact pools (EC2 pins reservations to their zone
+    already, so they keep every subnet and land in the reservation's); else every zone."""
+    if pool.zones:
+        wanted = list(pool.zones)
+    elif single_subnet(pool) and pool.capacity not in (CapacityType.RESERVED, CapacityType.CAPACITY_BLOCK):
+        return pulumi.Output.all(subnet_ids[0]).apply(list)
+    else:
+        return pulumi.Output.all(*subnet_ids).apply(list)
+
+    def select(values: list) -> list[str]:  # noqa: ANN001
+        names, ids = values[0], values[1:]
+        missing = [z for z in wanted if z not in names]
+        if missing:
+            raise ValueError(f"gpu pool zones {', '.join(missing)} are not zones of this network ({', '.join(names)})")
+        return [subnet for zone, subnet in zip(names, ids) if zone in wanted]
+
+    return pulumi.Output.all(zone_names, *subnet_ids).apply(select)

@@ -1,0 +1,134 @@
+"""IAM, KMS and bucket policy documents (pure: plain strings in, JSON-ready dicts out).
+
+The components render them with `pulumi.Output.all(...).apply(...)`, so what AWS receives is exactly what
+tests/aws/test_pure.py checks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Document = dict[str, Any]
+_ENCRYPT = ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"]
+MIN_TLS_VERSION = "1.2"
+# Prefixes inside the region's log bucket, one per log source.
+S3_ACCESS_LOG_PREFIX = "s3/"
+LB_ACCESS_LOG_PREFIX = "lb"
+FLOW_LOG_PREFIX = "vpc-flow-logs"
+GLOBAL_ACCELERATOR_LOG_PREFIX = "global-accelerator"
+
+
+def document(*statements: Document) -> Document:
+    return {"Version": "2012-10-17", "Statement": list(statements)}
+
+
+def key_policy(account_id: str, partition: str, region: str, dns_suffix: str) -> Document:
+    """Policy of the environment's regional KMS key.
+
+    - the account administers the key through IAM (AWS's default key policy statement);
+    - CloudWatch Logs encrypts this account's log groups in this region (flow logs, EKS and FSx logs);
+    - EBS (via EC2) and S3 use the key for principals of this account only. Service-linked roles act here:
+      AWSServiceRoleForAutoScaling launches node volumes, the FSx S3 role reads SSE-KMS objects. Naming those
+      roles would fail in accounts where they don't exist yet, so the statements are scoped by
+      kms:CallerAccount + kms:ViaService instead (the statement AWS puts in its own aws/ebs key).
+    """
+    account = f"arn:{partition}:iam::{account_id}:root"
+
+    def via(service: str) -> dict[str, str]:
+        return {"kms:CallerAccount": account_id, "kms:ViaService": f"{service}.{region}.{dns_suffix}"}
+
+    return document(
+        {"Sid": "AccountAdministersKeyThroughIam", "Effect": "Allow", "Principal": {"AWS": account},
+         "Action": "kms:*", "Resource": "*"},
+        {"Sid": "CloudWatchLogsEncryptsThisAccountsLogGroups", "Effect": "Allow",
+         "Principal": {"Service": f"logs.{region}.{dns_suffix}"}, "Action": _ENCRYPT, "Resource": "*",
+         "Condition": {"ArnLike": {"kms:EncryptionContext:aws:logs:arn": f"arn:{partition}:logs:{region}:{account_id}:log-group:*"}}},
+        {"Sid": "EbsVolumesOfThisAccount", "Effect": "Allow", "Principal": {"AWS": "*"}, "Action": _ENCRYPT,
+         "Resource": "*", "Condition": {"StringEquals": via("ec2")}},
+        {"Sid": "EbsGrantsForAttachedVolumes", "Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "kms:CreateGrant",
+         "Resource": "*", "Condition": {"StringEquals": via("ec2"), "Bool": {"kms:GrantIsForAWSResource": "true"}}},
+        {"Sid": "S3ObjectsOfThisAccount", "Effect": "Allow", "Principal": {"AWS": "*"}, "Action": _ENCRYPT,
+         "Resource": "*", "Condition": {"StringEquals": via("s3")}},
+    )
+
+
+def _deny_insecure_transport(bucket_arn: str) -> list[Document]:
+    resources = [bucket_arn, f"{bucket_arn}/*"]
+    return [
+        {"Sid": "DenyInsecureTransport", "Effect": "Deny", "Principal": "*", "Action": "s3:*", "Resource": resources,
+         "Condition": {"Bool": {"aws:SecureTransport": "false"}}},
+        {"Sid": "DenyTlsOlderThan12", "Effect": "Deny", "Principal": "*", "Action": "s3:*", "Resource": resources,
+         "Condition": {"NumericLessThan": {"s3:TlsVersion": MIN_TLS_VERSION}}},
+    ]
+
+
+def bucket_policy(bucket_arn: str, key_arn: str) -> Document:
+    """TLS 1.2+ only, and uploads either rely on the bucket's default SSE-KMS or ask for exactly that key.
+
+    `...IfExists` lets requests without encryption headers through (default encryption applies to them);
+    requests that ask for another encryption (SSE-S3, another key) are denied.
+    """
+    objects = f"{bucket_arn}/*"
+    return document(
+        *_deny_insecure_transport(bucket_arn),
+        {"Sid": "DenyUploadsNotEncryptedWithKms", "Effect": "Deny", "Principal": "*", "Action": "s3:PutObject",
+         "Resource": objects, "Condition": {"StringNotEqualsIfExists": {"s3:x-amz-server-side-encryption": "aws:kms"}}},
+        {"Sid": "DenyUploadsWithAnotherKmsKey", "Effect": "Deny", "Principal": "*", "Action": "s3:PutObject",
+         "Resource": objects, "Condition": {"StringNotEqualsIfExists": {"s3:x-amz-server-side-encryption-aws-kms-key-id": key_arn}}},
+    )
+
+
+def log_bucket_policy(bucket_arn: str, account_id: str, elb_account_arn: str | None) -> Document:
+    """The region's log bucket: TLS only; S3 server access logs, AWS log delivery (VPC and Global Accelerator
+    flow logs) and, when `elb_account_arn` is given, load balancer access logs may write, for this account only."""
+    source = {"aws:SourceAccount": account_id}
+    statements = [
+        *_deny_insecure_transport(bucket_arn),
+        {"Sid": "S3ServerAccessLogs", "Effect": "Allow", "Principal": {"Service": "logging.s3.amazonaws.com"},
+         "Action": "s3:PutObject", "Resource": f"{bucket_arn}/{S3_ACCESS_LOG_PREFIX}*", "Condition": {"StringEquals": source}},
+        {"Sid": "LogDeliveryWrite", "Effect": "Allow", "Principal": {"Service": "delivery.logs.amazonaws.com"},
+         "Action": "s3:PutObject", "Resource": f"{bucket_arn}/*/AWSLogs/{account_id}/*",
+         "Condition": {"StringEquals": {**source, "s3:x-amz-acl": "bucket-owner-full-control"}}},
+        {"Sid": "LogDeliveryAclCheck", "Effect": "Allow", "Principal": {"Service": "delivery.logs.amazonaws.com"},
+         "Action": ["s3:GetBucketAcl", "s3:ListBucket"], "Resource": bucket_arn, "Condition": {"StringEquals": source}},
+    ]
+    if elb_account_arn is not None:
+        # Regions opened before August 2022 deliver ALB logs as the regional ELB account; newer ones as the
+        # log delivery service principal. Both may write under the load balancer prefix only.
+        statements.append(
+            {"Sid": "LoadBalancerAccessLogs", "Effect": "Allow",
+             "Principal": {"AWS": elb_account_arn, "Service": "logdelivery.elasticloadbalancing.amazonaws.com"},
+             "Action": "s3:PutObject", "Resource": f"{bucket_arn}/{LB_ACCESS_LOG_PREFIX}/AWSLogs/{account_id}/*"})
+    return document(*statements)
+
+
+
+def assume_role(service: str, account_id: str | None = None) -> Document:
+    """Trust policy for an AWS service; with `account_id`, only on behalf of that account (confused deputy)."""
+    statement: Document = {"Effect": "Allow", "Principal": {"Service": service}, "Action": "sts:AssumeRole"}
+    if account_id is not None:
+        statement["Condition"] = {"StringEquals": {"aws:SourceAccount": account_id}}
+    return document(statement)
+
+
+def irsa_trust(oidc_provider_arn: str, issuer_url: str, namespace: str, service_account: str) -> Document:
+    """Trust policy for IAM Roles for Service Accounts: one Kubernetes service account, audience STS."""
+    issuer = issuer_url.removeprefix("https://")
+    return document({
+        "Effect": "Allow", "Principal": {"Federated": oidc_provider_arn}, "Action": "sts:AssumeRoleWithWebIdentity",
+        "Condition": {"StringEquals": {f"{issuer}:sub": f"system:serviceaccount:{namespace}:{service_account}",
+                                       f"{issuer}:aud": "sts.amazonaws.com"}},
+    })
+
+
+def flow_log_delivery(log_group_arn: str) -> Document:
+    """What VPC Flow Logs needs to write into one log group (and nothing else)."""
+    return document(
+        {"Effect": "Allow", "Action": ["logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogStreams"],
+         "Resource": [log_group_arn, f"{log_group_arn}:*"]},
+    )
+
+
+def managed_policy_arn(partition: str, name: str) -> str:
+    """ARN of an AWS managed policy, e.g. AmazonEKSWorkerNodePolicy."""
+    return f"arn:{partition}:iam::aws:policy/{name}"

@@ -1,0 +1,124 @@
+"""AWS composition: per region a KMS key, log bucket, network, buckets, EKS with GPU pools, Lustre and an inference
+load balancer; one global endpoint in front of the serving regions.
+
+Providers: one `aws.Provider` for the environment, carrying the platform tags as `default_tags`. Every regional
+resource sets its own `region` (pulumi-aws v7), so this one provider serves all regions; the provider's own
+region (`aws:region`, else the first region of the spec) only matters for global services (IAM, Route 53).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pulumi_aws as aws
+
+from components.aws.cluster import Cluster, ClusterArgs
+from components.aws.context import AwsContext
+from components.aws.endpoint import GlobalEndpoint, GlobalEndpointArgs, InferenceEndpoint, InferenceEndpointArgs, Origin
+from components.aws.kms import KmsKey, KmsKeyArgs
+from components.aws.lustre import BucketLink, Lustre, LustreArgs
+from components.aws.network import Network, NetworkArgs
+from components.aws.node_group import GpuNodePool, GpuNodePoolArgs
+from components.aws.storage import Bucket, BucketArgs, LogBucket, LogBucketArgs, LogTarget
+from components.spec import AwsCloudSpec, Cloud, GlobalRouting, Platform, RegionSpec, resolve_gpu_pool, resolve_lustre
+from components.spec.aws import FlowLogDestination, LoadBalancerKind
+
+from .types import CloudResult, ClusterHandle, region_name
+
+
+def build(platform: Platform, cloud_spec: AwsCloudSpec) -> CloudResult:
+    first_region = next(iter(cloud_spec.regions))
+    provider = aws.Provider(f"{platform.environment}-aws", aws.ProviderArgs(
+        region=pulumi.Config("aws").get("region") or first_region,
+        default_tags=aws.ProviderDefaultTagsArgs(tags=platform.tags())))
+    invoke = pulumi.InvokeOutputOptions(provider=provider)
+    identity = aws.get_caller_identity_output(opts=invoke)
+    partition = aws.get_partition_output(opts=invoke)
+    endpoint = cloud_spec.global_endpoint
+    outputs: dict[str, Any] = {}
+    clusters: list[ClusterHandle] = []
+    origins: list[Origin] = []
+    flow_logs: LogTarget | None = None
+    for region, spec in cloud_spec.regions.items():
+        ctx = AwsContext(
+            environment=platform.environment, region=region, labels=platform.tags(), account_id=identity.account_id,
+            partition=partition.partition, dns_suffix=partition.dns_suffix, dns_prefix=partition.reverse_dns_prefix,
+            protected=platform.protected)
+        region_out, handle, origin, logs = _region(platform, cloud_spec, region, spec, ctx, pulumi.ResourceOptions(provider=provider))
+        outputs[region] = region_out
+        if handle is not None:
+            clusters.append(handle)
+        if origin is not None:
+            origins.append(origin)
+            flow_logs = flow_logs or logs
+    if endpoint is not None and origins:
+        name = f"{platform.environment}-global"
+        global_endpoint = GlobalEndpoint(name, GlobalEndpointArgs(endpoint, origins, flow_logs=flow_logs),
+                                         opts=pulumi.ResourceOptions(provider=provider))
+        outputs["global_endpoint"] = {"dns_name": global_endpoint.dns_name, "routing": endpoint.routing.value}
+    return CloudResult(outputs=outputs, clusters=clusters)
+
+
+def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: RegionSpec, ctx: AwsContext,
+            opts: pulumi.ResourceOptions) -> tuple[dict[str, Any], ClusterHandle | None, Origin | None, LogTarget | None]:
+    name = region_name(platform, region)
+    endpoint = cloud_spec.global_endpoint
+    serving = spec.inference is not None and spec.cluster is not None
+    latency_dns = endpoint is not None and endpoint.routing is GlobalRouting.LATENCY_DNS
+    retention = spec.network.flow_log_retention_days
+    out: dict[str, Any] = {}
+    key = KmsKey(name, KmsKeyArgs(ctx), opts=opts)
+    out["kms_key_arn"] = key.arn
+    logs = None
+    if spec.buckets or serving or cloud_spec.flow_log_destination is FlowLogDestination.S3:
+        logs = LogBucket(f"{name}-log-archive", LogBucketArgs(ctx, retention, load_balancer_logs=serving), opts=opts).target
+        out["log_bucket"] = logs.bucket
+    network = Network(name, NetworkArgs(
+        ctx, spec.network, key.arn, cloud_spec.flow_log_destination, logs=logs,
+        public_load_balancer=serving and latency_dns, internet_gateway=serving and endpoint is not None), opts=opts)
+    out["vpc_id"] = network.vpc.id
+    buckets = {} if logs is None else {  # a region with buckets always has its log bucket
+        bucket_name: Bucket(f"{name}-{bucket_name}", BucketArgs(
+            ctx, bucket_name, bucket, key.arn, logs, cloud_spec.warm_storage_class), opts=opts)
+        for bucket_name, bucket in spec.buckets.items()
+    }
+    out["buckets"] = {b: storage.bucket.bucket for b, storage in buckets.items()}
+    cluster = handle = origin = None
+    if spec.cluster is not None:
+        cluster = Cluster(name, ClusterArgs(
+            ctx, spec.cluster, network.private_subnet_ids, key.arn, spec.network.effective_service_cidr, retention), opts=opts)
+        pools = [
+            GpuNodePool(f"{name}-{pool_name}", GpuNodePoolArgs(
+                ctx, pool_name, pool, resolve_gpu_pool(Cloud.AWS, pool), cluster.cluster_name, cluster.node_role_arn,
+                cluster.security_group_id, network.zone_names, network.private_subnet_ids, key.arn, depends_on=[cluster.cni]),
+                opts=opts)
+            for pool_name, pool in spec.gpu_pools.items()
+        ]
+        handle = ClusterHandle(cloud=Cloud.AWS, region=region, spec=spec, name=name, kubeconfig=cluster.kubeconfig,
+                               resource=cluster, node_pools=list(pools))
+        out["cluster"] = {"name": cluster.cluster_name, "endpoint": cluster.cluster.endpoint,
+                          "security_group_id": cluster.security_group_id, "oidc_provider_arn": cluster.oidc_provider_arn,
+                          "node_role_arn": cluster.node_role_arn}
+    out["lustre"] = {}
+    for fs_name, fs in spec.lustre.items():
+        link = BucketLink(buckets[fs.bucket].bucket.bucket, fs.bucket_prefix) if fs.bucket else None
+        lustre = Lustre(f"{name}-{fs_name}", LustreArgs(
+            ctx, fs, resolve_lustre(Cloud.AWS, fs), network.vpc.id, network.private_subnet_ids[0], key.arn, retention,
+            client_security_group_id=cluster.security_group_id if cluster else None,
+            client_cidrs=[] if cluster else [str(c) for c in spec.network.subnet_plan().private], link=link), opts=opts)
+        out["lustre"][fs_name] = {"id": lustre.filesystem.id, "dns_name": lustre.filesystem.dns_name,
+                                  "mount_name": lustre.filesystem.mount_name}
+    if serving and cluster is not None and spec.inference is not None and logs is not None:
+        inference = InferenceEndpoint(f"{name}-inference", InferenceEndpointArgs(
+            ctx, spec.inference, network.vpc.id, str(spec.network.cidr),
+            network.public_subnet_ids if latency_dns else network.private_subnet_ids,
+            cluster.security_group_id, logs, kind=cloud_spec.inference_load_balancer,
+            internet_facing=latency_dns, open_to_internet=endpoint is not None,
+            # WAF stays on unless global_endpoint.waf says otherwise; AWS WAF attaches to ALBs only.
+            waf=(endpoint.waf if endpoint else True) and cloud_spec.inference_load_balancer is LoadBalancerKind.APPLICATION),
+            opts=opts)
+        out["inference"] = {"load_balancer_dns_name": inference.load_balancer.dns_name,
+                            "target_group_arn": inference.target_group.arn}
+        origin = Origin(region, inference.load_balancer, spec.inference.traffic_percent, spec.inference.health_check_path)
+    return out, handle, origin, logs

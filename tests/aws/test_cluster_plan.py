@@ -1,0 +1,116 @@
+"""The EKS cluster: private API, envelope-encrypted secrets, control-plane logs, access entries, IRSA, least-privilege
+node roles, the system node group and a kubeconfig without static credentials."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from aiinfra.plan.runtime import PlanResult, run_program
+from components.compose import aws as compose_aws
+from components.spec import load_platform
+
+EAST = "prod-us-east-1"
+CLUSTER = "aws:eks/cluster:Cluster"
+ADMIN = "arn:aws:iam::123456789012:role/platform-admins"
+
+
+def test_api_endpoint_is_private_and_secrets_are_encrypted(prod_plan: PlanResult) -> None:
+    cluster = prod_plan.one(CLUSTER, f"{EAST}-eks").inputs
+    assert cluster["name"] == EAST
+    assert cluster["vpcConfig"]["endpointPrivateAccess"] is True and cluster["vpcConfig"]["endpointPublicAccess"] is False
+    assert "publicAccessCidrs" not in cluster["vpcConfig"]
+    assert cluster["vpcConfig"]["subnetIds"] == [f"{EAST}-private-{i}-id" for i in range(3)]
+    assert cluster["encryptionConfig"]["resources"] == ["secrets"]
+    assert cluster["encryptionConfig"]["provider"]["keyArn"]  # the region's key (its ARN is known after create)
+    assert cluster["enabledClusterLogTypes"] == ["api", "audit", "authenticator"]
+    assert cluster["accessConfig"] == {"authenticationMode": "API", "bootstrapClusterCreatorAdminPermissions": True}
+    assert cluster["kubernetesNetworkConfig"]["serviceIpv4Cidr"] == "172.28.0.0/16"
+    assert cluster["deletionProtection"] is True
+
+
+def test_public_endpoint_only_by_opt_in_with_an_allowlist(plan_aws) -> None:  # noqa: ANN001
+    plan = plan_aws({"regions": {"us-west-2": {
+        "network": {"cidr": "10.9.0.0/16"},
+        "cluster": {"api_access": "public_restricted", "authorized_cidrs": ["203.0.113.0/24"]}}}})
+    vpc = plan.one(CLUSTER).inputs["vpcConfig"]
+    assert vpc["endpointPublicAccess"] is True and vpc["endpointPrivateAccess"] is True
+    assert vpc["publicAccessCidrs"] == ["203.0.113.0/24"]
+    assert plan.one(CLUSTER).inputs["deletionProtection"] is True  # "test" is not dev
+
+
+def test_control_plane_logs_go_to_an_encrypted_group_created_first(prod_plan: PlanResult) -> None:
+    group = prod_plan.one("aws:cloudwatch/logGroup:LogGroup", f"{EAST}-control-plane-logs")
+    assert group.inputs["name"] == f"/aws/eks/{EAST}/cluster" and group.inputs["kmsKeyId"]
+    assert group.inputs["retentionInDays"] == 365 and group.protect
+    assert group.urn in prod_plan.one(CLUSTER, f"{EAST}-eks").dependencies
+
+
+def test_admins_get_access_entries_not_aws_auth(prod_plan: PlanResult) -> None:
+    entries = prod_plan.of_type("aws:eks/accessEntry:AccessEntry")
+    assert [e.inputs["principalArn"] for e in entries] == [ADMIN]
+    assert entries[0].inputs["type"] == "STANDARD" and entries[0].name.startswith(f"{EAST}-admin-")
+    association = prod_plan.one("aws:eks/accessPolicyAssociation:AccessPolicyAssociation").inputs
+    assert association["policyArn"] == "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+    assert association["accessScope"] == {"type": "cluster"}
+    assert not [r for r in prod_plan.resources if r.type.startswith("kubernetes:") and "aws-auth" in r.name]
+
+
+def test_oidc_provider_for_irsa_and_the_cni_on_its_own_role(prod_plan: PlanResult) -> None:
+    oidc = prod_plan.one("aws:iam/openIdConnectProvider:OpenIdConnectProvider", f"{EAST}-oidc").inputs
+    assert oidc["clientIdLists"] == ["sts.amazonaws.com"]
+    addon = prod_plan.one("aws:eks/addon:Addon", f"{EAST}-vpc-cni").inputs
+    assert addon["addonName"] == "vpc-cni" and addon["serviceAccountRoleArn"]
+    assert json.loads(addon["configurationValues"]) == {"enableNetworkPolicy": "true"}
+    policies = {r.name.removeprefix(f"{EAST}-"): r.inputs["policyArn"] for r in prod_plan.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+                if r.name.startswith(EAST)}
+    assert policies == {
+        "cluster-role-AmazonEKSClusterPolicy": "arn:aws:iam::aws:policy/AmazonEKSClusterPolicy",
+        "node-role-AmazonEKSWorkerNodePolicy": "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
+        "node-role-AmazonEC2ContainerRegistryPullOnly": "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly",
+        "vpc-cni-role-AmazonEKS_CNI_Policy": "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
+    }
+    # No admin or wildcard policy on any role.
+    assert not [p for p in policies.values() if "Administrator" in p or "FullAccess" in p]
+
+
+def test_system_node_group_is_encrypted_on_demand_and_autoscaled(prod_plan: PlanResult) -> None:
+    group = prod_plan.one("aws:eks/nodeGroup:NodeGroup", f"{EAST}-system-nodegroup")
+    assert group.inputs["instanceTypes"] == ["m6i.xlarge"] and group.inputs["amiType"] == "AL2023_x86_64_STANDARD"
+    assert group.inputs["scalingConfig"] == {"minSize": 3, "maxSize": 6, "desiredSize": 3}
+    assert group.ignoreChanges == ["scalingConfig.desiredSize"]
+    assert group.inputs["labels"] == {"ai-infra/pool": "system"}
+    template = prod_plan.one("aws:ec2/launchTemplate:LaunchTemplate", f"{EAST}-system-lt").inputs
+    assert template["metadataOptions"]["httpTokens"] == "required"
+    assert template["blockDeviceMappings"][0]["ebs"]["encrypted"] == "true"
+    cni = prod_plan.one("aws:eks/addon:Addon", f"{EAST}-vpc-cni").urn
+    assert cni in group.dependencies
+
+
+@pytest.mark.parametrize("environment", ["prod", "dev"])
+def test_kubeconfig_is_secret_and_uses_aws_eks_get_token(environment: str) -> None:
+    spec = load_platform({"environment": environment, "labels": {"owner": "a", "team": "b", "cost_center": "c"},
+                          "addons": {"enabled": False},
+                          "clouds": {"aws": {"regions": {"eu-west-1": {"network": {"cidr": "10.9.0.0/16"}, "cluster": {}}}}}})
+    seen: dict[str, object] = {}
+
+    async def program() -> None:
+        result = compose_aws.build(spec, spec.clouds.aws)
+        handle = result.clusters[0]
+        seen["secret"] = await handle.kubeconfig.is_secret()
+        seen["name"], seen["region"] = handle.name, handle.region
+
+    run_program(program, project="ai-infra", stack=environment)
+    assert seen == {"secret": True, "name": f"{environment}-eu-west-1", "region": "eu-west-1"}
+
+
+def test_kubeconfig_content() -> None:
+    from components.aws.cluster import kubeconfig
+
+    config = json.loads(kubeconfig("prod-us-east-1", "us-east-1", "https://ABC.gr7.us-east-1.eks.amazonaws.com", "Q0E="))
+    user = config["users"][0]["user"]
+    assert "token" not in user and "client-key-data" not in user
+    assert user["exec"]["command"] == "aws"
+    assert user["exec"]["args"] == ["eks", "get-token", "--cluster-name", "prod-us-east-1", "--region", "us-east-1", "--output", "json"]
+    assert config["clusters"][0]["cluster"] == {"server": "https://ABC.gr7.us-east-1.eks.amazonaws.com", "certificate-authority-data": "Q0E="}

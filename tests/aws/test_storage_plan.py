@@ -1,0 +1,122 @@
+"""S3 tiers and FSx for Lustre: encryption, public access, TLS-only policies, versioning, access logs, lifecycle
+rules, Lustre tiers, ports and the S3 link."""
+
+from __future__ import annotations
+
+
+from aiinfra.plan.runtime import UNKNOWN, PlanResult
+
+EAST = "prod-us-east-1"
+LUSTRE = "aws:fsx/lustreFileSystem:LustreFileSystem"
+
+
+def one(plan: PlanResult, type_: str, name: str) -> dict:
+    return plan.one(type_, name).inputs
+
+
+def test_buckets_block_public_access_and_use_sse_kms_with_bucket_keys(prod_plan: PlanResult) -> None:
+    for bucket in ("datasets", "ckpt"):
+        block = one(prod_plan, "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock", f"{EAST}-{bucket}-public-access")
+        assert all(block[flag] is True for flag in ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets"))
+        rule = one(prod_plan, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+                   f"{EAST}-{bucket}-encryption")["rules"][0]
+        assert rule["applyServerSideEncryptionByDefault"]["sseAlgorithm"] == "aws:kms"
+        assert rule["applyServerSideEncryptionByDefault"]["kmsMasterKeyId"] and rule["bucketKeyEnabled"] is True
+        versioning = one(prod_plan, "aws:s3/bucketVersioning:BucketVersioning", f"{EAST}-{bucket}-versioning")
+        assert versioning["versioningConfiguration"] == {"status": "Enabled"}
+        logging = prod_plan.one("aws:s3/bucketLogging:BucketLogging", f"{EAST}-{bucket}-logging")
+        assert logging.inputs["targetPrefix"] == f"s3/{bucket}/"
+        assert prod_plan.one("aws:s3/bucketPolicy:BucketPolicy", f"{EAST}-log-archive-policy").urn in logging.dependencies
+
+
+def test_bucket_names_are_stable_and_tagged_with_class_and_zone(prod_plan: PlanResult) -> None:
+    bucket = prod_plan.one("aws:s3/bucket:Bucket", "prod-eu-west-1-eu-models-bucket")
+    assert bucket.inputs["bucket"].startswith("prod-eu-models-") and len(bucket.inputs["bucket"]) <= 63
+    assert bucket.inputs["tags"] == {"data-class": "models", "data-zone": "eu"}
+    assert bucket.inputs["forceDestroy"] is False and bucket.inputs["region"] == "eu-west-1"
+
+
+def test_bucket_policy_is_a_known_document_once_the_bucket_exists(prod_plan: PlanResult) -> None:
+    # The policy names the bucket's ARN (known after create); its content is checked in test_pure.
+    policy = one(prod_plan, "aws:s3/bucketPolicy:BucketPolicy", f"{EAST}-datasets-policy")
+    assert policy["bucket"] == f"{EAST}-datasets-bucket-id" and policy["policy"] == UNKNOWN
+
+
+def test_lifecycle_rules_follow_the_tiering_thresholds(prod_plan: PlanResult, dev_plan: PlanResult) -> None:
+    datasets = one(prod_plan, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", f"{EAST}-datasets-lifecycle")["rules"][0]
+    assert datasets["status"] == "Enabled" and datasets["filter"] == {"prefix": ""}
+    assert datasets["transitions"] == [{"days": 30, "storageClass": "STANDARD_IA"}, {"days": 90, "storageClass": "GLACIER_IR"},
+                                       {"days": 365, "storageClass": "DEEP_ARCHIVE"}]
+    assert datasets["expiration"] == {"expiredObjectDeleteMarker": True}
+    assert datasets["noncurrentVersionExpiration"] == {"noncurrentDays": 90}
+    assert datasets["abortIncompleteMultipartUpload"] == {"daysAfterInitiation": 7}
+    ckpt = one(prod_plan, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", f"{EAST}-ckpt-lifecycle")["rules"][0]
+    assert ckpt["transitions"] == [{"days": 30, "storageClass": "STANDARD_IA"}, {"days": 90, "storageClass": "GLACIER_IR"}]
+    assert ckpt["expiration"] == {"days": 400} and ckpt["noncurrentVersionExpiration"] == {"noncurrentDays": 14}
+    dev = dev_plan.one("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "dev-us-east-1-datasets-lifecycle").inputs["rules"][0]
+    assert dev["transitions"] == [{"days": 30, "storageClass": "STANDARD_IA"}] and dev["expiration"] == {"days": 60}
+
+
+def test_intelligent_tiering_as_the_warm_class(plan_aws) -> None:  # noqa: ANN001
+    plan = plan_aws({"warm_storage_class": "intelligent_tiering", "regions": {"us-east-1": {
+        "network": {"cidr": "10.9.0.0/16"}, "buckets": {"models": {"versioning": False}}}}})
+    rule = plan.one("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "test-us-east-1-models-lifecycle").inputs["rules"][0]
+    assert [t["storageClass"] for t in rule["transitions"]] == ["INTELLIGENT_TIERING", "GLACIER_IR", "DEEP_ARCHIVE"]
+    assert "noncurrentVersionExpiration" not in rule
+    assert not [r for r in plan.of_type("aws:s3/bucketVersioning:BucketVersioning") if "models" in r.name]
+
+
+def test_log_bucket_uses_sse_s3_and_admits_log_delivery_only(prod_plan: PlanResult) -> None:
+    rule = one(prod_plan, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+               f"{EAST}-log-archive-encryption")["rules"][0]
+    assert rule["applyServerSideEncryptionByDefault"] == {"sseAlgorithm": "AES256"}  # the only option S3/ELB log delivery supports
+    lifecycle = one(prod_plan, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", f"{EAST}-log-archive-lifecycle")
+    assert lifecycle["rules"][0]["expiration"] == {"days": 365}
+    bucket = prod_plan.one("aws:s3/bucket:Bucket", f"{EAST}-log-archive-bucket")
+    assert bucket.protect and bucket.retainOnDelete
+
+
+def test_lustre_is_persistent_encrypted_and_linked_to_s3(prod_plan: PlanResult) -> None:
+    fs = prod_plan.one(LUSTRE, f"{EAST}-train-fs")
+    assert fs.protect and fs.retainOnDelete
+    inputs = fs.inputs
+    assert inputs["deploymentType"] == "PERSISTENT_2" and inputs["perUnitStorageThroughput"] == 500
+    assert inputs["storageCapacity"] == 4800 and inputs["kmsKeyId"] and inputs["storageType"] == "SSD"
+    assert inputs["subnetIds"] == f"{EAST}-private-0-id" and inputs["fileSystemTypeVersion"] == "2.15"
+    assert inputs["logConfiguration"]["level"] == "WARN_ERROR"
+    logs = one(prod_plan, "aws:cloudwatch/logGroup:LogGroup", f"{EAST}-train-logs")
+    assert logs["name"] == f"/aws/fsx/lustre/{EAST}-train" and logs["kmsKeyId"]
+    link = one(prod_plan, "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation", f"{EAST}-train-s3-link")
+    bucket = prod_plan.one("aws:s3/bucket:Bucket", f"{EAST}-datasets-bucket").inputs["bucket"]
+    assert link["dataRepositoryPath"] == f"s3://{bucket}/train/" and link["fileSystemPath"] == "/"
+    events = ["NEW", "CHANGED", "DELETED"]
+    assert link["s3"] == {"autoImportPolicy": {"events": events}, "autoExportPolicy": {"events": events}}
+    assert link["batchImportMetaDataOnCreate"] is True and link["deleteDataInFilesystem"] is False
+
+
+def test_lustre_admits_its_ports_from_itself_and_the_cluster_only(prod_plan: PlanResult) -> None:
+    group = one(prod_plan, "aws:ec2/securityGroup:SecurityGroup", f"{EAST}-train-sg")
+    assert [(r["fromPort"], r["toPort"], r["protocol"]) for r in group["ingress"]] == [(988, 988, "tcp"), (1018, 1023, "tcp")]
+    for rule in group["ingress"]:
+        assert rule["self"] is True and "cidrBlocks" not in rule
+        assert len(rule["securityGroups"]) == 1  # the EKS cluster security group (known once the cluster exists)
+    back = [prod_plan.one("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", f"{EAST}-train-nodes-from-lustre-{port}").inputs
+            for port in (988, 1018)]
+    assert [(r["fromPort"], r["toPort"], r["referencedSecurityGroupId"]) for r in back] == [
+        (988, 988, f"{EAST}-train-sg-id"), (1018, 1023, f"{EAST}-train-sg-id")]
+
+
+def test_scratch_lustre_in_dev_is_unprotected_and_takes_no_throughput_or_key(dev_plan: PlanResult) -> None:
+    fs = dev_plan.one(LUSTRE, "dev-us-east-1-scratch-fs")
+    assert not fs.protect and not fs.retainOnDelete
+    assert fs.inputs["deploymentType"] == "SCRATCH_2" and fs.inputs["storageCapacity"] == 1200
+    assert "perUnitStorageThroughput" not in fs.inputs and "kmsKeyId" not in fs.inputs
+    assert dev_plan.one("aws:s3/bucket:Bucket", "dev-us-east-1-datasets-bucket").inputs["forceDestroy"] is True
+
+
+def test_lustre_without_a_cluster_admits_the_private_subnets(plan_aws) -> None:  # noqa: ANN001
+    plan = plan_aws({"regions": {"us-east-1": {"network": {"cidr": "10.9.0.0/16", "zones": 2},
+                                               "lustre": {"fs": {"size_gib": 1200}}}}})
+    rule = plan.one("aws:ec2/securityGroup:SecurityGroup", "test-us-east-1-fs-sg").inputs["ingress"][0]
+    assert rule["cidrBlocks"] == ["10.9.0.0/20", "10.9.16.0/20"] and "securityGroups" not in rule
+    assert not plan.of_type("aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation")
