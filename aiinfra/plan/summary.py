@@ -57,7 +57,7 @@ FACTS: dict[str, Facts] = {
     "gcp:compute/network:Network": lambda i: "custom-mode VPC" if _get(i, "autoCreateSubnetworks") is False else "VPC",
     "azure-native:containerservice:ManagedCluster": lambda i: f"k8s {_get(i, 'kubernetesVersion') or 'default'}, private={_get(i, 'apiServerAccessProfile', 'enablePrivateCluster')}",
     "azure-native:containerservice:AgentPool": _azure_agent_pool,
-    "azure-native:storagecache:amlFilesystem": lambda i: f"{_get(i, 'storageCapacityTiB')} TiB {_get(i, 'sku', 'name')}",
+    "azure-native:storagecache:AmlFilesystem": lambda i: f"{_get(i, 'storageCapacityTiB')} TiB {_get(i, 'sku', 'name')}",
     "azure-native:network:VirtualNetwork": lambda i: ",".join(_get(i, "addressSpace", "addressPrefixes") or []),
     "kubernetes:helm.sh/v3:Release": lambda i: f"{_get(i, 'chart')} {_get(i, 'version')}",
 }
@@ -83,17 +83,22 @@ class Group:
         parts = self.component.type.split(":")
         return parts[1] if self.component.type.startswith("ai-infra:") else parts[0]
 
-    @property
-    def region(self) -> str:
+    def region(self, known: set[str]) -> str:
+        """The region named in the component's name (`<env>-<region>-...`), else the most common input region."""
+        for region in sorted(known, key=len, reverse=True):
+            if f"-{region}" in f"-{self.component.name}-" or self.component.name.startswith(f"{region}-"):
+                return region
         regions = Counter(r for res in self.resources if (r := _region_of(res)))
         return regions.most_common(1)[0][0] if regions else "global"
 
 
 def _region_of(record: ResourceRecord) -> str | None:
+    """A resource's region or location input, lower-cased (GCS writes US-CENTRAL1); zones map to their region."""
     for key in ("region", "location"):
         value = record.inputs.get(key)
         if isinstance(value, str) and value != UNKNOWN:
-            return value
+            value = value.lower()
+            return value[:-2] if len(value) > 2 and value[-2] == "-" and value[-1].isalpha() and value[-3].isdigit() else value
     return None
 
 
@@ -122,14 +127,15 @@ def render_summary(plan: PlanResult) -> str:
     lines = [f"Plan for {plan.project}/{plan.stack}: {len(custom)} resources to create "
              f"({len(plan.resources) - len(custom)} components/stack)"]
     tree: dict[str, dict[str, list[Group]]] = defaultdict(lambda: defaultdict(list))
+    known = {r for res in plan.resources if (r := _region_of(res)) and r != "global"}
     for group in groups:
-        tree[group.cloud][group.region].append(group)
+        tree[group.cloud][group.region(known)].append(group)
     for cloud in sorted(tree):
         lines.append("")
         lines.append(f"{cloud}")
         for region in sorted(tree[cloud]):
             lines.append(f"  {region}")
-            for group in tree[cloud][region]:
+            for group in sorted(tree[cloud][region], key=lambda g: g.component.name):
                 lines.append(f"    {group.component.type.split(':')[-1]} {group.component.name}  ({len(group.resources)} resources)")
                 lines += [f"      - {line}" for line in _facts(group.resources)]
     if loose:
