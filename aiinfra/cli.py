@@ -142,7 +142,8 @@ def _print_policy(report) -> None:  # noqa: ANN001
     print(f"\nPolicy pack {report.pack}: {len(report.violations)} violation(s), {len(report.mandatory)} mandatory")
     for v in sorted(report.violations, key=lambda v: (v.enforcementLevel != "mandatory", v.policy, v.urn)):
         print(f"  [{v.enforcementLevel}] {v.policy}: {v.urn.split('::')[-1] if v.urn else '(stack)'}")
-        print(f"      {v.message.strip().splitlines()[0] if v.message.strip() else ''}")
+        lines = v.message.strip().splitlines()
+        print(f"      {lines[-1] if lines else ''}")
 
 
 def _catalog(args: argparse.Namespace) -> int:

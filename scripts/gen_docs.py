@@ -105,8 +105,18 @@ def _plain(value: typing.Any) -> typing.Any:
     return value
 
 
+def accelerator_table() -> str:
+    """The policy pack's own copy of the catalog (the pack must run without this project installed)."""
+    from components import catalog
+
+    table = {row["cloud"] + ":" + row["instance_type"]: [row["accelerator"], row["accelerator_count"]]
+             for row in catalog.catalog_rows()}
+    return json.dumps(dict(sorted(table.items())), indent=0) + "\n"
+
+
 def outputs() -> dict[Path, str]:
     return {
+        ROOT / "policies" / "aiinfra_policy" / "accelerators.json": accelerator_table(),
         DOCS / "platform.schema.json": json.dumps(json_schema(), indent=2) + "\n",
         DOCS / "stack.schema.json": json.dumps(stack_schema(), indent=2) + "\n",
         DOCS / "config-reference.md": config_reference(),

@@ -1,0 +1,201 @@
+"""Evaluate a CrossGuard policy pack offline, the way the engine does: over the Analyzer gRPC protocol.
+
+The pack's own program is started (as the CLI's python analyzer host does), then: GetAnalyzerInfo,
+ConfigureStack, Configure (the policy config reconciled with each policy's schema defaults, as the engine
+does), Analyze for every custom resource (inputs, options, provider), and one AnalyzeStack with all of them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+from google.protobuf import empty_pb2, json_format, struct_pb2
+from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
+
+_LEVELS = {"advisory": analyzer_pb2.ADVISORY, "mandatory": analyzer_pb2.MANDATORY,
+           "disabled": analyzer_pb2.DISABLED, "remediate": analyzer_pb2.REMEDIATE}
+_LEVEL_NAMES = {v: k for k, v in _LEVELS.items()}
+_STARTUP_SECONDS = 60
+
+
+class PolicyError(Exception):
+    """The pack could not be started or its config is invalid; the message says which."""
+
+
+@dataclass
+class Violation:
+    policy: str
+    enforcementLevel: str  # noqa: N815 (the JSON field name)
+    urn: str
+    message: str
+
+
+@dataclass
+class PolicyReport:
+    pack: str
+    violations: list[Violation]
+
+    @property
+    def mandatory(self) -> list[Violation]:
+        return [v for v in self.violations if v.enforcementLevel == "mandatory"]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pack": self.pack, "violations": [asdict(v) for v in self.violations]}
+
+
+def evaluate_pack(pack_dir: str | Path, resources: list[dict], *, config: dict | None = None,
+                  config_path: str | Path | None = None, project: str, stack: str,
+                  organization: str = "organization", dry_run: bool = True,
+                  python: str | None = None) -> PolicyReport:
+    """Run the pack at `pack_dir` over plan `resources` (records with wire-form inputs)."""
+    if config is None and config_path is not None:
+        try:
+            config = json.loads(Path(config_path).read_text())
+        except (OSError, json.JSONDecodeError) as err:
+            raise PolicyError(f"policy config {config_path} is not readable JSON: {err}") from None
+    env = {**os.environ, "PULUMI_PROJECT": project, "PULUMI_STACK": stack,
+           "PULUMI_DRY_RUN": "true" if dry_run else "false", "PULUMI_ORGANIZATION": organization}
+    with _pack_server(Path(pack_dir), python or sys.executable, env) as stub:
+        info = stub.GetAnalyzerInfo(empty_pb2.Empty())
+        stub.ConfigureStack(analyzer_pb2.AnalyzerStackConfigureRequest(
+            stack=stack, project=project, organization=organization, dry_run=dry_run))
+        stub.Configure(analyzer_pb2.ConfigureAnalyzerRequest(policyConfig=_policy_config(info, config or {})))
+        diagnostics = _analyze(stub, resources)
+    return PolicyReport(
+        pack=f"{info.name}@v{_pack_version(Path(pack_dir)) or info.version}",
+        violations=[Violation(d.policyName, _LEVEL_NAMES.get(d.enforcementLevel, "advisory"), d.urn, d.message or d.description)
+                    for d in diagnostics],
+    )
+
+
+@contextlib.contextmanager
+def _pack_server(pack_dir: Path, python: str, env: dict[str, str]) -> Iterator[analyzer_pb2_grpc.AnalyzerStub]:
+    main = pack_dir / "__main__.py"
+    if not main.is_file():
+        raise PolicyError(f"{pack_dir} has no __main__.py; is it a Python policy pack?")
+    process = subprocess.Popen([python, "-u", str(main)], cwd=pack_dir, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        line = process.stdout.readline().decode().strip()
+        if not line.isdigit():
+            process.kill()
+            error = process.stderr.read().decode()[-2000:]
+            raise PolicyError(f"policy pack {pack_dir} did not start (printed {line!r}):\n{error}")
+        channel = grpc.insecure_channel(f"127.0.0.1:{line}", options=[("grpc.max_receive_message_length", 64 << 20),
+                                                                      ("grpc.max_send_message_length", 64 << 20)])
+        grpc.channel_ready_future(channel).result(timeout=_STARTUP_SECONDS)
+        try:
+            yield analyzer_pb2_grpc.AnalyzerStub(channel)
+        finally:
+            channel.close()
+    finally:
+        process.kill()
+        process.wait()
+        process.stdout.close()
+        process.stderr.close()
+
+
+def _policy_config(info: analyzer_pb2.AnalyzerInfo, config: dict[str, Any]) -> dict[str, analyzer_pb2.PolicyConfig]:
+    """Reconcile the config file with each policy as the engine does: level from the policy's entry, else
+    `all`, else the policy's own; properties from the entry over the schema defaults."""
+    known = {p.name for p in info.policies}
+    unknown = sorted(set(config) - known - {"all"})
+    if unknown:
+        raise PolicyError(f"policy config names unknown policies: {', '.join(unknown)}; the pack has: {', '.join(sorted(known))}")
+    default_level = config.get("all")
+    result = {}
+    for policy in info.policies:
+        entry = config.get(policy.name)
+        level = _LEVEL_NAMES[policy.enforcementLevel]
+        if isinstance(default_level, str):
+            level = default_level
+        properties: dict[str, Any] = {}
+        schema = json_format.MessageToDict(policy.configSchema.properties) if policy.HasField("configSchema") else {}
+        for name, prop in schema.items():
+            if isinstance(prop, dict) and "default" in prop:
+                properties[name] = prop["default"]
+        if isinstance(entry, str):
+            level = entry
+        elif isinstance(entry, dict):
+            level = entry.get("enforcementLevel", level)
+            properties.update({k: v for k, v in entry.items() if k != "enforcementLevel"})
+        if level not in _LEVELS:
+            raise PolicyError(f"policy '{policy.name}': enforcement level {level!r}; allowed: {', '.join(_LEVELS)}")
+        struct = struct_pb2.Struct()
+        struct.update(properties)
+        result[policy.name] = analyzer_pb2.PolicyConfig(enforcementLevel=_LEVELS[level], properties=struct)
+    return result
+
+
+def _struct(value: dict[str, Any]) -> struct_pb2.Struct:
+    struct = struct_pb2.Struct()
+    struct.update(value)
+    return struct
+
+
+def _analyze(stub: analyzer_pb2_grpc.AnalyzerStub, resources: list[dict]) -> list[analyzer_pb2.AnalyzeDiagnostic]:
+    """Analyze each custom resource (pipelined), then the whole stack, as the engine does.
+
+    The engine analyzes custom resources only: components and the root stack are not sent (pulumi/pulumi
+    pkg/resource/deploy/step_generator.go runs analyzers in the custom-resource path); providers are.
+    """
+    providers = {r["urn"]: r for r in resources if r["type"].startswith("pulumi:providers:")}
+    custom = [r for r in resources if r["custom"]]
+    requests = []
+    for record in custom:
+        provider = providers.get(_provider_urn(record))
+        requests.append(analyzer_pb2.AnalyzeRequest(
+            type=record["type"], properties=_struct(record["inputs"]), urn=record["urn"], name=record["name"],
+            options=_options(record), provider=_provider(provider)))
+    futures = [stub.Analyze.future(request) for request in requests]
+    diagnostics = []
+    for request, future in zip(requests, futures):
+        for diagnostic in future.result().diagnostics:
+            if not diagnostic.urn:  # the engine attributes a resource's diagnostics to that resource
+                diagnostic.urn = request.urn
+            diagnostics.append(diagnostic)
+    stack = analyzer_pb2.AnalyzeStackRequest(resources=[
+        analyzer_pb2.AnalyzerResource(
+            type=r["type"], properties=_struct(r["inputs"]), urn=r["urn"], name=r["name"], options=_options(r),
+            provider=_provider(providers.get(_provider_urn(r))), parent=r.get("parent", ""),
+            dependencies=r.get("dependencies", []))
+        for r in custom])
+    diagnostics += stub.AnalyzeStack(stack).diagnostics
+    return diagnostics
+
+
+def _pack_version(pack_dir: Path) -> str | None:
+    """The CLI takes a Python pack's version from PulumiPolicy.yaml (the SDK itself reports 0.0.1)."""
+    import yaml
+
+    try:
+        return str((yaml.safe_load((pack_dir / "PulumiPolicy.yaml").read_text()) or {}).get("version") or "") or None
+    except (OSError, yaml.YAMLError):
+        return None
+
+
+def _provider_urn(record: dict) -> str:
+    """The provider reference is `<provider urn>::<provider id>`; empty for the default provider."""
+    return (record.get("provider") or "").rsplit("::", 1)[0]
+
+
+def _options(record: dict) -> analyzer_pb2.AnalyzerResourceOptions:
+    return analyzer_pb2.AnalyzerResourceOptions(
+        protect=bool(record.get("protect")), ignoreChanges=list(record.get("ignoreChanges", [])),
+        parent=record.get("parent", ""))
+
+
+def _provider(record: dict | None) -> analyzer_pb2.AnalyzerProviderResource | None:
+    if record is None:
+        return None
+    return analyzer_pb2.AnalyzerProviderResource(type=record["type"], properties=_struct(record["inputs"]),
+                                                 urn=record["urn"], name=record["name"])

@@ -1,0 +1,209 @@
+"""AWS resource rules: S3, EKS, EC2/launch templates, FSx, KMS, security groups, load balancers, IAM."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from .common import OPEN_CIDRS, TLS_SSL_POLICIES_AWS, port_range_hits
+from .props import as_json, get, items, need
+from .registry import Context, rule
+
+S3_PAB = ("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",)
+S3_SSE = ("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+          "aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2")
+EKS_CLUSTER = ("aws:eks/cluster:Cluster",)
+LAUNCH_TEMPLATE = ("aws:ec2/launchTemplate:LaunchTemplate",)
+SG_TYPES = ("aws:ec2/securityGroup:SecurityGroup", "aws:ec2/securityGroupRule:SecurityGroupRule",
+            "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
+IAM_POLICIES = ("aws:iam/policy:Policy", "aws:iam/rolePolicy:RolePolicy", "aws:iam/userPolicy:UserPolicy",
+                "aws:iam/groupPolicy:GroupPolicy")
+ENC = {"HIPAA": ("164.312(a)(2)(iv)",), "SOC2": ("CC6.1",), "PCI-DSS-v4": ("3.5.1",), "GDPR": ("Art.32",), "NIST-800-53": ("SC-28",)}
+EXPOSURE = {"HIPAA": ("164.312(e)(1)",), "SOC2": ("CC6.6",), "PCI-DSS-v4": ("1.3.1",), "NIST-800-53": ("SC-7",)}
+LOGGING = {"HIPAA": ("164.312(b)",), "SOC2": ("CC7.2",), "PCI-DSS-v4": ("10.2.1",), "NIST-800-53": ("AU-12",)}
+PRIVILEGE = {"HIPAA": ("164.312(a)(1)",), "SOC2": ("CC6.3",), "PCI-DSS-v4": ("7.2.1",), "NIST-800-53": ("AC-6",)}
+
+
+@rule("aws-s3-public-access-block", "Checks whether an S3 public access block turns on all four settings.",
+      severity="critical", types=S3_PAB, remediation="Set blockPublicAcls, blockPublicPolicy, ignorePublicAcls and restrictPublicBuckets to true.",
+      frameworks={**EXPOSURE, "GDPR": ("Art.32",), "CIS": ("AWS 2.1.4",)})
+def s3_public_access_block(props: Any, ctx: Context) -> Iterator[str]:
+    off = [k for k in ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets") if need(props, k) is not True]
+    if off:
+        yield f"public access block leaves {', '.join(off)} off; all four must be true"
+
+
+@rule("aws-s3-kms-encryption", "Checks whether S3 default encryption uses SSE-KMS with a customer-managed key.",
+      severity="high", types=S3_SSE, remediation="Use sseAlgorithm aws:kms with kmsMasterKeyId of your KMS key (server access log buckets may use AES256: S3 log delivery supports only SSE-S3).",
+      frameworks={**ENC, "CIS": ("AWS 2.1.1",)})
+def s3_kms(props: Any, ctx: Context) -> Iterator[str]:
+    for entry in items(props, "rules"):
+        algorithm = need(entry, "applyServerSideEncryptionByDefault.sseAlgorithm")
+        if algorithm == "AES256" and "log" in ctx.name:
+            continue  # S3 server access logs can only be delivered to SSE-S3 buckets (named *log*)
+        if algorithm not in ("aws:kms", "aws:kms:dsse"):
+            yield f"default encryption is {algorithm}; use aws:kms with a customer-managed key"
+        elif not get(entry, "applyServerSideEncryptionByDefault.kmsMasterKeyId"):
+            yield "aws:kms without kmsMasterKeyId uses the AWS-managed key; name a customer-managed key"
+
+
+@rule("aws-eks-private-endpoint", "Checks whether the EKS API endpoint is private or limited to an allowlist.",
+      severity="critical", types=EKS_CLUSTER, remediation="Set vpcConfig.endpointPublicAccess false, or list publicAccessCidrs without 0.0.0.0/0.",
+      frameworks={**EXPOSURE, "CIS": ("EKS 5.4.2",)})
+def eks_endpoint(props: Any, ctx: Context) -> Iterator[str]:
+    if need(props, "vpcConfig.endpointPublicAccess", True) is not False:
+        cidrs = need(props, "vpcConfig.publicAccessCidrs", ["0.0.0.0/0"])
+        if not cidrs or set(cidrs) & OPEN_CIDRS:
+            yield "the EKS API endpoint is public to the whole internet (publicAccessCidrs includes 0.0.0.0/0 or is unset)"
+
+
+@rule("aws-eks-secrets-encryption", "Checks whether EKS envelope-encrypts Kubernetes secrets with a KMS key.",
+      severity="high", types=EKS_CLUSTER, remediation="Add encryptionConfig {resources: [secrets], provider: {keyArn}}.",
+      frameworks={**ENC, "CIS": ("EKS 5.3.1",)})
+def eks_secrets(props: Any, ctx: Context) -> Iterator[str]:
+    if "secrets" not in (need(props, "encryptionConfig.resources") or []):
+        yield "Kubernetes secrets are not envelope-encrypted with a KMS key"
+
+
+@rule("aws-eks-control-plane-logs", "Checks whether EKS sends api, audit and authenticator logs to CloudWatch.",
+      severity="medium", types=EKS_CLUSTER, remediation="Set enabledClusterLogTypes to include api, audit and authenticator.",
+      frameworks={**LOGGING, "CIS": ("EKS 2.1.1",)})
+def eks_logs(props: Any, ctx: Context) -> Iterator[str]:
+    missing = {"api", "audit", "authenticator"} - set(need(props, "enabledClusterLogTypes") or [])
+    if missing:
+        yield f"control-plane logs {', '.join(sorted(missing))} are off"
+
+
+@rule("aws-launch-template-encrypted-volumes", "Checks whether launch template EBS volumes are encrypted with a KMS key.",
+      severity="high", types=LAUNCH_TEMPLATE, remediation="Set blockDeviceMappings[].ebs.encrypted true and kmsKeyId.",
+      frameworks={**ENC, "CIS": ("AWS 2.2.1",)})
+def lt_volumes(props: Any, ctx: Context) -> Iterator[str]:
+    for mapping in items(props, "blockDeviceMappings"):
+        if str(need(mapping, "ebs.encrypted", "false")).lower() != "true":
+            yield f"volume {get(mapping, 'deviceName', '?')} is not encrypted"
+        elif not get(mapping, "ebs.kmsKeyId"):
+            yield f"volume {get(mapping, 'deviceName', '?')} uses the AWS-managed EBS key; set kmsKeyId"
+
+
+@rule("aws-launch-template-imdsv2", "Checks whether instances require IMDSv2 with a hop limit of 1.",
+      severity="high", types=LAUNCH_TEMPLATE + ("aws:ec2/instance:Instance",),
+      remediation="Set metadataOptions {httpTokens: required, httpPutResponseHopLimit: 1}.",
+      frameworks={"SOC2": ("CC6.6",), "PCI-DSS-v4": ("2.2.1",), "NIST-800-53": ("SC-7",), "CIS": ("AWS 5.6",)})
+def imdsv2(props: Any, ctx: Context) -> Iterator[str]:
+    if need(props, "metadataOptions.httpTokens") != "required":
+        yield "IMDSv1 is allowed: set metadataOptions.httpTokens to required"
+    hops = need(props, "metadataOptions.httpPutResponseHopLimit", 1)
+    if int(hops) > 1:
+        yield f"metadata hop limit is {hops}; pods could reach the node's credentials, use 1"
+
+
+@rule("aws-ec2-no-public-ip", "Checks whether instances and launch templates avoid public IP addresses.",
+      severity="high", types=LAUNCH_TEMPLATE + ("aws:ec2/instance:Instance",),
+      remediation="Set associatePublicIpAddress false and reach instances through private networking or SSM.",
+      frameworks={**EXPOSURE, "CIS": ("AWS 5.1",)})
+def no_public_ip(props: Any, ctx: Context) -> Iterator[str]:
+    if need(props, "associatePublicIpAddress") is True:
+        yield "the instance gets a public IP address"
+    for nic in items(props, "networkInterfaces"):
+        if str(get(nic, "associatePublicIpAddress", "false")).lower() == "true":
+            yield "a network interface gets a public IP address"
+
+
+@rule("aws-eks-nodegroup-no-ssh", "Checks whether EKS node groups avoid SSH remote access.",
+      severity="high", types=("aws:eks/nodeGroup:NodeGroup",), remediation="Remove remoteAccess; use SSM Session Manager.",
+      frameworks={**EXPOSURE, "CIS": ("EKS 3.1",)})
+def nodegroup_ssh(props: Any, ctx: Context) -> Iterator[str]:
+    if get(props, "remoteAccess"):
+        yield "remoteAccess opens SSH to the nodes"
+
+
+@rule("aws-fsx-lustre-cmk", "Checks whether FSx for Lustre is encrypted with a customer-managed KMS key.",
+      severity="high", types=("aws:fsx/lustreFileSystem:LustreFileSystem",),
+      remediation="Use a PERSISTENT deployment type with kmsKeyId; SCRATCH file systems only use an AWS-owned key.",
+      frameworks=ENC)
+def fsx_cmk(props: Any, ctx: Context) -> Iterator[str]:
+    deployment = need(props, "deploymentType", "SCRATCH_1")
+    if str(deployment).startswith("SCRATCH"):
+        yield f"{deployment} cannot use a customer-managed key (AWS-owned keys only); keep regulated data off it"
+    elif not get(props, "kmsKeyId"):
+        yield "no kmsKeyId: the file system uses the AWS-managed FSx key"
+
+
+@rule("aws-kms-key-rotation", "Checks whether KMS keys rotate automatically.",
+      severity="medium", types=("aws:kms/key:Key",), remediation="Set enableKeyRotation true.",
+      frameworks={"PCI-DSS-v4": ("3.7.4",), "NIST-800-53": ("SC-12",), "SOC2": ("CC6.1",), "CIS": ("AWS 3.6",)})
+def kms_rotation(props: Any, ctx: Context) -> Iterator[str]:
+    if need(props, "customerMasterKeySpec", "SYMMETRIC_DEFAULT") == "SYMMETRIC_DEFAULT" and need(props, "enableKeyRotation") is not True:
+        yield "automatic key rotation is off"
+
+
+def _sg_rules(props: Any, ctx: Context) -> Iterator[dict]:
+    if ctx.type == "aws:ec2/securityGroup:SecurityGroup":
+        yield from items(props, "ingress")
+    elif ctx.type == "aws:ec2/securityGroupRule:SecurityGroupRule":
+        if need(props, "type") == "ingress":
+            yield {k: get(props, k) for k in ("fromPort", "toPort", "protocol", "cidrBlocks", "ipv6CidrBlocks")}
+    else:
+        yield {"fromPort": get(props, "fromPort"), "toPort": get(props, "toPort"), "protocol": get(props, "ipProtocol"),
+               "cidrBlocks": [get(props, "cidrIpv4")] if get(props, "cidrIpv4") else [],
+               "ipv6CidrBlocks": [get(props, "cidrIpv6")] if get(props, "cidrIpv6") else []}
+
+
+@rule("aws-security-group-no-open-admin-ingress", "Checks whether security groups keep SSH, RDP and all ports closed to the internet.",
+      severity="critical", types=SG_TYPES, remediation="Limit ingress to known CIDRs or security groups; never 0.0.0.0/0 or ::/0.",
+      frameworks={**EXPOSURE, "CIS": ("AWS 5.2", "AWS 5.3")})
+def sg_ingress(props: Any, ctx: Context) -> Iterator[str]:
+    for ingress in _sg_rules(props, ctx):
+        cidrs = set(get(ingress, "cidrBlocks") or []) | set(get(ingress, "ipv6CidrBlocks") or [])
+        if cidrs & OPEN_CIDRS:
+            for hit in port_range_hits(get(ingress, "fromPort"), get(ingress, "toPort"), get(ingress, "protocol")):
+                yield f"ingress from {', '.join(sorted(cidrs & OPEN_CIDRS))} to {hit}"
+
+
+@rule("aws-lb-listener-tls", "Checks whether load balancer listeners use TLS 1.2+ or redirect HTTP to HTTPS.",
+      severity="high", types=("aws:lb/listener:Listener", "aws:alb/listener:Listener"),
+      remediation="Use protocol HTTPS/TLS with an ELBSecurityPolicy-TLS13-1-2-2021-06 class policy; HTTP listeners may only redirect to HTTPS.",
+      frameworks={"HIPAA": ("164.312(e)(1)",), "SOC2": ("CC6.7",), "PCI-DSS-v4": ("4.2.1",), "NIST-800-53": ("SC-8",), "GDPR": ("Art.32",)})
+def lb_tls(props: Any, ctx: Context) -> Iterator[str]:
+    protocol = need(props, "protocol", "HTTP")
+    if protocol in ("HTTPS", "TLS"):
+        policy = need(props, "sslPolicy", "ELBSecurityPolicy-2016-08")
+        if policy not in TLS_SSL_POLICIES_AWS:
+            yield f"ssl policy {policy} allows TLS below 1.2"
+    elif protocol == "HTTP":
+        actions = list(items(props, "defaultActions"))
+        if not all(get(a, "type") == "redirect" and get(a, "redirect.protocol") == "HTTPS" for a in actions):
+            yield "plain-HTTP listener that does not redirect to HTTPS"
+
+
+def _statements(document: Any) -> Iterator[dict]:
+    statements = (document or {}).get("Statement", []) if isinstance(document, dict) else []
+    yield from ([statements] if isinstance(statements, dict) else statements)
+
+
+@rule("aws-iam-no-wildcard-policy", "Checks whether IAM policies avoid allowing every action on every resource.",
+      severity="critical", types=IAM_POLICIES, remediation="Name the actions and resources the workload needs.",
+      frameworks={**PRIVILEGE, "CIS": ("AWS 1.16",)})
+def iam_wildcards(props: Any, ctx: Context) -> Iterator[str]:
+    for statement in _statements(as_json(need(props, "policy"), "policy")):
+        if statement.get("Effect") != "Allow":
+            continue
+        actions = statement.get("Action", [])
+        actions = [actions] if isinstance(actions, str) else actions
+        resources = statement.get("Resource", [])
+        resources = [resources] if isinstance(resources, str) else resources
+        if any(a in ("*", "*:*") for a in actions):
+            yield "a statement allows every action (Action: *)"
+        elif "*" in resources and any(a.endswith(":*") for a in actions):
+            yield f"a statement allows {', '.join(a for a in actions if a.endswith(':*'))} on every resource"
+
+
+@rule("aws-iam-no-admin-attachment", "Checks whether roles and users avoid the AdministratorAccess managed policy.",
+      severity="critical", types=("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "aws:iam/userPolicyAttachment:UserPolicyAttachment",
+                                  "aws:iam/groupPolicyAttachment:GroupPolicyAttachment", "aws:iam/policyAttachment:PolicyAttachment"),
+      remediation="Attach least-privilege policies; workloads get IRSA roles scoped to what they call.",
+      frameworks={**PRIVILEGE, "CIS": ("AWS 1.16",)})
+def iam_admin(props: Any, ctx: Context) -> Iterator[str]:
+    arn = str(need(props, "policyArn", ""))
+    if arn.endswith(":policy/AdministratorAccess") or arn.endswith(":policy/PowerUserAccess"):
+        yield f"attaches {arn.rsplit('/', 1)[-1]}"

@@ -1,0 +1,94 @@
+"""AWS stack rules: properties that span a bucket and its side resources, or a VPC and its flow logs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from .aws import EXPOSURE, LOGGING
+from .props import get, need
+from .registry import Context, rule
+
+BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
+
+
+def _by_type(resources: list[Any], *types: str) -> list[Any]:
+    return [r for r in resources if r.resource_type in types]
+
+
+def _targets(resources: list[Any], types: tuple[str, ...], prop: str = "bucket") -> dict[str, Any]:
+    """Side resources keyed by the bucket they configure (matched by reference or by dependency)."""
+    found: dict[str, Any] = {}
+    for r in _by_type(resources, *types):
+        ref = get(r.props, prop)
+        if ref is not None:
+            found[str(ref)] = r
+        for dep in getattr(r, "dependencies", []) or []:
+            found.setdefault(getattr(dep, "urn", str(dep)), r)
+    return found
+
+
+def _bucket_refs(bucket: Any) -> set[str]:
+    refs = {bucket.urn, f"{bucket.name}-id"}
+    for key in ("bucket", "id"):
+        value = get(bucket.props, key)
+        if isinstance(value, str):
+            refs.add(value)
+    return refs
+
+
+def _missing_side(resources: list[Any], types: tuple[str, ...], inline: str) -> Iterator[Any]:
+    side = _targets(resources, types)
+    for bucket in _by_type(resources, *BUCKETS):
+        if get(bucket.props, inline):
+            continue
+        if not _bucket_refs(bucket) & set(side):
+            yield bucket, None
+        else:
+            yield bucket, next(side[ref] for ref in _bucket_refs(bucket) if ref in side)
+
+
+@rule("aws-s3-bucket-public-access-blocked", "Checks whether every S3 bucket has a public access block.",
+      severity="critical", remediation="Add an aws.s3.BucketPublicAccessBlock with all four settings true for each bucket.",
+      frameworks={**EXPOSURE, "GDPR": ("Art.32",), "CIS": ("AWS 2.1.4",)})
+def buckets_blocked(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
+    for bucket, side in _missing_side(resources, ("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",), "__none__"):
+        if side is None:
+            yield bucket.urn, "bucket has no public access block"
+
+
+@rule("aws-s3-bucket-versioning", "Checks whether every S3 bucket keeps object versions.",
+      severity="medium", remediation="Add aws.s3.BucketVersioning with status Enabled.",
+      frameworks={"HIPAA": ("164.312(c)(1)",), "SOC2": ("A1.2",), "NIST-800-53": ("CP-9",), "GDPR": ("Art.32",), "CIS": ("AWS 2.1.3",)})
+def buckets_versioned(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
+    types = ("aws:s3/bucketVersioning:BucketVersioning", "aws:s3/bucketVersioningV2:BucketVersioningV2")
+    for bucket, side in _missing_side(resources, types, "versioning.enabled"):
+        status = get(side.props, "versioningConfiguration.status") if side is not None else None
+        if status != "Enabled":
+            yield bucket.urn, f"versioning is {status or 'not configured'}; enable it so deletes and overwrites can be undone"
+
+
+@rule("aws-s3-bucket-tls-only", "Checks whether every S3 bucket policy denies requests without TLS.",
+      severity="high", remediation="Add a bucket policy statement denying s3:* when aws:SecureTransport is false.",
+      frameworks={"HIPAA": ("164.312(e)(1)",), "SOC2": ("CC6.7",), "PCI-DSS-v4": ("4.2.1",), "NIST-800-53": ("SC-8",), "CIS": ("AWS 2.1.2",)})
+def buckets_tls(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
+    for bucket, side in _missing_side(resources, ("aws:s3/bucketPolicy:BucketPolicy",), "__none__"):
+        policy = need(side.props, "policy") if side is not None else None
+        if not isinstance(policy, str) or "aws:SecureTransport" not in policy:
+            yield bucket.urn, "no bucket policy denies non-TLS (aws:SecureTransport=false) requests"
+
+
+@rule("aws-vpc-flow-logs", "Checks whether every VPC has a flow log capturing all traffic.",
+      severity="medium", remediation="Add aws.ec2.FlowLog with trafficType ALL for the VPC.",
+      frameworks={**LOGGING, "CIS": ("AWS 3.9",)})
+def vpc_flow_logs(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
+    logged: set[str] = set()
+    for flow in _by_type(resources, "aws:ec2/flowLog:FlowLog"):
+        if get(flow.props, "trafficType") == "ALL":
+            logged.add(str(get(flow.props, "vpcId")))
+            logged.update(getattr(d, "urn", str(d)) for d in getattr(flow, "dependencies", []) or [])
+    for vpc in _by_type(resources, "aws:ec2/vpc:Vpc"):
+        if not {vpc.urn, f"{vpc.name}-id"} & logged:
+            yield vpc.urn, "VPC has no flow log of ALL traffic"
+
+

@@ -1,0 +1,118 @@
+"""Azure rules: AKS, agent pools, storage accounts, Key Vault, NSGs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from .aws import ENC, EXPOSURE, PRIVILEGE
+from .common import ADMIN_PORTS, OPEN_CIDRS
+from .props import get, items, need
+from .registry import Context, rule
+
+AKS = ("azure-native:containerservice:ManagedCluster",)
+POOLS = ("azure-native:containerservice:AgentPool",)
+STORAGE = ("azure-native:storage:StorageAccount",)
+
+
+@rule("azure-aks-private-api", "Checks whether the AKS API server is private or limited to authorized IP ranges.",
+      severity="critical", types=AKS, remediation="Set apiServerAccessProfile.enablePrivateCluster true, or authorizedIPRanges without 0.0.0.0/0.",
+      frameworks={**EXPOSURE, "CIS": ("AKS 5.4.2",)})
+def aks_private(props: Any, ctx: Context) -> Iterator[str]:
+    if need(props, "apiServerAccessProfile.enablePrivateCluster") is not True:
+        ranges = need(props, "apiServerAccessProfile.authorizedIPRanges", []) or []
+        if not ranges or set(ranges) & OPEN_CIDRS:
+            yield "the API server is public without authorized IP ranges"
+
+
+@rule("azure-aks-entra-rbac", "Checks whether AKS uses Entra ID with Azure RBAC and has local accounts disabled.",
+      severity="high", types=AKS, remediation="Set aadProfile {managed: true, enableAzureRBAC: true} and disableLocalAccounts true.",
+      frameworks={**PRIVILEGE, "CIS": ("AKS 4.1.1",)})
+def aks_rbac(props: Any, ctx: Context) -> Iterator[str]:
+    if need(props, "disableLocalAccounts") is not True:
+        yield "local accounts are enabled: a static admin kubeconfig exists"
+    if need(props, "aadProfile.enableAzureRBAC") is not True:
+        yield "Azure RBAC for Kubernetes authorization is off"
+
+
+@rule("azure-aks-network-policy", "Checks whether AKS enforces Kubernetes network policies.",
+      severity="medium", types=AKS, remediation="Set networkProfile.networkPolicy to cilium, calico or azure.",
+      frameworks={"SOC2": ("CC6.6",), "PCI-DSS-v4": ("1.3.1",), "NIST-800-53": ("SC-7",), "CIS": ("AKS 5.4.4",)})
+def aks_network_policy(props: Any, ctx: Context) -> Iterator[str]:
+    if not need(props, "networkProfile.networkPolicy"):
+        yield "no network policy engine: NetworkPolicies are not enforced"
+
+
+@rule("azure-aks-disk-encryption", "Checks whether AKS node disks use a customer-managed disk encryption set.",
+      severity="high", types=AKS, remediation="Set diskEncryptionSetID (and enable encryption at host on the pools).", frameworks=ENC)
+def aks_des(props: Any, ctx: Context) -> Iterator[str]:
+    if not get(props, "diskEncryptionSetID"):
+        yield "node disks use platform-managed keys; set diskEncryptionSetID"
+
+
+@rule("azure-agentpool-no-public-ip", "Checks whether AKS node pools give nodes no public IPs.",
+      severity="high", types=POOLS + AKS, remediation="Set enableNodePublicIP false.", frameworks={**EXPOSURE, "CIS": ("AKS 5.4.1",)})
+def pool_public_ip(props: Any, ctx: Context) -> Iterator[str]:
+    pools = [raw for raw in items(props, "agentPoolProfiles")] if ctx.type in AKS else [props]
+    for pool in pools:
+        if get(pool, "enableNodePublicIP") is True:
+            yield f"pool {get(pool, 'name', ctx.name)} gives nodes public IPs"
+
+
+@rule("azure-storage-secure-transfer", "Checks whether storage accounts require HTTPS with TLS 1.2 and block public blob access.",
+      severity="high", types=STORAGE, remediation="Set enableHttpsTrafficOnly true, minimumTlsVersion TLS1_2, allowBlobPublicAccess false.",
+      frameworks={"HIPAA": ("164.312(e)(1)",), "SOC2": ("CC6.7",), "PCI-DSS-v4": ("4.2.1",), "NIST-800-53": ("SC-8",), "CIS": ("Azure 3.1", "Azure 3.15")})
+def storage_transport(props: Any, ctx: Context) -> Iterator[str]:
+    if need(props, "enableHttpsTrafficOnly", True) is not True:
+        yield "plain HTTP is allowed"
+    if need(props, "minimumTlsVersion", "TLS1_0") not in ("TLS1_2", "TLS1_3"):
+        yield f"minimum TLS version is {get(props, 'minimumTlsVersion', 'TLS1_0')}"
+    if need(props, "allowBlobPublicAccess", True) is not False:
+        yield "anonymous public blob access is allowed"
+
+
+@rule("azure-storage-cmk", "Checks whether storage accounts encrypt with a customer-managed Key Vault key.",
+      severity="high", types=STORAGE, remediation="Set encryption.keySource Microsoft.Keyvault with keyVaultProperties.", frameworks=ENC)
+def storage_cmk(props: Any, ctx: Context) -> Iterator[str]:
+    if need(props, "encryption.keySource", "Microsoft.Storage") != "Microsoft.Keyvault":
+        yield "the account uses Microsoft-managed keys"
+
+
+@rule("azure-storage-no-shared-key", "Checks whether storage accounts disable shared-key (account key) access.",
+      severity="medium", types=STORAGE, remediation="Set allowSharedKeyAccess false and use Entra ID; Azure Managed Lustre's blob integration is a documented exception.",
+      frameworks={**PRIVILEGE, "CIS": ("Azure 3.3",)})
+def storage_shared_key(props: Any, ctx: Context) -> Iterator[str]:
+    if need(props, "allowSharedKeyAccess", True) is not False:
+        yield "shared-key access is allowed: account keys grant full access without identity"
+
+
+@rule("azure-keyvault-protected", "Checks whether Key Vaults use RBAC and purge protection.",
+      severity="high", types=("azure-native:keyvault:Vault",), remediation="Set properties.enableRbacAuthorization and enablePurgeProtection true.",
+      frameworks={"PCI-DSS-v4": ("3.6.1",), "NIST-800-53": ("SC-12",), "SOC2": ("CC6.1",), "CIS": ("Azure 8.5",)})
+def keyvault(props: Any, ctx: Context) -> Iterator[str]:
+    if need(props, "properties.enablePurgeProtection") is not True:
+        yield "purge protection is off: a deleted vault's keys can be destroyed for good"
+    if need(props, "properties.enableRbacAuthorization") is not True:
+        yield "access policies instead of Azure RBAC"
+
+
+@rule("azure-nsg-no-open-admin-ingress", "Checks whether NSGs keep SSH, RDP and all ports closed to the internet.",
+      severity="critical", types=("azure-native:network:NetworkSecurityGroup", "azure-native:network:SecurityRule"),
+      remediation="Restrict sourceAddressPrefix; use Bastion for admin access.", frameworks={**EXPOSURE, "CIS": ("Azure 6.1", "Azure 6.2")})
+def nsg(props: Any, ctx: Context) -> Iterator[str]:
+    rules = list(items(props, "securityRules")) if ctx.type.endswith("NetworkSecurityGroup") else [props]
+    for r in rules:
+        if get(r, "direction") != "Inbound" or get(r, "access") != "Allow":
+            continue
+        sources = {get(r, "sourceAddressPrefix")} | set(get(r, "sourceAddressPrefixes") or [])
+        if not sources & OPEN_CIDRS:
+            continue
+        ports = [get(r, "destinationPortRange")] + list(get(r, "destinationPortRanges") or [])
+        for port in filter(None, ports):
+            lo, _, hi = str(port).partition("-")
+            if port == "*":
+                yield f"rule {get(r, 'name', '?')} allows the internet to all ports"
+            else:
+                for admin in ADMIN_PORTS:
+                    if int(lo) <= admin <= int(hi or lo):
+                        yield f"rule {get(r, 'name', '?')} allows the internet to port {admin}"

@@ -1,0 +1,169 @@
+"""Rules across clouds: GPU/TPU pool hygiene and cost guards, data residency, tags, protection of state."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from .common import ALLOWED_REGIONS, ENVIRONMENT
+from .props import Unknown, get, items, need
+from .registry import Context, rule
+
+EKS_POOL, GKE_POOL, AKS_POOL = "aws:eks/nodeGroup:NodeGroup", "gcp:container/nodePool:NodePool", "azure-native:containerservice:AgentPool"
+POOLS = (EKS_POOL, GKE_POOL, AKS_POOL)
+ACCEL_TAINTS = ("nvidia.com/gpu", "aws.amazon.com/neuron", "google.com/tpu")
+_TPU_MACHINE = re.compile(r"^ct\w+-\w+-(\d+)t$")
+_GCP_GPU_NAME = re.compile(r"^nvidia-(tesla-)?")
+COST = {"SOC2": ("CC9.1",), "NIST-800-53": ("SA-9",)}
+
+
+@cache
+def _table() -> dict[str, tuple[str, int]]:
+    data = json.loads((Path(__file__).parent / "accelerators.json").read_text())
+    return {key: (model, count) for key, (model, count) in data.items()}
+
+
+@dataclass
+class Pool:
+    accelerator: str | None
+    per_node: int
+    min_nodes: int
+    max_nodes: int
+    spot: bool
+    taints: list[str]
+
+
+def pool_of(type_: str, props: Any) -> Pool:
+    """What a node pool carries, from the inputs each cloud's API receives (raises Unknown when it can't tell)."""
+    if type_ == EKS_POOL:
+        kinds = need(props, "instanceTypes", []) or []
+        model, count = _table().get(f"aws:{kinds[0]}", (None, 0)) if kinds else (None, 0)
+        taints = [f"{get(t, 'key')}:{get(t, 'effect')}" for t in items(props, "taints")]
+        return Pool(model, count, int(need(props, "scalingConfig.minSize", 0)), int(need(props, "scalingConfig.maxSize", 0)),
+                    need(props, "capacityType", "ON_DEMAND") == "SPOT", taints)
+    if type_ == GKE_POOL:
+        machine = str(need(props, "nodeConfig.machineType", ""))
+        accels = list(items(props, "nodeConfig.guestAccelerators"))
+        if accels:
+            model = _GCP_GPU_NAME.sub("", str(get(accels[0], "type"))).replace("tesla-", "")
+            count = int(need(accels[0], "count", 0))
+        elif (tpu := _TPU_MACHINE.match(machine)) is not None:
+            model, count = "tpu", int(tpu.group(1))
+        else:
+            model, count = _table().get(f"gcp:{machine}", (None, 0))
+        auto = get(props, "autoscaling") or {}
+        low = get(auto, "totalMinNodeCount", get(auto, "minNodeCount", get(props, "nodeCount", 0)))
+        high = get(auto, "totalMaxNodeCount", get(auto, "maxNodeCount", get(props, "nodeCount", get(props, "initialNodeCount", 0))))
+        taints = [f"{get(t, 'key')}:{get(t, 'effect')}" for t in items(props, "nodeConfig.taints")]
+        if model and model != "tpu":
+            taints.append("nvidia.com/gpu:NO_SCHEDULE")  # GKE adds this taint to every GPU node pool itself
+        spot = need(props, "nodeConfig.spot", False) is True or need(props, "nodeConfig.preemptible", False) is True
+        return Pool(model, count, int(low or 0), int(high or 0), spot, taints)
+    vm = str(need(props, "vmSize", ""))
+    model, count = _table().get(f"azure:{vm}", (None, 0))
+    taints = [str(t) for t in need(props, "nodeTaints", []) or []]
+    low = need(props, "minCount", get(props, "count", 0))
+    high = need(props, "maxCount", get(props, "count", 0))
+    return Pool(model, count, int(low or 0), int(high or 0), need(props, "scaleSetPriority", "Regular") == "Spot", taints)
+
+
+@rule("accelerator-pool-tainted", "Checks whether GPU, Neuron and TPU node pools are tainted so other pods stay off them.",
+      severity="medium", types=POOLS, remediation="Taint the pool nvidia.com/gpu=true:NoSchedule (aws.amazon.com/neuron for Neuron).",
+      frameworks={"SOC2": ("CC9.1",), "NIST-800-53": ("SC-6",)})
+def pool_tainted(props: Any, ctx: Context) -> Iterator[str]:
+    pool = pool_of(ctx.type, props)
+    if pool.accelerator and pool.accelerator != "tpu" and not any(t.startswith(ACCEL_TAINTS) for t in pool.taints):
+        yield f"{pool.accelerator} pool has no accelerator taint: CPU pods can land on GPU nodes"
+
+
+@rule("allowed-accelerators", "Checks whether node pools use only the accelerator models allowed for the environment.",
+      severity="high", types=POOLS, remediation="Use an accelerator from allowedAccelerators or extend the list in the policy config.",
+      frameworks=COST, config={"allowedAccelerators": {"type": "array", "items": {"type": "string"}, "default": [],
+                                                      "description": "Accelerator models allowed (catalog names); empty allows all."}})
+def allowed_accelerators(props: Any, ctx: Context) -> Iterator[str]:
+    allowed = ctx.config.get("allowedAccelerators") or []
+    pool = pool_of(ctx.type, props)
+    if allowed and pool.accelerator and pool.accelerator not in allowed and not (pool.accelerator == "tpu" and any(a.startswith("tpu") for a in allowed)):
+        yield f"accelerator {pool.accelerator} is not allowed here; allowed: {', '.join(allowed)}"
+
+
+@rule("gpu-cap-per-pool", "Checks whether a node pool can grow to at most maxGpusPerPool accelerators.",
+      severity="high", types=POOLS, remediation="Lower max nodes or raise maxGpusPerPool in the policy config.", frameworks=COST,
+      config={"maxGpusPerPool": {"type": "integer", "default": 64, "description": "Most accelerators one pool may scale to."}})
+def gpu_cap_pool(props: Any, ctx: Context) -> Iterator[str]:
+    pool, cap = pool_of(ctx.type, props), int(ctx.config.get("maxGpusPerPool", 64))
+    if pool.accelerator and pool.per_node * pool.max_nodes > cap:
+        yield f"pool can scale to {pool.per_node * pool.max_nodes} accelerators ({pool.max_nodes} x {pool.per_node}); the cap is {cap}"
+
+
+@rule("dev-pools-spot-or-scale-to-zero", "Checks whether accelerator pools in dev use spot capacity or scale to zero.",
+      severity="medium", types=POOLS, remediation="In dev, set min nodes 0 or use spot capacity.", frameworks=COST, config=ENVIRONMENT)
+def dev_pools(props: Any, ctx: Context) -> Iterator[str]:
+    if ctx.config.get("environment") != "dev":
+        return
+    pool = pool_of(ctx.type, props)
+    if pool.accelerator and not pool.spot and pool.min_nodes > 0:
+        yield f"dev {pool.accelerator} pool keeps {pool.min_nodes} on-demand nodes running; use spot or min 0"
+
+
+@rule("gpu-cap-per-environment", "Checks whether all accelerator pools together stay under maxGpusPerEnvironment.",
+      severity="high", remediation="Lower pool maxima or raise maxGpusPerEnvironment.", frameworks=COST,
+      config={"maxGpusPerEnvironment": {"type": "integer", "default": 512, "description": "Most accelerators the environment may scale to."}})
+def gpu_cap_env(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
+    total, cap = 0, int(ctx.config.get("maxGpusPerEnvironment", 512))
+    for r in resources:
+        if r.resource_type in POOLS:
+            try:
+                pool = pool_of(r.resource_type, r.props)
+            except Unknown as unknown:
+                yield r.urn, f"cannot count this pool's accelerators: {unknown}"
+                continue
+            total += pool.per_node * pool.max_nodes if pool.accelerator else 0
+    if total > cap:
+        yield "", f"accelerator pools can scale to {total} accelerators in total; the environment cap is {cap}"
+
+
+def _region(props: Any, provider: Any) -> str | None:
+    for key in ("region", "location", "zone"):
+        value = get(props, key)
+        if isinstance(value, str):
+            return value.lower()
+    value = get(provider, "region") if provider is not None else None
+    return value.lower() if isinstance(value, str) else None
+
+
+@rule("data-residency", "Checks whether every regional resource is in an allowed region.",
+      severity="critical", remediation="Move the resource to an allowed region or extend allowedRegions.",
+      frameworks={"GDPR": ("Art.44",), "HIPAA": ("164.308(b)",), "SOC2": ("C1.1",), "NIST-800-53": ("SA-9(5)",)},
+      config=ALLOWED_REGIONS)
+def residency(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
+    allowed = [r.lower() for r in ctx.config.get("allowedRegions") or []]
+    if not allowed:
+        return
+    for r in resources:
+        if r.resource_type.startswith(("pulumi:", "kubernetes:")):
+            continue
+        region = _region(r.props, r.provider.props if getattr(r, "provider", None) is not None else None)
+        if region is None or region == "global" or region in ("us", "eu", "asia"):
+            continue
+        if not any(region == a or region.startswith(a + "-") for a in allowed):
+            yield r.urn, f"region {region} is outside the allowed regions {', '.join(allowed)}"
+
+
+@rule("data-zone-residency", "Checks whether data labelled with a residency zone stays in that zone's regions.",
+      severity="critical", remediation="Place buckets and file systems labelled data-zone=<zone> only in that zone's regions.",
+      frameworks={"GDPR": ("Art.44",), "SOC2": ("C1.1",)},
+      config={"dataZones": {"type": "object", "default": {}, "description": "Zone name -> allowed regions, e.g. {\"eu\": [\"eu-west-1\"]}."}})
+def data_zones(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
+    zones = ctx.config.get("dataZones") or {}
+    for r in resources:
+        labels = get(r.props, "tags") or get(r.props, "labels") or {}
+        zone = labels.get("data-zone") if isinstance(labels, dict) else None
+        region = _region(r.props, None)
+        if zone and region and zone in zones and region not in [z.lower() for z in zones[zone]]:
+            yield r.urn, f"data-zone {zone} data is in {region}; allowed: {', '.join(zones[zone])}"

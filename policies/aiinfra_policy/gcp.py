@@ -1,0 +1,140 @@
+"""GCP rules: GKE clusters and node pools, Cloud Storage, subnets, firewalls, SSL policies, KMS."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from .aws import ENC, EXPOSURE, LOGGING, PRIVILEGE
+from .common import OPEN_CIDRS, port_range_hits
+from .props import get, items, need
+from .registry import Context, rule
+
+GKE = ("gcp:container/cluster:Cluster",)
+POOLS = ("gcp:container/nodePool:NodePool",)
+BUCKET = ("gcp:storage/bucket:Bucket",)
+IAM_MEMBERS = ("gcp:storage/bucketIAMMember:BucketIAMMember", "gcp:storage/bucketIAMBinding:BucketIAMBinding",
+               "gcp:projects/iAMMember:IAMMember", "gcp:projects/iAMBinding:IAMBinding")
+_NINETY_DAYS_S = 90 * 24 * 3600
+
+
+@rule("gcp-gke-private-cluster", "Checks whether GKE nodes are private and the control plane is private or allowlisted.",
+      severity="critical", types=GKE, remediation="Set privateClusterConfig.enablePrivateNodes and enablePrivateEndpoint, or masterAuthorizedNetworksConfig without 0.0.0.0/0.",
+      frameworks={**EXPOSURE, "CIS": ("GKE 5.6.5", "GKE 5.6.4")})
+def gke_private(props: Any, ctx: Context) -> Iterator[str]:
+    if need(props, "privateClusterConfig.enablePrivateNodes") is not True:
+        yield "nodes have public IPs (privateClusterConfig.enablePrivateNodes is not true)"
+    if need(props, "privateClusterConfig.enablePrivateEndpoint") is not True:
+        blocks = [get(b, "cidrBlock") for b in items(props, "masterAuthorizedNetworksConfig.cidrBlocks")]
+        if not blocks or set(blocks) & OPEN_CIDRS:
+            yield "the control plane endpoint is public without an authorized-networks allowlist"
+
+
+@rule("gcp-gke-secrets-encryption", "Checks whether GKE encrypts Kubernetes secrets with a Cloud KMS key.",
+      severity="high", types=GKE, remediation="Set databaseEncryption {state: ENCRYPTED, keyName}.",
+      frameworks={**ENC, "CIS": ("GKE 5.3.1",)})
+def gke_secrets(props: Any, ctx: Context) -> Iterator[str]:
+    if need(props, "databaseEncryption.state") != "ENCRYPTED":
+        yield "application-layer secrets encryption is off"
+
+
+@rule("gcp-gke-workload-identity", "Checks whether GKE uses Workload Identity instead of node credentials.",
+      severity="high", types=GKE + POOLS, remediation="Set workloadIdentityConfig.workloadPool and nodeConfig.workloadMetadataConfig.mode GKE_METADATA.",
+      frameworks={**PRIVILEGE, "CIS": ("GKE 5.2.1",)})
+def gke_workload_identity(props: Any, ctx: Context) -> Iterator[str]:
+    if ctx.type in GKE and not need(props, "workloadIdentityConfig.workloadPool"):
+        yield "Workload Identity is off: pods use the node's service account"
+    node_config = get(props, "nodeConfig")
+    if node_config and need(props, "nodeConfig.workloadMetadataConfig.mode", "GCE_METADATA") != "GKE_METADATA":
+        yield "nodes expose the GCE metadata server to pods"
+
+
+@rule("gcp-gke-node-service-account", "Checks whether GKE nodes run as a dedicated service account, not the default compute one.",
+      severity="high", types=GKE + POOLS, remediation="Set nodeConfig.serviceAccount to a least-privilege service account.",
+      frameworks={**PRIVILEGE, "CIS": ("GKE 5.2.1",)})
+def gke_node_sa(props: Any, ctx: Context) -> Iterator[str]:
+    if get(props, "nodeConfig") is None and ctx.type in GKE:
+        return
+    account = need(props, "nodeConfig.serviceAccount", "default")
+    if account == "default" or str(account).endswith("-compute@developer.gserviceaccount.com"):
+        yield "nodes use the default compute service account (project Editor)"
+
+
+@rule("gcp-gke-shielded-nodes", "Checks whether GKE nodes use Shielded VM secure boot and integrity monitoring.",
+      severity="medium", types=POOLS, remediation="Set nodeConfig.shieldedInstanceConfig {enableSecureBoot: true, enableIntegrityMonitoring: true}.",
+      frameworks={"SOC2": ("CC7.1",), "NIST-800-53": ("SI-7",), "CIS": ("GKE 5.5.7",)})
+def gke_shielded(props: Any, ctx: Context) -> Iterator[str]:
+    if need(props, "nodeConfig.shieldedInstanceConfig.enableSecureBoot") is not True:
+        yield "secure boot is off"
+
+
+@rule("gcp-storage-bucket-private", "Checks whether buckets enforce uniform access and public access prevention.",
+      severity="critical", types=BUCKET, remediation="Set uniformBucketLevelAccess true and publicAccessPrevention enforced.",
+      frameworks={**EXPOSURE, "GDPR": ("Art.32",), "CIS": ("GCP 5.2",)})
+def gcs_private(props: Any, ctx: Context) -> Iterator[str]:
+    if need(props, "uniformBucketLevelAccess") is not True:
+        yield "uniform bucket-level access is off (object ACLs can make objects public)"
+    if need(props, "publicAccessPrevention", "inherited") != "enforced":
+        yield "public access prevention is not enforced"
+
+
+@rule("gcp-storage-bucket-cmek", "Checks whether buckets are encrypted with a Cloud KMS key.",
+      severity="high", types=BUCKET, remediation="Set encryption.defaultKmsKeyName.", frameworks=ENC)
+def gcs_cmek(props: Any, ctx: Context) -> Iterator[str]:
+    if not get(props, "encryption.defaultKmsKeyName"):
+        yield "the bucket uses Google-managed keys; set encryption.defaultKmsKeyName"
+
+
+@rule("gcp-no-public-iam-members", "Checks whether IAM bindings avoid allUsers and allAuthenticatedUsers.",
+      severity="critical", types=IAM_MEMBERS, remediation="Grant roles to named principals only.",
+      frameworks={**EXPOSURE, "CIS": ("GCP 5.1",)})
+def public_members(props: Any, ctx: Context) -> Iterator[str]:
+    members = [need(props, "member")] if get(props, "member") is not None else list(need(props, "members", []) or [])
+    for member in members:
+        if member in ("allUsers", "allAuthenticatedUsers"):
+            yield f"grants {need(props, 'role')} to {member}"
+
+
+@rule("gcp-subnet-flow-logs", "Checks whether subnets have VPC flow logs and Private Google Access.",
+      severity="medium", types=("gcp:compute/subnetwork:Subnetwork",), remediation="Set logConfig and privateIpGoogleAccess true.",
+      frameworks={**LOGGING, "CIS": ("GCP 3.8",)})
+def subnet_logs(props: Any, ctx: Context) -> Iterator[str]:
+    if need(props, "purpose", "PRIVATE") in ("REGIONAL_MANAGED_PROXY", "GLOBAL_MANAGED_PROXY", "PRIVATE_SERVICE_CONNECT"):
+        return  # proxy and PSC subnets carry no VM traffic and take no flow logs
+    if not get(props, "logConfig"):
+        yield "flow logs are off"
+    if need(props, "privateIpGoogleAccess") is not True:
+        yield "Private Google Access is off: nodes need NAT to reach Google APIs"
+
+
+@rule("gcp-firewall-no-open-admin-ingress", "Checks whether firewall rules keep SSH, RDP and all ports closed to the internet.",
+      severity="critical", types=("gcp:compute/firewall:Firewall",), remediation="Limit sourceRanges; use IAP for SSH.",
+      frameworks={**EXPOSURE, "CIS": ("GCP 3.6", "GCP 3.7")})
+def firewall(props: Any, ctx: Context) -> Iterator[str]:
+    if need(props, "direction", "INGRESS") != "INGRESS" or not set(need(props, "sourceRanges", []) or []) & OPEN_CIDRS:
+        return
+    for allow in items(props, "allows"):
+        ports = get(allow, "ports") or []
+        spans = [p.split("-") for p in ports] or [["0", "65535"]]
+        for span in spans:
+            for hit in port_range_hits(int(span[0]), int(span[-1]), "tcp" if get(allow, "protocol") != "all" else "all"):
+                yield f"ingress from 0.0.0.0/0 to {hit}"
+
+
+@rule("gcp-ssl-policy-tls12", "Checks whether SSL policies require TLS 1.2 or newer with a modern profile.",
+      severity="high", types=("gcp:compute/sSLPolicy:SSLPolicy",), remediation="Set minTlsVersion TLS_1_2 and profile MODERN or RESTRICTED.",
+      frameworks={"HIPAA": ("164.312(e)(1)",), "SOC2": ("CC6.7",), "PCI-DSS-v4": ("4.2.1",), "NIST-800-53": ("SC-8",), "CIS": ("GCP 3.9",)})
+def ssl_policy(props: Any, ctx: Context) -> Iterator[str]:
+    if need(props, "minTlsVersion", "TLS_1_0") not in ("TLS_1_2", "TLS_1_3"):
+        yield f"minimum TLS version is {get(props, 'minTlsVersion', 'TLS_1_0')}"
+    if need(props, "profile", "COMPATIBLE") == "COMPATIBLE":
+        yield "profile COMPATIBLE allows weak ciphers"
+
+
+@rule("gcp-kms-key-rotation", "Checks whether Cloud KMS keys rotate at least every 90 days.",
+      severity="medium", types=("gcp:kms/cryptoKey:CryptoKey",), remediation="Set rotationPeriod to 7776000s or less.",
+      frameworks={"PCI-DSS-v4": ("3.7.4",), "NIST-800-53": ("SC-12",), "SOC2": ("CC6.1",), "CIS": ("GCP 1.10",)})
+def gcp_kms_rotation(props: Any, ctx: Context) -> Iterator[str]:
+    period = need(props, "rotationPeriod")
+    if not period or float(str(period).rstrip("s")) > _NINETY_DAYS_S:
+        yield f"rotation period is {period or 'unset'}; rotate at least every 90 days (7776000s)"

@@ -1,0 +1,77 @@
+"""Turn the registry into pulumi-policy objects. `build_pack()` starts the Analyzer server and never returns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyComplianceFramework,
+    PolicyConfigSchema,
+    PolicyPack,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    Severity,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+
+from . import load_rules
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
+
+from .props import Unknown
+from .registry import Context, Rule
+
+PACK_NAME = "ai-infra-compliance"
+_SEVERITY = {"low": Severity.LOW, "medium": Severity.MEDIUM, "high": Severity.HIGH, "critical": Severity.CRITICAL}
+
+
+def resource_validator(rule: Rule):  # noqa: ANN201
+    def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
+        if args.resource_type not in rule.types:
+            return
+        ctx = Context(config=dict(args.get_config() or {}), type=args.resource_type, name=args.name, urn=args.urn,
+                      protect=bool(getattr(args.opts, "protect", False)),
+                      provider=getattr(args.provider, "props", None) if args.provider else None)
+        try:
+            for message in rule.check(args.props, ctx):
+                report(message, None)
+        except Unknown as unknown:
+            # The SDK reports this as "can't run policy ... during preview: <property> can't be known": visible
+            # in every preview, and the rule is enforced at its level on `pulumi up`, when the value is known.
+            raise UnknownValueError(UNKNOWN_STRING_VALUE, unknown.path.split(".")) from None
+
+    return validate
+
+
+def stack_validator(rule: Rule):  # noqa: ANN201
+    def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+        ctx = Context(config=dict(args.get_config() or {}))
+        try:
+            for urn, message in rule.check(args.resources, ctx):
+                report(message, urn or None)
+        except Unknown as unknown:
+            raise UnknownValueError(UNKNOWN_STRING_VALUE, unknown.path.split(".")) from None
+
+    return validate
+
+
+def to_policy(rule: Rule) -> Any:
+    common = dict(
+        name=rule.name, description=rule.description, severity=_SEVERITY[rule.severity],
+        remediation_steps=rule.remediation,
+        framework=PolicyComplianceFramework(name=next(iter(rule.frameworks))),
+        tags=[f"{fw}:{control}" for fw, controls in rule.frameworks.items() for control in controls]
+        + [f"profile:{p}" for p in rule.in_profiles],
+        config_schema=PolicyConfigSchema(properties=rule.config) if rule.config else None,
+    )
+    if rule.stack:
+        return StackValidationPolicy(validate=stack_validator(rule), **common)
+    return ResourceValidationPolicy(validate=resource_validator(rule), **common)
+
+
+def build_pack() -> None:
+    PolicyPack(name=PACK_NAME, enforcement_level=EnforcementLevel.ADVISORY,
+               policies=[to_policy(r) for r in load_rules()],
+               description="ai-infra: encryption, exposure, logging, least privilege, residency, GPU hygiene and tagging.")

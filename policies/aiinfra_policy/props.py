@@ -1,0 +1,83 @@
+"""Reading resource props safely: the SDK wraps them in a proxy that raises on unknown (preview) values."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from pulumi_policy.proxy import (
+    UNKNOWN_ARRAY_VALUE,
+    UNKNOWN_BOOLEAN_VALUE,
+    UNKNOWN_NUMBER_VALUE,
+    UNKNOWN_OBJECT_VALUE,
+    UNKNOWN_STRING_VALUE,
+)
+
+UNKNOWNS = {UNKNOWN_STRING_VALUE, UNKNOWN_NUMBER_VALUE, UNKNOWN_BOOLEAN_VALUE, UNKNOWN_ARRAY_VALUE, UNKNOWN_OBJECT_VALUE}
+
+
+class Unknown(Exception):
+    """A value a rule must read is not known during preview; the message names it."""
+
+    def __init__(self, path: str):
+        super().__init__(f"{path} is unknown during preview, so it cannot be verified; the check runs again on `pulumi up`")
+        self.path = path
+
+
+def raw(node: Any) -> Any:
+    """The plain value behind the SDK's unknown-checking proxy (the proxy exposes it as `__target`)."""
+    if isinstance(node, Mapping) and not isinstance(node, dict):
+        return node["__target"]
+    if isinstance(node, Sequence) and not isinstance(node, (list, str, tuple)):
+        return node["__target"]
+    return node
+
+
+def is_unknown(value: Any) -> bool:
+    return isinstance(value, str) and value in UNKNOWNS
+
+
+def get(props: Any, path: str, default: Any = None) -> Any:
+    """Value at a dotted path, or `default` if absent. Unknown values come back as they are (see `is_unknown`)."""
+    node = raw(props)
+    for part in path.split("."):
+        node = raw(node)
+        if is_unknown(node):
+            return node
+        if isinstance(node, Mapping):
+            node = node.get(part)
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return default
+        if node is None:
+            return default
+    return raw(node)
+
+
+def need(props: Any, path: str, default: Any = None) -> Any:
+    """Like `get`, but a value that is unknown during preview raises `Unknown` naming the path."""
+    value = get(props, path, default)
+    if is_unknown(value):
+        raise Unknown(path)
+    return value
+
+
+def items(props: Any, path: str) -> Iterator[Any]:
+    """The elements of a list at `path` (none if absent); an unknown list raises `Unknown`."""
+    value = need(props, path, [])
+    for element in raw(value) or []:
+        yield raw(element)
+
+
+def as_json(value: Any, path: str) -> Any:
+    """Policy documents arrive as JSON strings (or objects); unknown raises `Unknown`."""
+    if is_unknown(value):
+        raise Unknown(path)
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return None
+    return value
