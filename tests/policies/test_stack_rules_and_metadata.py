@@ -1,0 +1,122 @@
+"""Stack rules, rule metadata, generated configs, and the pack evaluated over the real Analyzer gRPC protocol."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import yaml
+from policy_helpers import RULES, resource, run_stack
+
+from aiinfra.policy_eval import evaluate_pack
+from aiinfra_policy.registry import FRAMEWORKS, PROFILES
+
+ROOT = Path(__file__).resolve().parents[2]
+PACK = ROOT / "policies"
+
+
+def test_required_tags_accepts_provider_default_tags_and_flags_missing_ones() -> None:
+    tags = json.dumps({"tags": {"environment": "prod", "team": "ml", "cost-center": "cc"}})
+    tagged = resource("aws:ec2/vpc:Vpc", {"cidrBlock": "10.0.0.0/16"}, "vpc", provider={"defaultTags": tags})
+    untagged = resource("aws:ec2/vpc:Vpc", {"cidrBlock": "10.1.0.0/16", "tags": {"team": "ml"}}, "bare")
+    found = run_stack("required-tags", [tagged, untagged])
+    assert [(urn.split("::")[-1], msg) for urn, msg in found] == [("bare", "missing tags: environment, cost-center")]
+
+
+def test_data_residency_uses_resource_or_provider_region() -> None:
+    inside = resource("aws:s3/bucket:Bucket", {"region": "eu-west-1"}, "eu")
+    via_provider = resource("aws:s3/bucket:Bucket", {}, "default", provider={"region": "us-west-2"})
+    outside = resource("gcp:storage/bucket:Bucket", {"location": "ASIA-EAST1"}, "asia")
+    found = run_stack("data-residency", [inside, via_provider, outside], {"allowedRegions": ["eu-west-1", "us-west-2"]})
+    assert sorted(urn.split("::")[-1] for urn, _ in found) == ["asia"]
+
+
+def test_data_zone_keeps_eu_data_in_eu() -> None:
+    eu = resource("gcp:storage/bucket:Bucket", {"location": "us-central1", "labels": {"data-zone": "eu"}}, "misplaced")
+    found = run_stack("data-zone-residency", [eu], {"dataZones": {"eu": ["europe-west4"]}})
+    assert found and "us-central1" in found[0][1]
+
+
+def test_environment_gpu_cap_sums_all_pools() -> None:
+    pool = {"instanceTypes": ["p5.48xlarge"], "scalingConfig": {"minSize": 0, "maxSize": 4}}
+    pools = [resource("aws:eks/nodeGroup:NodeGroup", pool, f"p{i}") for i in range(3)]
+    assert run_stack("gpu-cap-per-environment", pools, {"maxGpusPerEnvironment": 96}) == []
+    found = run_stack("gpu-cap-per-environment", pools, {"maxGpusPerEnvironment": 64})
+    assert "96 accelerators" in found[0][1]
+
+
+def test_bucket_side_resources_are_joined_by_dependency() -> None:
+    bucket = resource("aws:s3/bucket:Bucket", {}, "data")
+    versioning = resource("aws:s3/bucketVersioning:BucketVersioning", {"versioningConfiguration": {"status": "Enabled"}}, "v", deps=[bucket])
+    assert run_stack("aws-s3-bucket-versioning", [bucket, versioning]) == []
+    assert run_stack("aws-s3-bucket-versioning", [bucket]) and run_stack("aws-s3-bucket-public-access-blocked", [bucket])
+
+
+def test_vpc_without_flow_log_is_flagged() -> None:
+    vpc = resource("aws:ec2/vpc:Vpc", {}, "vpc")
+    flow = resource("aws:ec2/flowLog:FlowLog", {"trafficType": "ALL", "vpcId": "x"}, "fl", deps=[vpc])
+    assert run_stack("aws-vpc-flow-logs", [vpc, flow]) == []
+    assert run_stack("aws-vpc-flow-logs", [vpc])
+
+
+def test_rule_metadata() -> None:
+    assert len(RULES) >= 40
+    used = set()
+    for name, rule in RULES.items():
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", name), name
+        assert rule.description.startswith("Checks whether"), name
+        assert rule.severity in ("low", "medium", "high", "critical") and rule.remediation, name
+        assert rule.frameworks and set(rule.frameworks) <= set(FRAMEWORKS), name
+        assert rule.in_profiles and set(rule.in_profiles) <= set(PROFILES), name
+        used |= set(rule.frameworks)
+    assert used == set(FRAMEWORKS)
+    covered = {p for r in RULES.values() for p in r.in_profiles}
+    assert covered == set(PROFILES)
+
+
+def test_generated_configs_are_fresh_and_match_the_stacks() -> None:
+    spec = importlib.util.spec_from_file_location("gen_config", PACK / "aiinfra_policy" / "gen_config.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    stale = [p.name for p, text in module.outputs().items() if p.read_text() != text]
+    assert not stale, f"run `uv run python policies/aiinfra_policy/gen_config.py`: {stale}"
+    for env in ("dev", "staging", "prod"):
+        stack = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{env}.yaml").read_text())["config"]["ai-infra:platform"]
+        config = json.loads((PACK / "config" / f"{env}.json").read_text())
+        regions = sorted(r for cloud in stack["clouds"].values() for r in cloud["regions"])
+        assert set(regions) <= set(config["data-residency"]["allowedRegions"]), env
+
+
+def test_pack_over_grpc_reports_violations_with_levels_and_urns() -> None:
+    stack = "urn:pulumi:t::p::pulumi:pulumi:Stack::p-t"
+    provider_urn = "urn:pulumi:t::p::pulumi:providers:aws::main"
+    tags = json.dumps({"tags": {"environment": "t", "team": "a", "cost-center": "c"}})
+    records = [
+        {"urn": stack, "type": "pulumi:pulumi:Stack", "name": "p-t", "parent": "", "provider": "", "custom": False,
+         "protect": False, "retainOnDelete": False, "ignoreChanges": [], "dependencies": [], "inputs": {}},
+        {"urn": provider_urn, "type": "pulumi:providers:aws", "name": "main", "parent": stack, "provider": "", "custom": True,
+         "protect": False, "retainOnDelete": False, "ignoreChanges": [], "dependencies": [], "inputs": {"defaultTags": tags, "region": "us-east-1"}},
+        {"urn": "urn:pulumi:t::p::aws:kms/key:Key::good", "type": "aws:kms/key:Key", "name": "good", "parent": stack,
+         "provider": f"{provider_urn}::id", "custom": True, "protect": True, "retainOnDelete": False, "ignoreChanges": [],
+         "dependencies": [], "inputs": {"enableKeyRotation": True}},
+        {"urn": "urn:pulumi:t::p::aws:kms/key:Key::bad", "type": "aws:kms/key:Key", "name": "bad", "parent": stack,
+         "provider": f"{provider_urn}::id", "custom": True, "protect": False, "retainOnDelete": False, "ignoreChanges": [],
+         "dependencies": [], "inputs": {"enableKeyRotation": False}},
+        {"urn": "urn:pulumi:t::p::aws:eks/cluster:Cluster::eks", "type": "aws:eks/cluster:Cluster", "name": "eks", "parent": stack,
+         "provider": "", "custom": True, "protect": False, "retainOnDelete": False, "ignoreChanges": [], "dependencies": [],
+         "inputs": {"vpcConfig": {"endpointPublicAccess": "04da6b54-80e4-46f7-96ec-b56ff0331ba9"},
+                    "encryptionConfig": {"resources": ["secrets"]}, "enabledClusterLogTypes": ["api", "audit", "authenticator"]}},
+    ]
+    config = {"all": "mandatory", "stateful-resources-protected": {"enforcementLevel": "advisory", "environment": "prod"}}
+    report = evaluate_pack(PACK, records, config=config, project="p", stack="t")
+    assert report.pack == "ai-infra-compliance@v0.1.0"
+    found = {(v.policy, v.urn.split("::")[-1], v.enforcementLevel) for v in report.violations}
+    assert ("aws-kms-key-rotation", "bad", "mandatory") in found
+    assert ("stateful-resources-protected", "bad", "advisory") in found
+    assert ("aws-kms-key-rotation", "good", "mandatory") not in found
+    unknown = [v for v in report.violations if v.policy == "aws-eks-private-endpoint"]
+    assert unknown and unknown[0].enforcementLevel == "advisory" and "can't be known during preview" in unknown[0].message
+    assert not any(v.policy == "required-tags" and v.urn.endswith("::good") for v in report.violations)
+    assert report.to_json()["violations"][0].keys() == {"policy", "enforcementLevel", "urn", "message"}

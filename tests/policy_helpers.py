@@ -1,0 +1,50 @@
+"""Test helpers: run the pack's validators the way the policy SDK does (props wrapped in its unknown proxy)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pulumi_policy import PolicyProviderResource, PolicyResource, PolicyResourceOptions, ResourceValidationArgs, StackValidationArgs
+from pulumi_policy.proxy import unknown_checking_proxy
+
+from aiinfra_policy import load_rules
+from aiinfra_policy.pack import resource_validator, stack_validator
+from aiinfra_policy.props import Unknown
+from aiinfra_policy.registry import Rule
+
+RULES = {r.name: r for r in load_rules()}
+
+
+def defaults(rule: Rule) -> dict[str, Any]:
+    return {k: v["default"] for k, v in rule.config.items() if "default" in v}
+
+
+def options(protect: bool = False) -> PolicyResourceOptions:
+    return PolicyResourceOptions(protect, [], False, [], None, [])
+
+
+def run_resource(name: str, type_: str, props: dict, config: dict | None = None, protect: bool = False,
+                 resource_name: str = "res") -> list[str]:
+    rule = RULES[name]
+    args = ResourceValidationArgs(type_, unknown_checking_proxy(props), f"urn:pulumi:s::p::{type_}::{resource_name}",
+                                  resource_name, options(protect), None, {**defaults(rule), **(config or {})})
+    found: list[str] = []
+    resource_validator(rule)(args, lambda message, urn=None: found.append(message))
+    return found
+
+
+def resource(type_: str, props: dict, name: str = "r", provider: dict | None = None, deps: list | None = None) -> PolicyResource:
+    prov = PolicyProviderResource(type_.split(":")[0], unknown_checking_proxy(provider or {}), "urn:prov", "prov") if provider is not None else None
+    return PolicyResource(type_, unknown_checking_proxy(props), f"urn:pulumi:s::p::{type_}::{name}", name, options(), prov,
+                          None, deps or [], {})
+
+
+def run_stack(name: str, resources: list[PolicyResource], config: dict | None = None) -> list[tuple[str | None, str]]:
+    rule = RULES[name]
+    args = StackValidationArgs(resources, {**defaults(rule), **(config or {})})
+    found: list[tuple[str | None, str]] = []
+    stack_validator(rule)(args, lambda message, urn=None: found.append((urn, message)))
+    return found
+
+
+__all__ = ["RULES", "Unknown", "resource", "run_resource", "run_stack"]
