@@ -1,19 +1,234 @@
-"""GCP-specific platform settings (owned by the GCP components; no cloud SDK imports here)."""
+"""GCP-specific platform settings, the GCP-only semantic checks, and the pure GCP rules they share with the
+GCP components (zones, node pool names, the Lustre address range, TPU VM runtimes). No cloud SDK imports here."""
 
 from __future__ import annotations
 
+import math
+import re
+from collections.abc import Iterator
+from ipaddress import IPv4Network
 from typing import Annotated
 
 from pydantic import Field
 
-from .cloud import CloudSpec
+from components import catalog
+
+from .cloud import CloudSpec, RegionSpec
+from .common import Cloud, Name
+from .compute import CapacityType, GpuDriver, GpuPoolSpec, Placement, TpuMode, TpuSliceSpec
+from .resolve import resolve_gpu_pool, resolve_tpu
+
+Path = tuple[str | int, ...]
+Issue = tuple[Path, str]
+
+GcpZone = Annotated[str, Field(pattern=r"^[a-z]+-[a-z]+\d+-[a-z]$")]
 
 
 class GcpCloudSpec(CloudSpec):
+    """GCP regions of the platform, all in one project. Credentials come from Application Default Credentials
+    (`gcloud auth application-default login`, a workload identity, or `GOOGLE_CREDENTIALS`)."""
+
     project: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")]
     """GCP project ID to deploy into (required)."""
+    zones: dict[str, list[GcpZone]] = {}
+    """Zones per region, in order: the cluster's node locations, and the first one hosts the region's zonal
+    services (Managed Lustre, TPU slices without a `tpu_zones` entry). A list must have `network.zones` entries.
+    Default: the region's first `network.zones` zones in name order, looked up at deploy time; a zone added to the
+    region later could change that choice, so list the zones of a region with Lustre or TPU slices to pin them."""
+    tpu_zones: dict[str, dict[Name, GcpZone]] = {}
+    """Per region, the zone of a TPU slice when it is not the region's first zone (TPU generations and
+    reservations exist only in some zones). Default: none."""
+    enable_apis: bool = True
+    """Enable the Google APIs the platform calls (compute, container, cloudkms, ...) on the project; they are
+    never disabled on destroy. Default on; turn off where a project factory owns the API list."""
 
 
-def extra_checks(platform, cloud_spec: GcpCloudSpec) -> list:  # noqa: ANN001
+# --- Pure GCP rules shared with components/gcp -------------------------------------------------------------
+
+SYSTEM_POOL = "system"
+"""GKE node pool name of the cluster's CPU pool for add-ons."""
+MAX_CLUSTER_NAME = 40
+"""GKE cluster names (`<environment>-<region>`) are at most 40 characters."""
+MAX_LOG_RETENTION_DAYS = 3650
+"""Longest retention of a Cloud Logging bucket."""
+LUSTRE_RANGE_MAX_PREFIX = 23
+"""Managed Lustre needs a private services access range of /23 or larger per instance (Managed Lustre docs,
+"Configure a VPC network")."""
+# Cloud TPU software versions for JAX and PyTorch (cloud.google.com/tpu/docs/runtimes).
+TPU_VM_RUNTIMES = {"v4": "tpu-ubuntu2204-base", "v5e": "v2-alpha-tpuv5-lite", "v5p": "v2-alpha-tpuv5", "v6e": "v2-alpha-tpuv6e"}
+TPU_VM_CAPACITY = (CapacityType.ON_DEMAND, CapacityType.SPOT, CapacityType.RESERVED)
+"""Capacity a TPU VM (mode `queued_resource`) takes: the TPU VM API has no Dynamic Workload Scheduler settings."""
+# Flex-start node pools may use compact placement only on these machine series (cluster-toolkit gke-node-pool).
+DWS_COMPACT_MACHINES = ("a3-ultragpu-", "a4-")
+_ZONE = re.compile(r"^(?P<region>[a-z]+-[a-z]+\d+)-[a-z]$")
+_SSL_CERTIFICATE = re.compile(
+    r"^(https://www\.googleapis\.com/compute/v1/)?projects/[a-z][a-z0-9-]+/global/sslCertificates/[a-z]([-a-z0-9]*[a-z0-9])?$")
+_IAM_MEMBER = re.compile(r"^(user|group|serviceAccount|domain):[^\s]+$|^principal(Set)?://iam\.googleapis\.com/\S+$")
+
+
+def tpu_node_pool_names(slice_name: str, slices: int) -> list[str]:
+    """GKE node pool names of a slice set: one per slice, `<slice>-<index>` (appending slices never renames one)."""
+    return [f"{slice_name}-{index}" for index in range(slices)]
+
+
+def lustre_range(cidr: IPv4Network) -> IPv4Network:
+    """The private services access range for Managed Lustre: the network's third quarter, which the CIDR plan
+    keeps for public subnets; GCP nodes have no public subnets, so the block is free."""
+    return list(cidr.subnets(prefixlen_diff=2))[2]
+
+
+def zone_region(zone: str) -> str | None:
+    match = _ZONE.match(zone)
+    return match.group("region") if match else None
+
+
+def tpu_zone(cloud_spec: GcpCloudSpec, region: str, slice_name: str) -> str | None:
+    """The zone of a TPU slice: its `tpu_zones` entry, else the region's first listed zone; None: the region's
+    first zone looked up at deploy time."""
+    explicit = cloud_spec.tpu_zones.get(region, {}).get(slice_name)
+    return explicit or next(iter(cloud_spec.zones.get(region, [])), None)
+
+
+def initial_nodes_per_zone(min_nodes: int, zones: int) -> int:
+    """GKE's `initial_node_count` is per zone: the fewest nodes per zone that meet a total minimum."""
+    return math.ceil(min_nodes / zones) if min_nodes else 0
+
+
+# --- Checks -------------------------------------------------------------------------------------------------
+
+
+def extra_checks(platform, cloud_spec: GcpCloudSpec) -> list[Issue]:  # noqa: ANN001
     """GCP-only semantic checks: (path relative to platform, message) issues."""
-    return []
+    base: Path = ("clouds", Cloud.GCP.value)
+    issues: list[Issue] = list(_check_zone_settings(cloud_spec, base))
+    for region, spec in cloud_spec.regions.items():
+        path = (*base, "regions", region)
+        issues += list(_check_region(platform, region, spec, path))
+    issues += list(_check_endpoint(cloud_spec, base))
+    return issues
+
+
+def _check_zone_settings(cloud_spec: GcpCloudSpec, base: Path) -> Iterator[Issue]:
+    for key, values in (("zones", cloud_spec.zones), ("tpu_zones", cloud_spec.tpu_zones)):
+        for region in values:
+            if region not in cloud_spec.regions:
+                yield ((*base, key, region), f"region '{region}' is not declared in clouds.gcp.regions ({', '.join(cloud_spec.regions)})")
+    for region, zones in cloud_spec.zones.items():
+        spec = cloud_spec.regions.get(region)
+        for i, zone in enumerate(zones):
+            if zone_region(zone) != region:
+                yield ((*base, "zones", region, i), f"zone '{zone}' is not in region {region}; allowed: {region}-<letter>, e.g. {region}-a")
+        if len(set(zones)) != len(zones):
+            yield ((*base, "zones", region), f"zones {', '.join(zones)} repeat a zone; list each zone once")
+        if spec is not None and len(zones) != spec.network.zones:
+            yield ((*base, "zones", region),
+                   f"lists {len(zones)} zones but network.zones of {region} is {spec.network.zones}; list exactly that many")
+    for region, slices in cloud_spec.tpu_zones.items():
+        spec = cloud_spec.regions.get(region)
+        for name, zone in slices.items():
+            if spec is not None and name not in spec.tpu_slices:
+                known = ", ".join(spec.tpu_slices) or "none"
+                yield ((*base, "tpu_zones", region, name), f"'{name}' is not a TPU slice of {region} (slices: {known})")
+            if zone_region(zone) != region:
+                yield ((*base, "tpu_zones", region, name), f"zone '{zone}' is not in region {region}")
+
+
+def _check_region(platform, region: str, spec: RegionSpec, path: Path) -> Iterator[Issue]:  # noqa: ANN001
+    if spec.lustre and spec.network.cidr.prefixlen + 2 > LUSTRE_RANGE_MAX_PREFIX:
+        block = lustre_range(spec.network.cidr)
+        yield ((*path, "network", "cidr"), f"Managed Lustre needs a /{LUSTRE_RANGE_MAX_PREFIX} private services access range; "
+                                           f"this network's free block is {block}; use a /21 network or larger")
+    if spec.network.flow_log_retention_days > MAX_LOG_RETENTION_DAYS:
+        yield ((*path, "network", "flow_log_retention_days"),
+               f"got {spec.network.flow_log_retention_days}; Cloud Logging buckets keep logs 1 to {MAX_LOG_RETENTION_DAYS} days")
+    if spec.inference is not None and spec.cluster is None:
+        yield ((*path, "inference"), "inference on GCP is served from the region's GKE cluster (NEGs); add `cluster:` to this region")
+    if spec.cluster is not None:
+        cluster_name = f"{platform.environment}-{region}"
+        if len(cluster_name) > MAX_CLUSTER_NAME:
+            yield ((*path, "cluster"), f"the GKE cluster name '{cluster_name}' has {len(cluster_name)} characters; GKE allows "
+                                       f"{MAX_CLUSTER_NAME}: use a shorter environment name")
+        for i, admin in enumerate(spec.cluster.admins):
+            if not _IAM_MEMBER.match(admin):
+                yield ((*path, "cluster", "admins", i), f"'{admin}' is not an IAM member; allowed: user:<email>, group:<email>, "
+                                                        "serviceAccount:<email>, domain:<domain>, principal://... or principalSet://...")
+        nodes = spec.network.zones
+        if spec.cluster.system_pool.max_nodes < nodes:
+            yield ((*path, "cluster", "system_pool", "max_nodes"),
+                   f"got {spec.cluster.system_pool.max_nodes}; a regional GKE pool starts with a node in each of the {nodes} "
+                   f"zones, so max_nodes must be at least {nodes}")
+    used = {SYSTEM_POOL: "the system pool"}
+    for name, pool in spec.gpu_pools.items():
+        yield from _check_gpu_pool(platform, region, name, pool, used, (*path, "gpu_pools", name))
+    for name, slice_ in spec.tpu_slices.items():
+        yield from _check_tpu_slice(name, slice_, used, (*path, "tpu_slices", name))
+
+
+def _claim(used: dict[str, str], pool_name: str, owner: str, path: Path) -> Iterator[Issue]:
+    if pool_name in used:
+        yield (path, f"GKE node pool name '{pool_name}' of {owner} is already used by {used[pool_name]}; rename one of them")
+    used[pool_name] = owner
+
+
+def _check_gpu_pool(platform, region: str, name: str, pool: GpuPoolSpec, used: dict[str, str], path: Path) -> Iterator[Issue]:  # noqa: ANN001
+    yield from _claim(used, name, f"GPU pool '{name}'", path)
+    for i, zone in enumerate(pool.zones):
+        if zone_region(zone) != region:
+            yield ((*path, "zones", i), f"zone '{zone}' is not in region {region}; allowed: {region}-<letter>")
+    if pool.driver is GpuDriver.OPERATOR and not platform.addons.gpu_operator_on_gke:
+        yield ((*path, "driver"), "driver 'operator' on GKE needs addons.gpu_operator_on_gke: true (otherwise GKE's device plugin "
+                                  "runs and nothing installs the driver); allowed without it: cloud")
+    dws = pool.capacity in (CapacityType.FLEX_START, CapacityType.QUEUED)
+    if dws and pool.min_nodes:
+        yield ((*path, "min_nodes"),
+               f"got {pool.min_nodes}; Dynamic Workload Scheduler pools ({pool.capacity.value}) start empty and need min_nodes 0")
+    if pool.placement is not Placement.COMPACT or pool.capacity is CapacityType.RESERVED:
+        return
+    if len(pool.zones) != 1:
+        yield ((*path, "zones"), f"placement 'compact' puts a GKE pool in one zone; list exactly one zone (got {len(pool.zones)})")
+    try:
+        machine = resolve_gpu_pool(Cloud.GCP, pool).instance_type
+    except catalog.CatalogError:  # the shared checks report it
+        return
+    if pool.capacity is CapacityType.QUEUED or (pool.capacity is CapacityType.FLEX_START and not machine.startswith(DWS_COMPACT_MACHINES)):
+        yield ((*path, "placement"), f"GKE does not combine compact placement with capacity '{pool.capacity.value}' on {machine} "
+                                     f"(flex-start allows it only on {', '.join(p.rstrip('-') for p in DWS_COMPACT_MACHINES)}); allowed: none")
+
+
+def _check_tpu_slice(name: str, slice_: TpuSliceSpec, used: dict[str, str], path: Path) -> Iterator[Issue]:
+    if slice_.mode is TpuMode.GKE:
+        for pool_name in tpu_node_pool_names(name, slice_.slices):
+            yield from _claim(used, pool_name, f"TPU slice '{name}'", path)
+        return
+    if slice_.capacity not in TPU_VM_CAPACITY:
+        allowed = ", ".join(c.value for c in TPU_VM_CAPACITY)
+        yield ((*path, "capacity"), f"capacity '{slice_.capacity.value}' needs GKE (mode 'gke'): TPU VMs take {allowed}")
+    try:
+        plan = resolve_tpu(slice_)
+    except catalog.CatalogError:  # the shared checks report it
+        return
+    if plan.generation not in TPU_VM_RUNTIMES:
+        yield ((*path, "generation"), f"no TPU VM software version is known for {plan.generation}; mode 'queued_resource' "
+                                      f"supports {', '.join(TPU_VM_RUNTIMES)}; use mode 'gke'")
+
+
+def _check_endpoint(cloud_spec: GcpCloudSpec, base: Path) -> Iterator[Issue]:
+    endpoint = cloud_spec.global_endpoint
+    if endpoint is None:
+        return
+    path = (*base, "global_endpoint")
+    serving = {r: s.inference for r, s in cloud_spec.regions.items() if s.inference is not None}
+    paths = {r: i.health_check_path for r, i in serving.items()}
+    if len(set(paths.values())) > 1:
+        listed = ", ".join(f"{r}: {p}" for r, p in paths.items())
+        yield (path, "the global load balancer's backend service has one health check; "
+                     f"the regions' inference.health_check_path differ ({listed})")
+    for region, inference in serving.items():
+        if inference.traffic_percent != 100:
+            yield ((*base, "regions", region, "inference", "traffic_percent"),
+                   f"got {inference.traffic_percent}; the GCP global load balancer sends each client to the nearest healthy region "
+                   "and has no per-region traffic dial; allowed on GCP: 100")
+    cert = endpoint.certificate
+    if cert and not _SSL_CERTIFICATE.match(cert):
+        yield ((*path, "certificate"),
+               f"'{cert}' is not a global SSL certificate resource; allowed: projects/<project>/global/sslCertificates/<name>")

@@ -1,0 +1,173 @@
+"""GCP composition: project APIs once; per region a KMS key, network, flow logs, buckets, GKE with GPU pools and
+TPU slices (or TPU VMs), Managed Lustre; one global load balancer in front of the serving regions.
+
+Providers: one `gcp.Provider` for the environment's project, carrying the platform labels as `default_labels`.
+Every resource sets its own region, zone or location, so this one provider serves all regions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pulumi_gcp as gcp
+
+from components.gcp.cluster import Cluster, ClusterArgs
+from components.gcp.context import COMPUTE_AGENT, GKE_AGENT, GcpContext
+from components.gcp.flow_logs import FlowLogs, FlowLogsArgs
+from components.gcp.gpu_pool import GpuPool, GpuPoolArgs
+from components.gcp.kms import Kms, KmsArgs
+from components.gcp.load_balancer import (
+    GlobalLoadBalancer,
+    GlobalLoadBalancerArgs,
+    backend_service_name,
+    neg_name,
+    service_annotations,
+    ssl_profile,
+)
+from components.gcp.lustre import BucketLink, Lustre, LustreArgs
+from components.gcp.network import Network, NetworkArgs
+from components.gcp.project import Project, ProjectArgs, required_apis
+from components.gcp.storage import AccessLogBucket, AccessLogBucketArgs, Bucket, BucketArgs
+from components.gcp.tpu import TpuSlice, TpuSliceArgs, TpuVm, TpuVmArgs
+from components.spec import (
+    Cloud,
+    GcpCloudSpec,
+    MonitoringMode,
+    Platform,
+    RegionSpec,
+    TpuMode,
+    resolve_gpu_pool,
+    resolve_lustre,
+    resolve_tpu,
+)
+from components.spec.gcp import tpu_zone
+
+from .types import CloudResult, ClusterHandle, region_name
+
+
+class _Project:
+    """Project-wide lookups and resources the regions share."""
+
+    def __init__(self, platform: Platform, cloud_spec: GcpCloudSpec, provider: gcp.Provider) -> None:
+        invoke = pulumi.InvokeOutputOptions(provider=provider)
+        regions = cloud_spec.regions.values()
+        lustre = any(r.lustre for r in regions)
+        tpu_vms = any(s.mode is TpuMode.QUEUED_RESOURCE for r in regions for s in r.tpu_slices.values())
+        admins = dict.fromkeys(a for r in regions if r.cluster is not None for a in r.cluster.admins)
+        self.component = Project(f"{platform.environment}-gcp-project", ProjectArgs(
+            project=cloud_spec.project, apis=required_apis(lustre=lustre, tpu_vms=tpu_vms),
+            enable_apis=cloud_spec.enable_apis, lustre_agent=lustre, admins=list(admins)),
+            opts=pulumi.ResourceOptions(provider=provider))
+        self.opts = pulumi.ResourceOptions(provider=provider, depends_on=[self.component])
+        # Lookups that need an API the platform enables (compute, storage, logging) wait for it.
+        self.invoke = pulumi.InvokeOutputOptions(provider=provider, depends_on=[self.component])
+        self.number = gcp.organizations.get_project_output(project_id=cloud_spec.project, opts=invoke).number
+        self.storage_agent = gcp.storage.get_project_service_account_output(project=cloud_spec.project, opts=self.invoke).member
+        self.logging_agent = pulumi.Output.concat("serviceAccount:", gcp.logging.get_project_cmek_settings_output(
+            project=cloud_spec.project, opts=self.invoke).service_account_id)
+
+
+def build(platform: Platform, cloud_spec: GcpCloudSpec) -> CloudResult:
+    provider = gcp.Provider(f"{platform.environment}-gcp", gcp.ProviderArgs(project=cloud_spec.project, default_labels=platform.tags()))
+    project = _Project(platform, cloud_spec, provider)
+    outputs: dict[str, Any] = {}
+    clusters: list[ClusterHandle] = []
+    serving: dict[str, int] = {}
+    for region, spec in cloud_spec.regions.items():
+        ctx = GcpContext(environment=platform.environment, region=region, project=cloud_spec.project,
+                         project_number=project.number, labels=platform.tags(), protected=platform.protected)
+        outputs[region], handle = _region(platform, cloud_spec, project, ctx, spec)
+        if handle is not None:
+            clusters.append(handle)
+        if spec.inference is not None and spec.cluster is not None:
+            serving[region] = spec.inference.port
+    endpoint = cloud_spec.global_endpoint
+    if endpoint is not None and serving:
+        first = next(cloud_spec.regions[r].inference for r in serving)
+        assert first is not None
+        lb = GlobalLoadBalancer(f"{platform.environment}-global", GlobalLoadBalancerArgs(
+            GcpContext(environment=platform.environment, region="global", project=cloud_spec.project, project_number=project.number,
+                       labels=platform.tags(), protected=platform.protected),
+            endpoint, health_check_path=first.health_check_path, ssl_profile=ssl_profile(platform.compliance.profiles)),
+            opts=project.opts)
+        outputs["global_endpoint"] = {"ip_address": lb.address.address, "domain": endpoint.domain, "backend_service": lb.backend.name}
+        for region, port in serving.items():
+            neg = neg_name(platform.environment, region)
+            outputs[region]["inference"] = {
+                "neg": neg, "service_annotations": service_annotations(port, neg, backend_service_name(platform.environment))}
+    return CloudResult(outputs=outputs, clusters=clusters)
+
+
+def _region(platform: Platform, cloud_spec: GcpCloudSpec, project: _Project, ctx: GcpContext,
+            spec: RegionSpec) -> tuple[dict[str, Any], ClusterHandle | None]:
+    name = region_name(platform, ctx.region)
+    opts = project.opts
+    zones: pulumi.Input[list[str]] = cloud_spec.zones.get(ctx.region) or gcp.compute.get_zones_output(
+        project=ctx.project, region=ctx.region, opts=project.invoke).names.apply(lambda names: sorted(names)[: spec.network.zones])
+    first_zone = pulumi.Output.from_input(zones).apply(lambda z: z[0])
+    users: dict[str, pulumi.Input[str]] = {
+        "gke": ctx.service_agent(GKE_AGENT), "compute": ctx.service_agent(COMPUTE_AGENT), "logging": project.logging_agent}
+    if spec.buckets:
+        users["storage"] = project.storage_agent
+    lustre_agent = project.component.lustre_agent
+    if spec.lustre:
+        assert lustre_agent is not None  # generated whenever a region has Lustre
+        users["lustre"] = lustre_agent
+    kms = Kms(name, KmsArgs(ctx, users), opts)
+    key = kms.key_id
+    network = Network(name, NetworkArgs(ctx, spec.network, inference_port=spec.inference.port if spec.inference else None,
+                                        lustre=bool(spec.lustre)), opts)
+    FlowLogs(name, FlowLogsArgs(ctx, network.subnet.name, spec.network.flow_log_retention_days, key), opts)
+    out: dict[str, Any] = {"network": network.vpc.name, "subnet": network.subnet.name, "kms_key": key}
+    buckets: dict[str, Bucket] = {}
+    if spec.buckets:
+        logs = AccessLogBucket(f"{name}-access-logs", AccessLogBucketArgs(ctx, key, spec.network.flow_log_retention_days), opts)
+        buckets = {b: Bucket(f"{name}-{b}", BucketArgs(ctx, b, bucket, key, logs.bucket.name), opts) for b, bucket in spec.buckets.items()}
+        out["buckets"] = {b: storage.bucket.name for b, storage in buckets.items()}
+    if spec.lustre:
+        assert lustre_agent is not None and network.peering is not None  # made for every region with Lustre
+        out["lustre"] = {
+            fs_name: Lustre(f"{name}-{fs_name}", LustreArgs(
+                ctx, fs_name, fs, resolve_lustre(Cloud.GCP, fs), first_zone, network.vpc.id, network.peering, key, lustre_agent,
+                bucket=BucketLink(buckets[fs.bucket].bucket.name, fs.bucket_prefix) if fs.bucket else None), opts).outputs
+            for fs_name, fs in spec.lustre.items()}
+    handle = None
+    if spec.cluster is not None:
+        handle = _cluster(platform, cloud_spec, ctx, spec, name, network, zones, first_zone, key, opts, out)
+    for slice_name, slice_ in spec.tpu_slices.items():
+        if slice_.mode is TpuMode.QUEUED_RESOURCE:
+            vm = TpuVm(f"{name}-{slice_name}", TpuVmArgs(ctx, slice_name, slice_, resolve_tpu(slice_),
+                                                         tpu_zone(cloud_spec, ctx.region, slice_name) or first_zone,
+                                                         network.vpc.id, network.subnet.id), opts)
+            out.setdefault("tpu_vms", {})[slice_name] = [v.name for v in vm.vms]
+    return out, handle
+
+
+def _cluster(platform: Platform, cloud_spec: GcpCloudSpec, ctx: GcpContext, spec: RegionSpec, name: str, network: Network,
+             zones: pulumi.Input[list[str]], first_zone: pulumi.Output[str], key: pulumi.Output[str],
+             opts: pulumi.ResourceOptions, out: dict[str, Any]) -> ClusterHandle:
+    assert spec.cluster is not None
+    cluster = Cluster(name, ClusterArgs(
+        ctx, spec.cluster, cluster_name=name, network_id=network.vpc.id, subnet_id=network.subnet.id, vpc_cidr=spec.network.cidr,
+        node_locations=zones, zone_count=spec.network.zones, kms_key_id=key,
+        lustre_csi=bool(spec.lustre), gcs_fuse_csi=bool(spec.buckets), gateway_api=spec.inference is not None,
+        managed_prometheus=platform.addons.monitoring is MonitoringMode.MANAGED), opts)
+    pools: list[pulumi.Resource] = []
+    for pool_name, pool in spec.gpu_pools.items():
+        pools.append(GpuPool(f"{name}-{pool_name}", GpuPoolArgs(
+            pool_name, pool, resolve_gpu_pool(Cloud.GCP, pool), cluster.cluster.id, ctx.region, ctx.project, cluster.identity,
+            zone_count=spec.network.zones, gpu_operator=platform.addons.gpu_operator_on_gke), opts))
+    tpu_pools: dict[str, Any] = {}
+    for slice_name, slice_ in spec.tpu_slices.items():
+        if slice_.mode is not TpuMode.GKE:
+            continue
+        tpu = TpuSlice(f"{name}-{slice_name}", TpuSliceArgs(
+            slice_name, slice_, resolve_tpu(slice_), cluster.cluster.id, ctx.region,
+            tpu_zone(cloud_spec, ctx.region, slice_name) or first_zone, ctx.project, cluster.identity), opts)
+        pools.append(tpu)
+        tpu_pools[slice_name] = [p.name for p in tpu.node_pools]
+    out["cluster"] = {"name": cluster.cluster.name, "endpoint": cluster.cluster.endpoint, "gpu_pools": list(spec.gpu_pools),
+                      "tpu_node_pools": tpu_pools}
+    return ClusterHandle(cloud=Cloud.GCP, region=ctx.region, spec=spec, name=name, kubeconfig=cluster.kubeconfig,
+                         resource=cluster, node_pools=pools)

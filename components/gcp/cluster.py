@@ -1,0 +1,201 @@
+"""A GKE Standard cluster: private nodes and (by default) a private endpoint, Workload Identity, secrets
+encrypted with the region's KMS key, Shielded Nodes, a release channel, Dataplane V2 (eBPF network policy),
+the storage CSI drivers the region needs, and a dedicated least-privilege node service account."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from ipaddress import IPv4Network
+
+import pulumi
+import pulumi_gcp as gcp
+import yaml
+
+from components.spec import ApiAccess, ClusterSpec
+from components.spec.gcp import SYSTEM_POOL, initial_nodes_per_zone
+
+from .context import CLOUD_PLATFORM_SCOPE, GcpContext, account_email
+from .naming import service_account_id
+from .network import POD_RANGE, SERVICE_RANGE
+
+SYSTEM_MACHINE_TYPE = "e2-standard-4"
+# GKE's role for node service accounts (logs, metrics, metadata); image pulls need Artifact Registry read.
+NODE_ROLES = {"node": "roles/container.defaultNodeServiceAccount", "registry": "roles/artifactregistry.reader"}
+LOG_COMPONENTS = ["SYSTEM_COMPONENTS", "WORKLOADS", "APISERVER", "CONTROLLER_MANAGER", "SCHEDULER"]
+METRIC_COMPONENTS = ["SYSTEM_COMPONENTS", "APISERVER", "SCHEDULER", "CONTROLLER_MANAGER", "STORAGE", "POD", "DEPLOYMENT"]
+AUTH_PLUGIN = "gke-gcloud-auth-plugin"
+IGNORE_NODE_COUNTS = ["initialNodeCount", "nodeCount"]
+"""The cluster autoscaler owns a pool's size after creation."""
+HYPERDISK_ONLY = ("a3-ultragpu-", "a4-", "a4x-", "ct6e-", "c4-", "c4a-", "c4d-", "n4-")
+"""Machine series whose boot disk must be Hyperdisk Balanced (no Persistent Disk support), e.g. A3 Ultra, A4,
+TPU v6e (cluster-toolkit's v6e blueprint sets hyperdisk-balanced)."""
+
+
+def boot_disk_type(machine_type: str) -> str:
+    return "hyperdisk-balanced" if machine_type.startswith(HYPERDISK_ONLY) else "pd-balanced"
+
+
+@dataclass(frozen=True)
+class NodeIdentity:
+    """What every node pool of a cluster shares: the node service account, the boot disk key and VM labels."""
+
+    service_account: pulumi.Input[str]
+    kms_key_id: pulumi.Input[str]
+    labels: Mapping[str, str]
+
+
+def node_config(identity: NodeIdentity, machine_type: str, **settings: object) -> gcp.container.NodePoolNodeConfigArgs:
+    """Hardened node settings: dedicated service account, CMEK boot disk, Shielded VM with secure boot, the GKE
+    metadata server (Workload Identity), gVNIC, and the platform labels on the VMs (provider default labels
+    do not reach node VMs). `settings` adds pool-specific fields."""
+    return gcp.container.NodePoolNodeConfigArgs(
+        machine_type=machine_type,
+        disk_type=boot_disk_type(machine_type),
+        service_account=identity.service_account,
+        oauth_scopes=[CLOUD_PLATFORM_SCOPE],
+        boot_disk_kms_key=identity.kms_key_id,
+        image_type="COS_CONTAINERD",
+        shielded_instance_config=gcp.container.NodePoolNodeConfigShieldedInstanceConfigArgs(
+            enable_secure_boot=True, enable_integrity_monitoring=True),
+        workload_metadata_config=gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs(mode="GKE_METADATA"),
+        gvnic=gcp.container.NodePoolNodeConfigGvnicArgs(enabled=True),
+        metadata={"disable-legacy-endpoints": "true"},
+        resource_labels=dict(identity.labels),
+        **settings,
+    )
+
+
+def kubeconfig(cluster_name: str, endpoint: str, ca_certificate: str) -> str:
+    """A kubeconfig that authenticates through `gke-gcloud-auth-plugin` (the gcloud user's or workload's
+    credentials); it holds no token or key."""
+    return yaml.safe_dump({
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": cluster_name, "cluster": {"server": f"https://{endpoint}", "certificate-authority-data": ca_certificate}}],
+        "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
+        "current-context": cluster_name,
+        "users": [{"name": cluster_name, "user": {"exec": {
+            "apiVersion": "client.authentication.k8s.io/v1beta1",
+            "command": AUTH_PLUGIN,
+            "provideClusterInfo": True,
+            "installHint": "Install gke-gcloud-auth-plugin: gcloud components install gke-gcloud-auth-plugin",
+        }}}],
+    }, sort_keys=False)
+
+
+def authorized_networks(spec: ClusterSpec, vpc_cidr: IPv4Network) -> list[gcp.container.ClusterMasterAuthorizedNetworksConfigCidrBlockArgs]:
+    """Who may reach the API server: the VPC (private endpoint), or the listed CIDRs (public_restricted opt-in)."""
+    if spec.api_access is ApiAccess.PUBLIC_RESTRICTED:
+        return [gcp.container.ClusterMasterAuthorizedNetworksConfigCidrBlockArgs(cidr_block=str(c), display_name=f"authorized-{i}")
+                for i, c in enumerate(spec.authorized_cidrs)]
+    return [gcp.container.ClusterMasterAuthorizedNetworksConfigCidrBlockArgs(cidr_block=str(vpc_cidr), display_name="vpc")]
+
+
+@dataclass(frozen=True)
+class ClusterArgs:
+    context: GcpContext
+    spec: ClusterSpec
+    cluster_name: str
+    """GKE cluster name (at most 40 characters; `<environment>-<region>` always fits)."""
+    network_id: pulumi.Input[str]
+    subnet_id: pulumi.Input[str]
+    vpc_cidr: IPv4Network
+    node_locations: pulumi.Input[Sequence[str]]
+    zone_count: int
+    kms_key_id: pulumi.Input[str]
+    """Encrypts Kubernetes secrets (application-layer) and node boot disks; the GKE and Compute Engine
+    service agents must hold Encrypter/Decrypter on it (`Kms.key_id` resolves once they do)."""
+    lustre_csi: bool = False
+    """Enable the Managed Lustre CSI driver (on port 6988, matching instances made with GKE support). Default off."""
+    gcs_fuse_csi: bool = False
+    """Enable the Cloud Storage FUSE CSI driver. Default off."""
+    gateway_api: bool = False
+    """Enable the Gateway API (standard channel), e.g. for inference Gateways. Default off."""
+    managed_prometheus: bool = False
+    """Google Managed Service for Prometheus collection. Default off (the self-managed stack scrapes instead)."""
+
+
+class Cluster(pulumi.ComponentResource):
+    """`ai-infra:gcp:Cluster`. Children: `<name>-nodes-sa` and its role grants `<name>-nodes-sa-node`,
+    `<name>-nodes-sa-registry`; `<name>-gke`; `<name>-system` (CPU pool for add-ons)."""
+
+    cluster: gcp.container.Cluster
+    system_pool: gcp.container.NodePool
+    identity: NodeIdentity
+    kubeconfig: pulumi.Output[str]
+
+    def __init__(self, name: str, args: ClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("ai-infra:gcp:Cluster", name, None, opts)
+        ctx, spec = args.context, args.spec
+        child = pulumi.ResourceOptions(parent=self)
+        account = gcp.serviceaccount.Account(f"{name}-nodes-sa", gcp.serviceaccount.AccountArgs(
+            project=ctx.project, account_id=service_account_id(ctx.environment, ctx.region, "gke-nodes"),
+            display_name=f"GKE nodes of {args.cluster_name}"), opts=child)
+        email = account_email(account)
+        grants = [gcp.projects.IAMMember(f"{name}-nodes-sa-{short}", gcp.projects.IAMMemberArgs(
+            project=ctx.project, role=role, member=pulumi.Output.concat("serviceAccount:", email)), opts=child)
+                  for short, role in NODE_ROLES.items()]
+        self.identity = NodeIdentity(service_account=email, kms_key_id=args.kms_key_id, labels=ctx.labels)
+        self.cluster = gcp.container.Cluster(f"{name}-gke", self._cluster_args(args, email),
+                                             opts=pulumi.ResourceOptions(parent=self, depends_on=grants,
+                                                                         # Only the removed default pool reads these.
+                                                                         ignore_changes=["nodeConfig", "initialNodeCount"]))
+        pool = spec.system_pool
+        self.system_pool = gcp.container.NodePool(f"{name}-system", gcp.container.NodePoolArgs(
+            project=ctx.project, cluster=self.cluster.id, location=ctx.region, name=SYSTEM_POOL,
+            initial_node_count=initial_nodes_per_zone(pool.min_nodes, args.zone_count),
+            autoscaling=gcp.container.NodePoolAutoscalingArgs(
+                total_min_node_count=pool.min_nodes, total_max_node_count=pool.max_nodes, location_policy="BALANCED"),
+            management=gcp.container.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True),
+            node_config=node_config(self.identity, pool.instance_type or SYSTEM_MACHINE_TYPE, disk_size_gb=100)),
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=IGNORE_NODE_COUNTS))
+        self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(
+            self.cluster.name, self.cluster.endpoint, self.cluster.master_auth.cluster_ca_certificate,
+        ).apply(lambda v: kubeconfig(v[0], v[1], v[2] or "")))
+        self.register_outputs({"cluster_id": self.cluster.id, "name": self.cluster.name, "endpoint": self.cluster.endpoint,
+                               "kubeconfig": self.kubeconfig})
+
+    @staticmethod
+    def _cluster_args(args: ClusterArgs, node_account: pulumi.Input[str]) -> gcp.container.ClusterArgs:
+        ctx, spec = args.context, args.spec
+        private = spec.api_access is ApiAccess.PRIVATE
+        return gcp.container.ClusterArgs(
+            project=ctx.project, name=args.cluster_name, location=ctx.region, node_locations=args.node_locations,
+            network=args.network_id, subnetwork=args.subnet_id, networking_mode="VPC_NATIVE",
+            ip_allocation_policy=gcp.container.ClusterIpAllocationPolicyArgs(
+                cluster_secondary_range_name=POD_RANGE, services_secondary_range_name=SERVICE_RANGE),
+            # GKE always creates a default pool; it is deleted right away, and its nodes still get the
+            # dedicated service account and hardening, never the Compute Engine default account.
+            remove_default_node_pool=True, initial_node_count=1,
+            node_config=gcp.container.ClusterNodeConfigArgs(
+                service_account=node_account, oauth_scopes=[CLOUD_PLATFORM_SCOPE], boot_disk_kms_key=args.kms_key_id,
+                shielded_instance_config=gcp.container.ClusterNodeConfigShieldedInstanceConfigArgs(
+                    enable_secure_boot=True, enable_integrity_monitoring=True),
+                workload_metadata_config=gcp.container.ClusterNodeConfigWorkloadMetadataConfigArgs(mode="GKE_METADATA")),
+            private_cluster_config=gcp.container.ClusterPrivateClusterConfigArgs(
+                enable_private_nodes=True, enable_private_endpoint=private),
+            master_authorized_networks_config=gcp.container.ClusterMasterAuthorizedNetworksConfigArgs(
+                cidr_blocks=authorized_networks(spec, args.vpc_cidr), gcp_public_cidrs_access_enabled=False),
+            workload_identity_config=gcp.container.ClusterWorkloadIdentityConfigArgs(workload_pool=f"{ctx.project}.svc.id.goog"),
+            database_encryption=gcp.container.ClusterDatabaseEncryptionArgs(state="ENCRYPTED", key_name=args.kms_key_id),
+            enable_shielded_nodes=True,
+            release_channel=gcp.container.ClusterReleaseChannelArgs(channel=spec.upgrade_channel.value.upper()),
+            min_master_version=spec.kubernetes_version,
+            # Dataplane V2 enforces NetworkPolicy itself (eBPF); the Calico network_policy addon must stay off.
+            datapath_provider="ADVANCED_DATAPATH",
+            addons_config=gcp.container.ClusterAddonsConfigArgs(
+                http_load_balancing=gcp.container.ClusterAddonsConfigHttpLoadBalancingArgs(disabled=False),
+                gce_persistent_disk_csi_driver_config=gcp.container.ClusterAddonsConfigGcePersistentDiskCsiDriverConfigArgs(enabled=True),
+                gcs_fuse_csi_driver_config=gcp.container.ClusterAddonsConfigGcsFuseCsiDriverConfigArgs(enabled=args.gcs_fuse_csi),
+                lustre_csi_driver_config=gcp.container.ClusterAddonsConfigLustreCsiDriverConfigArgs(
+                    enabled=args.lustre_csi, enable_legacy_lustre_port=args.lustre_csi or None)),
+            gateway_api_config=gcp.container.ClusterGatewayApiConfigArgs(channel="CHANNEL_STANDARD") if args.gateway_api else None,
+            logging_config=gcp.container.ClusterLoggingConfigArgs(enable_components=LOG_COMPONENTS),
+            monitoring_config=gcp.container.ClusterMonitoringConfigArgs(
+                enable_components=METRIC_COMPONENTS,
+                managed_prometheus=gcp.container.ClusterMonitoringConfigManagedPrometheusArgs(enabled=args.managed_prometheus)),
+            security_posture_config=gcp.container.ClusterSecurityPostureConfigArgs(mode="BASIC", vulnerability_mode="VULNERABILITY_BASIC"),
+            cost_management_config=gcp.container.ClusterCostManagementConfigArgs(enabled=True),
+            deletion_protection=ctx.protected,
+        )

@@ -1,0 +1,61 @@
+"""Project-wide prerequisites and access: the Google APIs the platform calls, the Managed Lustre service agent
+(it exists only once generated, and must hold the KMS key before an instance can use it), and the cluster
+admins' IAM role. IAM member bindings live here, once per project: two resources declaring the same binding
+would remove it for both when either is deleted."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_gcp as gcp
+
+BASE_APIS = ("compute", "container", "cloudkms", "logging", "monitoring", "storage", "iam", "artifactregistry")
+LUSTRE_APIS = ("lustre", "servicenetworking")
+TPU_VM_APIS = ("tpu",)
+CLUSTER_ADMIN_ROLE = "roles/container.admin"
+"""Full Kubernetes API access on the project's clusters through GKE's IAM authorizer (cluster-admin)."""
+
+
+def required_apis(*, lustre: bool, tpu_vms: bool) -> list[str]:
+    """Service names (`<api>.googleapis.com`) the platform needs, base ones first."""
+    apis = [*BASE_APIS, *(LUSTRE_APIS if lustre else ()), *(TPU_VM_APIS if tpu_vms else ())]
+    return [f"{api}.googleapis.com" for api in apis]
+
+
+@dataclass(frozen=True)
+class ProjectArgs:
+    project: str
+    apis: Sequence[str]
+    """Services to enable; they stay enabled on destroy (other workloads of the project may use them)."""
+    enable_apis: bool = True
+    """Enable `apis`; off when a project factory owns the API list. Default on."""
+    lustre_agent: bool = False
+    """Generate the Managed Lustre service agent. Default off."""
+    admins: Sequence[str] = ()
+    """IAM members (`user:`, `group:`, ...) given cluster-admin on every cluster of the project. Default none
+    besides the deployer, who creates the clusters."""
+
+
+class Project(pulumi.ComponentResource):
+    """`ai-infra:gcp:Project`. Children: `<name>-<api>` per API (e.g. `<name>-container`), `<name>-lustre-agent`,
+    and `<name>-admin-<index>` per admin."""
+
+    lustre_agent: pulumi.Output[str] | None
+
+    def __init__(self, name: str, args: ProjectArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("ai-infra:gcp:Project", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        services = [gcp.projects.Service(f"{name}-{api.split('.')[0]}", gcp.projects.ServiceArgs(
+            project=args.project, service=api, disable_on_destroy=False, disable_dependent_services=False), opts=child)
+            for api in (args.apis if args.enable_apis else ())]
+        self.lustre_agent = None
+        if args.lustre_agent:
+            identity = gcp.projects.ServiceIdentity(f"{name}-lustre-agent", gcp.projects.ServiceIdentityArgs(
+                project=args.project, service="lustre.googleapis.com"), opts=pulumi.ResourceOptions(parent=self, depends_on=services))
+            self.lustre_agent = identity.member
+        for index, member in enumerate(args.admins):
+            gcp.projects.IAMMember(f"{name}-admin-{index}", gcp.projects.IAMMemberArgs(
+                project=args.project, role=CLUSTER_ADMIN_ROLE, member=member), opts=child)
+        self.register_outputs({"apis": list(args.apis) if args.enable_apis else []})

@@ -1,0 +1,54 @@
+"""Whole-platform properties: protection outside dev, stable URNs, resource budget per region."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from aiinfra.plan.runtime import PlanResult
+
+STATEFUL = {
+    "gcp:kms/keyRing:KeyRing",
+    "gcp:kms/cryptoKey:CryptoKey",
+    "gcp:storage/bucket:Bucket",
+    "gcp:lustre/instance:Instance",
+    "gcp:logging/projectBucketConfig:ProjectBucketConfig",
+}
+SNAPSHOT = Path(__file__).parent / "snapshots" / "prod_urns.txt"
+
+
+def test_stateful_resources_are_protected_outside_dev(prod_plan: PlanResult, dev_plan: PlanResult) -> None:
+    prod = [r for r in prod_plan.resources if r.type in STATEFUL]
+    assert {r.type for r in prod} == STATEFUL
+    for record in prod:
+        assert record.protect and record.retainOnDelete, record.name
+    assert not [r for r in prod_plan.resources if r.protect and r.type not in STATEFUL]
+    dev = [r for r in dev_plan.resources if r.type in STATEFUL]
+    assert dev and not any(r.protect or r.retainOnDelete for r in dev)
+
+
+def test_dev_is_small_and_scales_to_zero(dev_plan: PlanResult) -> None:
+    gpu = dev_plan.one("gcp:container/nodePool:NodePool", "dev-us-central1-dev-pool").inputs
+    assert (gpu["nodeConfig"]["spot"], gpu["autoscaling"]["totalMinNodeCount"], gpu["initialNodeCount"]) == (True, 0, 0)
+    assert dev_plan.one("gcp:container/cluster:Cluster").inputs["nodeLocations"] == ["us-central1-a", "us-central1-b"]
+    assert len(dev_plan.of_type("gcp:compute/routerNat:RouterNat")) == 1
+    assert not dev_plan.of_type("gcp:compute/backendService:BackendService")
+    assert 25 <= sum(r.custom for r in dev_plan.resources) <= 50
+
+
+def test_a_full_prod_region_stays_within_the_resource_budget(prod_plan: PlanResult) -> None:
+    region = [r for r in prod_plan.resources if r.name.startswith("prod-us-central1")]
+    assert 40 <= len(region) <= 90, len(region)
+
+
+def test_urns_match_the_snapshot(prod_plan: PlanResult) -> None:
+    """Child names are part of the API: a renamed child is a replaced resource. Regenerate deliberately with
+    AIINFRA_UPDATE_SNAPSHOTS=1 (and add `aliases` for every renamed resource)."""
+    urns = "\n".join(sorted(r.urn for r in prod_plan.resources)) + "\n"
+    if os.environ.get("AIINFRA_UPDATE_SNAPSHOTS"):
+        SNAPSHOT.parent.mkdir(exist_ok=True)
+        SNAPSHOT.write_text(urns)
+    expected = SNAPSHOT.read_text()
+    missing = sorted(set(expected.splitlines()) - set(urns.splitlines()))
+    added = sorted(set(urns.splitlines()) - set(expected.splitlines()))
+    assert not missing and not added, f"URNs changed; missing: {missing[:10]}; added: {added[:10]}"

@@ -1,0 +1,149 @@
+"""Bad GCP input stops `load_platform` with the config path, the value given and what is allowed, before any
+resource is registered: the issue's four cases, then every GCP-only check."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from gcp.support import COMPLIANCE, PROD_GCP, PROJECT, gcp_platform
+from helpers import platform_dict
+
+from components.spec import SpecError, load_platform
+
+U = "platform.clouds.gcp.regions.us-central1"
+W = "platform.clouds.gcp.regions.europe-west4"
+G = "platform.clouds.gcp"
+DELETE = object()
+
+
+def change(config: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
+    """Set (or DELETE) `value` at the /-separated path in a copy of `config`."""
+    data = copy.deepcopy(config)
+    *parents, last = path.split("/")
+    node = data
+    for key in parents:
+        node = node.setdefault(key, {})
+    if value is DELETE:
+        del node[last]
+    else:
+        node[last] = value
+    return data
+
+
+def problems(gcp: dict[str, Any], **top: Any) -> dict[str, str]:
+    top.setdefault("compliance", COMPLIANCE)
+    with pytest.raises(SpecError) as caught:
+        load_platform(gcp_platform(gcp, **top))
+    return dict(caught.value.issues)
+
+
+R = "regions/us-central1"
+# (id, path in clouds.gcp, new value, expected error path, fragments the message must contain)
+CASES = [
+    # the issue's cases
+    ("v5e-topology-3x3", f"{R}/tpu_slices/serve", {"generation": "v5e", "topology": "3x3"}, f"{U}.tpu_slices.serve.topology",
+     ["'3x3'", "tpu-v5e", "1x1, 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16"]),
+    ("h100-machine-gcp-lacks", f"{R}/gpu_pools/train", {"instance_type": "a3-highgpu-16g"}, f"{U}.gpu_pools.train.instance_type",
+     ["'a3-highgpu-16g'", "not in the gcp catalog", "a3-highgpu-8g", "a3-megagpu-8g"]),
+    ("h100-count-gcp-lacks", f"{R}/gpu_pools/train", {"accelerator": "h100-80gb", "accelerators_per_node": 16},
+     f"{U}.gpu_pools.train.accelerator", ["16x h100-80gb", "1, 2, 4, 8"]),
+    ("aws-h100-type-on-gcp", f"{R}/gpu_pools/train", {"instance_type": "p5.48xlarge"}, f"{U}.gpu_pools.train.instance_type",
+     ["'p5.48xlarge'", "a3-highgpu-8g"]),
+    ("lustre-below-minimum", f"{R}/lustre/scratch/size_gib", 9000, f"{U}.lustre.scratch.size_gib",
+     ["got 9000 GiB", "from 18000 GiB", "500 MB/s/TiB"]),
+    ("lustre-throughput-not-a-tier", f"{R}/lustre/scratch/throughput_mbps_per_tib", 200, f"{U}.lustre.scratch.throughput_mbps_per_tib",
+     ["200", "125, 250, 500, 1000"]),
+    # GCP-only checks
+    ("zone-outside-region", "zones/us-central1", ["us-central1-a", "us-east1-b", "us-central1-c"], f"{G}.zones.us-central1[1]",
+     ["'us-east1-b'", "not in region us-central1", "us-central1-<letter>"]),
+    ("zones-count-differs", "zones/us-central1", ["us-central1-a", "us-central1-b"], f"{G}.zones.us-central1",
+     ["lists 2 zones", "network.zones of us-central1 is 3"]),
+    ("zones-for-unknown-region", "zones/us-east1", ["us-east1-b", "us-east1-c", "us-east1-d"], f"{G}.zones.us-east1",
+     ["'us-east1'", "not declared", "us-central1, europe-west4"]),
+    ("tpu-zone-for-unknown-slice", "tpu_zones/us-central1/nope", "us-central1-b", f"{G}.tpu_zones.us-central1.nope",
+     ["'nope'", "pretrain, serve"]),
+    ("pool-zone-outside-region", f"{R}/gpu_pools/compact/zones", ["europe-west4-a"], f"{U}.gpu_pools.compact.zones[0]",
+     ["'europe-west4-a'", "us-central1-<letter>"]),
+    ("compact-over-several-zones", f"{R}/gpu_pools/compact/zones", [], f"{U}.gpu_pools.compact.zones",
+     ["'compact'", "one zone", "got 0"]),
+    ("compact-with-queued-provisioning", f"{R}/gpu_pools/batch", {"accelerator": "h100-80gb", "accelerators_per_node": 8,
+     "capacity": "queued", "placement": "compact", "zones": ["us-central1-a"]}, f"{U}.gpu_pools.batch.placement",
+     ["'queued'", "a3-highgpu-8g", "allowed: none"]),
+    ("dws-pool-with-a-minimum", f"{R}/gpu_pools/flex/min_nodes", 1, f"{U}.gpu_pools.flex.min_nodes", ["got 1", "flex_start", "min_nodes 0"]),
+    ("operator-driver-without-operator", f"{R}/gpu_pools/train/driver", "operator", f"{U}.gpu_pools.train.driver",
+     ["'operator'", "gpu_operator_on_gke", "allowed without it: cloud"]),
+    ("gpu-pool-named-system", f"{R}/gpu_pools/system", {"accelerator": "l4"}, f"{U}.gpu_pools.system",
+     ["'system'", "the system pool"]),
+    ("gpu-pool-clashes-with-tpu-pool", f"{R}/gpu_pools/pretrain-1", {"accelerator": "l4"}, f"{U}.tpu_slices.pretrain",
+     ["'pretrain-1'", "GPU pool 'pretrain-1'"]),
+    ("tpu-vm-on-dws", "regions/europe-west4/tpu_slices/research/capacity", "flex_start", f"{W}.tpu_slices.research.capacity",
+     ["'flex_start'", "on_demand, spot, reserved"]),
+    ("lustre-network-too-small", f"{R}/network/cidr", "10.20.0.0/22", f"{U}.network.cidr",
+     ["/23", "10.20.2.0/24", "/21 network or larger"]),
+    ("flow-logs-kept-too-long", f"{R}/network/flow_log_retention_days", 4000, f"{U}.network.flow_log_retention_days",
+     ["got 4000", "1 to 3650"]),
+    ("system-pool-smaller-than-zones", f"{R}/cluster/system_pool", {"min_nodes": 1, "max_nodes": 2},
+     f"{U}.cluster.system_pool.max_nodes", ["got 2", "3 zones", "at least 3"]),
+    ("admin-not-an-iam-member", f"{R}/cluster/admins", ["ml-platform@example.com"], f"{U}.cluster.admins[0]",
+     ["'ml-platform@example.com'", "group:<email>"]),
+    ("inference-without-cluster", "regions/europe-west4/cluster", DELETE, f"{W}.inference", ["GKE", "add `cluster:`"]),
+    ("traffic-dial-on-gcp", f"{R}/inference/traffic_percent", 50, f"{U}.inference.traffic_percent", ["got 50", "allowed on GCP: 100"]),
+    ("health-paths-differ", f"{R}/inference/health_check_path", "/ready", f"{G}.global_endpoint",
+     ["us-central1: /ready", "europe-west4: /health"]),
+    ("certificate-not-a-resource", "global_endpoint/certificate", "arn:aws:acm:us-east-1:1:certificate/x", f"{G}.global_endpoint.certificate",
+     ["'arn:aws:acm", "projects/<project>/global/sslCertificates/<name>"]),
+]
+
+
+@pytest.mark.parametrize(("case", "path", "value", "where", "fragments"), CASES, ids=[c[0] for c in CASES])
+def test_bad_input_names_path_value_and_allowed(case: str, path: str, value: Any, where: str, fragments: list[str]) -> None:
+    found = problems(change(PROD_GCP, path, value))
+    assert where in found, f"{case}: {found}"
+    for fragment in fragments:
+        assert fragment in found[where], f"{case}: {fragment!r} not in {found[where]!r}"
+
+
+def test_tpu_on_aws_is_rejected_with_the_place_to_put_it() -> None:
+    data = platform_dict({"aws": {"regions": {"us-east-1": {
+        "network": {"cidr": "10.10.0.0/16"}, "cluster": {},
+        "tpu_slices": {"pretrain": {"generation": "v5p", "topology": "2x2x2"}}}}}})
+    with pytest.raises(SpecError) as caught:
+        load_platform(data)
+    found = dict(caught.value.issues)
+    where = "platform.clouds.aws.regions.us-east-1.tpu_slices.pretrain"
+    assert "GCP-only" in found[where] and "aws has no TPUs" in found[where]
+    assert "platform.clouds.gcp.regions.<region>.tpu_slices" in found[where]
+
+
+def test_tpu_on_azure_is_rejected_too() -> None:
+    data = platform_dict({"azure": {"regions": {"westeurope": {
+        "network": {"cidr": "10.10.0.0/16", "transit_encryption": "monitor"}, "cluster": {},
+        "tpu_slices": {"serve": {"generation": "v6e", "topology": "2x2"}}}}}})
+    with pytest.raises(SpecError, match="TPU slices are GCP-only; azure has no TPUs"):
+        load_platform(data)
+
+
+def test_errors_come_before_any_resource_is_registered(plan) -> None:  # noqa: ANN001
+    """`load_from_config` turns the same problems into one RunError, and nothing is registered."""
+    import json
+
+    from components.compose import build_platform, load_from_config
+
+    bad = change(PROD_GCP, f"{R}/tpu_slices/serve/topology", "3x3")
+    config = {"ai-infra:platform": json.dumps(gcp_platform(bad, compliance=COMPLIANCE))}
+    with pytest.raises(Exception, match=r"tpu_slices\.serve\.topology: topology '3x3'"):
+        plan(lambda: build_platform(load_from_config()), config=config)
+
+
+def test_cluster_name_must_fit_gke() -> None:
+    gcp = {"project": PROJECT, "regions": {"northamerica-northeast12": {"network": {"cidr": "10.20.0.0/16"}, "cluster": {}}}}
+    found = problems(gcp, environment="integration-test")
+    message = found["platform.clouds.gcp.regions.northamerica-northeast12.cluster"]
+    assert "'integration-test-northamerica-northeast12'" in message and "41 characters" in message and "40" in message
+
+
+def test_project_id_must_be_a_gcp_project_id() -> None:
+    found = problems(change({"project": PROJECT, "regions": {"us-central1": {"network": {"cidr": "10.20.0.0/16"}}}}, "project", "Acme_ML"))
+    assert "Acme_ML" in found[f"{G}.project"]
