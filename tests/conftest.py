@@ -7,6 +7,12 @@ from typing import Any
 
 import pytest
 from helpers import platform_dict
+from hypothesis import settings
+
+# No per-example deadline: the first example of a property test may import a provider SDK module
+# (seconds on a cold machine), which the default 200 ms deadline turns into a flaky failure.
+settings.register_profile("ai-infra", deadline=None)
+settings.load_profile("ai-infra")
 
 from aiinfra.plan.runtime import PlanResult, run_program
 from components.spec import Platform, load_platform
