@@ -13,7 +13,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from components.gcp.cluster import Cluster, ClusterArgs
-from components.gcp.context import COMPUTE_AGENT, GKE_AGENT, GcpContext
+from components.gcp.context import COMPUTE_AGENT, GKE_AGENT, LUSTRE_AGENT, GcpContext
 from components.gcp.flow_logs import FlowLogs, FlowLogsArgs
 from components.gcp.gpu_pool import GpuPool, GpuPoolArgs
 from components.gcp.kms import Kms, KmsArgs
@@ -110,9 +110,10 @@ def _region(platform: Platform, cloud_spec: GcpCloudSpec, project: _Project, ctx
         "gke": ctx.service_agent(GKE_AGENT), "compute": ctx.service_agent(COMPUTE_AGENT), "logging": project.logging_agent}
     if spec.buckets:
         users["storage"] = project.storage_agent
-    lustre_agent = project.component.lustre_agent
+    # The agent's e-mail follows the documented pattern (known at preview); the Project component, which every
+    # component here depends on, generates the agent first.
+    lustre_agent = ctx.service_agent(LUSTRE_AGENT)
     if spec.lustre:
-        assert lustre_agent is not None  # generated whenever a region has Lustre
         users["lustre"] = lustre_agent
     kms = Kms(name, KmsArgs(ctx, users), opts)
     key = kms.key_id
@@ -126,7 +127,7 @@ def _region(platform: Platform, cloud_spec: GcpCloudSpec, project: _Project, ctx
         buckets = {b: Bucket(f"{name}-{b}", BucketArgs(ctx, b, bucket, key, logs.bucket.name), opts) for b, bucket in spec.buckets.items()}
         out["buckets"] = {b: storage.bucket.name for b, storage in buckets.items()}
     if spec.lustre:
-        assert lustre_agent is not None and network.peering is not None  # made for every region with Lustre
+        assert network.peering is not None  # made for every region with Lustre
         out["lustre"] = {
             fs_name: Lustre(f"{name}-{fs_name}", LustreArgs(
                 ctx, fs_name, fs, resolve_lustre(Cloud.GCP, fs), first_zone, network.vpc.id, network.peering, key, lustre_agent,

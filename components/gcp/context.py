@@ -18,6 +18,8 @@ import pulumi_gcp as gcp
 # `service-<project number>@`.
 GKE_AGENT = "container-engine-robot.iam.gserviceaccount.com"
 COMPUTE_AGENT = "compute-system.iam.gserviceaccount.com"
+LUSTRE_AGENT = "gcp-sa-lustre.iam.gserviceaccount.com"
+"""Created on demand: the Project component generates it (ServiceIdentity) before anything grants it access."""
 CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 """Node and TPU VM OAuth scope: access is decided by IAM roles on the service account, not by scopes."""
 

@@ -40,9 +40,7 @@ class ProjectArgs:
 
 class Project(pulumi.ComponentResource):
     """`ai-infra:gcp:Project`. Children: `<name>-<api>` per API (e.g. `<name>-container`), `<name>-lustre-agent`,
-    and `<name>-admin-<index>` per admin."""
-
-    lustre_agent: pulumi.Output[str] | None
+    and `<name>-admin-<index>` per admin. Resources that grant the Lustre agent access depend on this component."""
 
     def __init__(self, name: str, args: ProjectArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:gcp:Project", name, None, opts)
@@ -50,11 +48,9 @@ class Project(pulumi.ComponentResource):
         services = [gcp.projects.Service(f"{name}-{api.split('.')[0]}", gcp.projects.ServiceArgs(
             project=args.project, service=api, disable_on_destroy=False, disable_dependent_services=False), opts=child)
             for api in (args.apis if args.enable_apis else ())]
-        self.lustre_agent = None
         if args.lustre_agent:
-            identity = gcp.projects.ServiceIdentity(f"{name}-lustre-agent", gcp.projects.ServiceIdentityArgs(
+            gcp.projects.ServiceIdentity(f"{name}-lustre-agent", gcp.projects.ServiceIdentityArgs(
                 project=args.project, service="lustre.googleapis.com"), opts=pulumi.ResourceOptions(parent=self, depends_on=services))
-            self.lustre_agent = identity.member
         for index, member in enumerate(args.admins):
             gcp.projects.IAMMember(f"{name}-admin-{index}", gcp.projects.IAMMemberArgs(
                 project=args.project, role=CLUSTER_ADMIN_ROLE, member=member), opts=child)
