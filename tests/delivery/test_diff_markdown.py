@@ -1,0 +1,80 @@
+"""`aiinfra plan --diff BASE.json` and `--markdown FILE`: what changed, by component, and the PR comment."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+from pathlib import Path
+
+from aiinfra.cli import main
+from aiinfra.plan.diff import diff_plans, render_diff_text
+from aiinfra.plan.markdown import MARKER, combine, render_markdown
+
+PROGRAM = Path(__file__).resolve().parents[1] / "data" / "programs" / "invokes"
+
+
+def plan_json(tmp_path: Path, prefix: str, name: str) -> dict:
+    program = tmp_path / f"program-{name}"
+    shutil.copytree(PROGRAM, program)
+    stack_file = program / "Pulumi.demo.yaml"
+    stack_file.write_text(stack_file.read_text().replace("prefix: demo", f"prefix: {prefix}"))
+    out = tmp_path / f"{name}.json"
+    assert main(["plan", "--program", str(program), "--stack", "demo", "--no-policy", "--json", str(out), "-q"]) == 0
+    return json.loads(out.read_text())
+
+
+def test_diff_finds_added_removed_and_changed_inputs(tmp_path: Path) -> None:
+    base = plan_json(tmp_path, "demo", "base")
+    head = plan_json(tmp_path, "renamed", "head")  # subnet names derive from the prefix: replaced
+    web = next(r for r in head["resources"] if r["name"] == "web")
+    web["inputs"]["instanceType"] = "t3.large"
+    web["protect"] = True
+    diff = diff_plans(base, head)
+    assert diff["counts"] == {"added": 2, "changed": 1, "removed": 2}
+    group = diff["components"]["(outside components)"]
+    assert sorted(e["urn"].split("::")[-1] for e in group["added"]) == ["renamed-subnet-0", "renamed-subnet-1"]
+    assert sorted(e["urn"].split("::")[-1] for e in group["removed"]) == ["demo-subnet-0", "demo-subnet-1"]
+    assert group["changed"] == [{"urn": web["urn"], "type": "aws:ec2/instance:Instance", "inputs": ["instanceType"], "options": ["protect"]}]
+    text = render_diff_text(diff)
+    assert "+2 added, ~1 changed, -2 removed" in text and "web: instanceType, protect" in text
+
+
+def test_diff_groups_by_top_level_component() -> None:
+    stack = {"urn": "s", "type": "pulumi:pulumi:Stack", "name": "s", "parent": "", "custom": False, "inputs": {}}
+    comp = {"urn": "c", "type": "ai-infra:aws:Network", "name": "prod-us-east-1", "parent": "s", "custom": False, "inputs": {}}
+    child = {"urn": "v", "type": "aws:ec2/vpc:Vpc", "name": "vpc", "parent": "c", "custom": True, "inputs": {"cidrBlock": "10.0.0.0/16"}}
+    base = {"stack": "prod", "resources": [stack, comp, child]}
+    head = copy.deepcopy(base)
+    head["resources"][2]["inputs"]["cidrBlock"] = "10.1.0.0/16"
+    diff = diff_plans(base, head)
+    assert diff["components"]["Network prod-us-east-1"]["changed"][0]["inputs"] == ["cidrBlock"]
+
+
+def test_markdown_shows_counts_and_failing_rules_but_never_secret_values(tmp_path: Path) -> None:
+    base = plan_json(tmp_path, "demo", "base")
+    head = plan_json(tmp_path, "renamed", "head")
+    head["resources"][1]["inputs"]["password"] = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": "hunter2"}
+    head["diff"] = diff_plans(base, head)
+    head["policy"] = {"pack": "ai-infra-compliance@v0.1.0", "violations": [
+        {"policy": "aws-ec2-no-public-ip", "enforcementLevel": "mandatory", "urn": "urn:x::web", "message": "Checks…\nthe instance gets a public IP address"},
+        {"policy": "required-tags", "enforcementLevel": "advisory", "urn": "urn:x::vpc", "message": "missing tags: team"}]}
+    body = render_markdown(head)
+    assert "`demo`: ❌ blocked" in body
+    assert "+2 added, ~1 changed, -2 removed" in body
+    assert "| mandatory | `aws-ec2-no-public-ip` | `web` | the instance gets a public IP address |" in body
+    assert "hunter2" not in body
+    comment = combine([body, render_markdown(base)])
+    assert comment.startswith(MARKER) and comment.count("### `demo`") == 2
+
+
+def test_cli_writes_the_comment_and_stores_the_diff(tmp_path: Path) -> None:
+    base = tmp_path / "base.json"
+    base.write_text(json.dumps({"project": "invokes-demo", "stack": "demo", "resources": [], "outputs": {}}))
+    out, comment = tmp_path / "head.json", tmp_path / "comment.md"
+    code = main(["plan", "--program", str(PROGRAM), "--stack", "demo", "--diff", str(base), "--json", str(out),
+                 "--markdown", str(comment), "-q"])
+    document = json.loads(out.read_text())
+    assert document["diff"]["counts"]["added"] == len(document["resources"])
+    assert code == (2 if any(v["enforcementLevel"] == "mandatory" for v in document["policy"]["violations"]) else 0)
+    assert "aws-launch-template-imdsv2" in comment.read_text()  # the demo instance allows IMDSv1
