@@ -1,0 +1,29 @@
+"""A team's TPU research setup on ai-infra components (GCP only): GKE with TPU slices, and a bucket."""
+
+import pulumi
+
+from components.compose import build_platform
+from components.spec import SpecError, load_platform
+
+config = pulumi.Config()
+team, budget, cloud = config.require("team"), int(config.require("monthlyBudgetUsd")), config.require("cloud")
+generation, _, topology = config.require("accelerator").partition(":")
+region = {
+    "network": {"cidr": "10.110.0.0/16"},
+    "cluster": {},
+    "tpu_slices": {"research": {"generation": generation, "topology": topology, "capacity": "spot"}},
+    "buckets": {"checkpoints": {"data_class": "checkpoints"}},
+}
+# Any cloud but gcp is refused by the spec with "TPU slices are GCP-only".
+cloud_spec = {"regions": {config.require("region"): region}, **({"project": config.require("gcpProject")} if cloud == "gcp" else {})}
+try:
+    spec = load_platform({
+        "environment": pulumi.get_stack(),
+        "labels": {"owner": team, "team": team, "cost_center": team, "extra": {"monthly-budget-usd": str(budget)}},
+        "clouds": {cloud: cloud_spec},
+        "teams": {team: {"tpu_quota": 64}},
+    })
+except SpecError as err:
+    raise pulumi.RunError(str(err)) from None
+for key, value in build_platform(spec).items():
+    pulumi.export(key, value)

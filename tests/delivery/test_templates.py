@@ -1,0 +1,74 @@
+"""Each `pulumi new` template renders as the CLI renders it, then plans offline with the policy pack."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from aiinfra.cli import main
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+PROMPTS = {"team", "cloud", "region", "accelerator", "monthlyBudgetUsd"}
+
+
+def render(name: str, tmp_path: Path, answers: dict[str, str]) -> Path:
+    """Copy the template, replace ${PROJECT}/${DESCRIPTION} everywhere, write the answers into Pulumi.dev.yaml."""
+    project = f"team-{name}"
+    target = tmp_path / project
+    shutil.copytree(TEMPLATES / name, target)
+    for path in target.rglob("*"):
+        if path.is_file():
+            path.write_text(path.read_text().replace("${PROJECT}", project).replace("${DESCRIPTION}", f"{name} for the vision team"))
+    template = yaml.safe_load((target / "Pulumi.yaml").read_text())["template"]["config"]
+    config = {f"{project}:{key}": str(answers.get(key, spec.get("default", ""))) for key, spec in template.items()}
+    (target / "Pulumi.dev.yaml").write_text(yaml.safe_dump({"config": config}))
+    return target
+
+
+def plan(program: Path, tmp_path: Path) -> tuple[int, dict]:
+    out = tmp_path / "plan.json"
+    code = main(["plan", "--program", str(program), "--stack", "dev", "--json", str(out), "-q"])
+    return code, json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("name", ["gpu-training", "inference-endpoint", "tpu-research"])
+def test_template_prompts_for_the_required_answers(name: str) -> None:
+    document = yaml.safe_load((TEMPLATES / name / "Pulumi.yaml").read_text())
+    assert document["name"] == "${PROJECT}" and document["description"] == "${DESCRIPTION}"
+    assert PROMPTS <= set(document["template"]["config"])
+
+
+@pytest.mark.parametrize("cloud", ["aws", "gcp"])
+def test_gpu_training_plans_with_cluster_gpu_pool_lustre_and_buckets(cloud: str, tmp_path: Path) -> None:
+    region = {"aws": "us-east-1", "gcp": "us-central1"}[cloud]
+    code, document = plan(render("gpu-training", tmp_path, {"cloud": cloud, "region": region, "team": "vision"}), tmp_path)
+    types = {r["type"] for r in document["resources"]}
+    expected = {"aws": {"aws:eks/cluster:Cluster", "aws:eks/nodeGroup:NodeGroup", "aws:fsx/lustreFileSystem:LustreFileSystem", "aws:s3/bucket:Bucket"},
+                "gcp": {"gcp:container/cluster:Cluster", "gcp:container/nodePool:NodePool", "gcp:lustre/instance:Instance", "gcp:storage/bucket:Bucket"}}[cloud]
+    assert expected <= types
+    assert code in (0, 2) and "policy" in document
+    namespaces = [r for r in document["resources"] if r["type"] == "kubernetes:core/v1:Namespace" and r["inputs"]["metadata"]["name"] == "vision"]
+    assert namespaces, "the team gets its namespace"
+
+
+def test_inference_endpoint_spans_two_regions_behind_the_global_endpoint(tmp_path: Path) -> None:
+    code, document = plan(render("inference-endpoint", tmp_path, {}), tmp_path)
+    pools = [r for r in document["resources"] if r["type"] == "gcp:container/nodePool:NodePool" and "serve" in r["name"]]
+    assert {p["name"].split("-serve")[0] for p in pools} == {"dev-us-central1", "dev-europe-west4"}
+    assert any(r["type"] == "gcp:compute/globalForwardingRule:GlobalForwardingRule" for r in document["resources"])
+    assert code in (0, 2) and "policy" in document
+
+
+def test_tpu_research_plans_slices_and_refuses_other_clouds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, document = plan(render("tpu-research", tmp_path, {"accelerator": "v5e:2x4"}), tmp_path)
+    tpu = [r for r in document["resources"] if r["type"] == "gcp:container/nodePool:NodePool"
+           and (r["inputs"].get("placementPolicy") or {}).get("tpuTopology") == "2x4"]
+    assert tpu and tpu[0]["inputs"]["nodeConfig"]["machineType"] == "ct5lp-hightpu-4t"
+    assert code in (0, 2)
+    wrong = render("tpu-research", tmp_path / "aws", {"cloud": "aws", "region": "us-east-1"})
+    assert main(["plan", "--program", str(wrong), "--stack", "dev", "--no-policy", "-q"]) == 1
+    assert "TPU slices are GCP-only" in capsys.readouterr().err
