@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import os
+from pathlib import Path
 from typing import Any
 
 BASE_PLATFORM: dict[str, Any] = {
@@ -50,3 +52,34 @@ def full_platform_dict() -> dict[str, Any]:
                     "data_zones": {"eu": ["eu-west-1", "europe-west4"]}},
         teams={"research": {"gpu_quota": 16, "tpu_quota": 8}},
     )
+
+
+DELETE = object()
+"""Pass as the value to `change` to remove the key."""
+
+
+def change(config: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
+    """A copy of `config` with `value` set (or DELETE-d) at the /-separated path."""
+    data = copy.deepcopy(config)
+    *parents, last = path.split("/")
+    node = data
+    for key in parents:
+        node = node.setdefault(key, {})
+    if value is DELETE:
+        del node[last]
+    else:
+        node[last] = value
+    return data
+
+
+def assert_urns_match_snapshot(urns: list[str], snapshot: Path) -> None:
+    """Child names are part of the API: a renamed child is a replaced resource. Regenerate deliberately with
+    AIINFRA_UPDATE_SNAPSHOTS=1 (and add `aliases` for every renamed resource)."""
+    text = "\n".join(sorted(urns)) + "\n"
+    if os.environ.get("AIINFRA_UPDATE_SNAPSHOTS"):
+        snapshot.parent.mkdir(exist_ok=True)
+        snapshot.write_text(text)
+    expected = snapshot.read_text()
+    missing = sorted(set(expected.splitlines()) - set(text.splitlines()))
+    added = sorted(set(text.splitlines()) - set(expected.splitlines()))
+    assert not missing and not added, f"URNs changed; missing: {missing[:10]}; added: {added[:10]}"

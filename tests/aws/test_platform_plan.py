@@ -8,11 +8,11 @@ import functools
 import importlib
 import inspect
 import json
-import os
 import re
 from pathlib import Path
 
 import pytest
+from helpers import assert_urns_match_snapshot
 
 from aiinfra.plan.runtime import PlanResult
 
@@ -85,13 +85,4 @@ def test_a_production_region_stays_within_the_resource_budget(prod_plan: PlanRes
 
 
 def test_urns_match_the_snapshot(prod_plan: PlanResult) -> None:
-    """Child names are part of the API: a renamed child is a replaced resource. Regenerate deliberately with
-    AIINFRA_UPDATE_SNAPSHOTS=1 (and add `aliases` for every renamed resource)."""
-    urns = "\n".join(sorted(r.urn for r in prod_plan.resources)) + "\n"
-    if os.environ.get("AIINFRA_UPDATE_SNAPSHOTS"):
-        SNAPSHOT.parent.mkdir(exist_ok=True)
-        SNAPSHOT.write_text(urns)
-    expected = SNAPSHOT.read_text()
-    missing = sorted(set(expected.splitlines()) - set(urns.splitlines()))
-    added = sorted(set(urns.splitlines()) - set(expected.splitlines()))
-    assert not missing and not added, f"URNs changed; missing: {missing[:10]}; added: {added[:10]}"
+    assert_urns_match_snapshot([r.urn for r in prod_plan.resources], SNAPSHOT)

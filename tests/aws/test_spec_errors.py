@@ -3,11 +3,10 @@ resource is registered."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import pytest
-from helpers import platform_dict
+from helpers import DELETE, change, platform_dict
 
 from components.spec import SpecError, load_platform
 
@@ -15,21 +14,8 @@ E = "platform.clouds.aws.regions.us-east-1"
 W = "platform.clouds.aws.regions.eu-west-1"
 G = "platform.clouds.aws.global_endpoint"
 R = "regions/us-east-1"
-DELETE = object()
 
 
-def change(config: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
-    """Set (or DELETE) `value` at the /-separated path."""
-    data = copy.deepcopy(config)
-    *parents, last = path.split("/")
-    node = data
-    for key in parents:
-        node = node.setdefault(key, {})
-    if value is DELETE:
-        del node[last]
-    else:
-        node[last] = value
-    return data
 
 
 # (id, path in clouds.aws, new value, expected error path, fragments the message must contain)

@@ -3,33 +3,19 @@ resource is registered: the issue's four cases, then every GCP-only check."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import pytest
 from gcp.support import COMPLIANCE, PROD_GCP, PROJECT, gcp_platform
-from helpers import platform_dict
+from helpers import DELETE, change, platform_dict
 
 from components.spec import SpecError, load_platform
 
 U = "platform.clouds.gcp.regions.us-central1"
 W = "platform.clouds.gcp.regions.europe-west4"
 G = "platform.clouds.gcp"
-DELETE = object()
 
 
-def change(config: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
-    """Set (or DELETE) `value` at the /-separated path in a copy of `config`."""
-    data = copy.deepcopy(config)
-    *parents, last = path.split("/")
-    node = data
-    for key in parents:
-        node = node.setdefault(key, {})
-    if value is DELETE:
-        del node[last]
-    else:
-        node[last] = value
-    return data
 
 
 def problems(gcp: dict[str, Any], **top: Any) -> dict[str, str]:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import pytest
+from helpers import DELETE
+from helpers import change as set_path
 from helpers import full_platform_dict as valid
 
 from components.spec import Platform, SpecError, load_platform
@@ -14,20 +15,7 @@ AWS_REGION = "platform.clouds.aws.regions.us-east-1"
 GCP_REGION = "platform.clouds.gcp.regions.us-central1"
 
 
-def set_path(data: dict[str, Any], dotted: str, value: Any) -> dict[str, Any]:
-    data = copy.deepcopy(data)
-    keys = dotted.split("/")
-    node = data
-    for key in keys[:-1]:
-        node = node.setdefault(key, {})
-    if value is DELETE:
-        del node[keys[-1]]
-    else:
-        node[keys[-1]] = value
-    return data
 
-
-DELETE = object()
 A = "clouds/aws/regions/us-east-1"
 G = "clouds/gcp/regions/us-central1"
 
