@@ -7,6 +7,7 @@ does), Analyze for every custom resource (inputs, options, provider), and one An
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import os
@@ -25,6 +26,8 @@ _LEVELS = {"advisory": analyzer_pb2.ADVISORY, "mandatory": analyzer_pb2.MANDATOR
            "disabled": analyzer_pb2.DISABLED, "remediate": analyzer_pb2.REMEDIATE}
 _LEVEL_NAMES = {v: k for k, v in _LEVELS.items()}
 _STARTUP_SECONDS = 60
+_IN_FLIGHT = 8
+"""Analyze calls kept in flight: enough to keep the pack busy; thousands at once saw an RPC CANCELLED."""
 
 
 class PolicyError(Exception):
@@ -143,7 +146,7 @@ def _struct(value: dict[str, Any]) -> struct_pb2.Struct:
 
 
 def _analyze(stub: analyzer_pb2_grpc.AnalyzerStub, resources: list[dict]) -> list[analyzer_pb2.AnalyzeDiagnostic]:
-    """Analyze each custom resource (pipelined), then the whole stack, as the engine does.
+    """Analyze each custom resource (a few calls in flight), then the whole stack, as the engine does.
 
     The engine analyzes custom resources only: components and the root stack are not sent (pulumi/pulumi
     pkg/resource/deploy/step_generator.go runs analyzers in the custom-resource path); providers are.
@@ -156,13 +159,22 @@ def _analyze(stub: analyzer_pb2_grpc.AnalyzerStub, resources: list[dict]) -> lis
         requests.append(analyzer_pb2.AnalyzeRequest(
             type=record["type"], properties=_struct(record["inputs"]), urn=record["urn"], name=record["name"],
             options=_options(record), provider=_provider(provider)))
-    futures = [stub.Analyze.future(request) for request in requests]
     diagnostics = []
-    for request, future in zip(requests, futures):
+    in_flight: collections.deque = collections.deque()
+
+    def collect() -> None:
+        request, future = in_flight.popleft()
         for diagnostic in future.result().diagnostics:
             if not diagnostic.urn:  # the engine attributes a resource's diagnostics to that resource
                 diagnostic.urn = request.urn
             diagnostics.append(diagnostic)
+
+    for request in requests:
+        in_flight.append((request, stub.Analyze.future(request)))
+        if len(in_flight) >= _IN_FLIGHT:
+            collect()
+    while in_flight:
+        collect()
     stack = analyzer_pb2.AnalyzeStackRequest(resources=[
         analyzer_pb2.AnalyzerResource(
             type=r["type"], properties=_struct(r["inputs"]), urn=r["urn"], name=r["name"], options=_options(r),

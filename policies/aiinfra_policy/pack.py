@@ -11,7 +11,6 @@ from pulumi_policy import (
     PolicyPack,
     ReportViolation,
     ResourceValidationArgs,
-    ResourceValidationPolicy,
     Severity,
     StackValidationArgs,
     StackValidationPolicy,
@@ -22,6 +21,7 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
 from .props import Unknown
 from .registry import Context, Rule
+from .server import TypedResourcePolicy, install
 
 PACK_NAME = "ai-infra-compliance"
 _SEVERITY = {"low": Severity.LOW, "medium": Severity.MEDIUM, "high": Severity.HIGH, "critical": Severity.CRITICAL}
@@ -68,10 +68,11 @@ def to_policy(rule: Rule) -> Any:
     )
     if rule.stack:
         return StackValidationPolicy(validate=stack_validator(rule), **common)
-    return ResourceValidationPolicy(validate=resource_validator(rule), **common)
+    return TypedResourcePolicy(validate=resource_validator(rule), resource_types=rule.types, **common)
 
 
 def build_pack() -> None:
+    install()  # the type-indexed Analyze (server.py); same diagnostics as the SDK's, far fewer decodes
     PolicyPack(name=PACK_NAME, enforcement_level=EnforcementLevel.ADVISORY,
                policies=[to_policy(r) for r in load_rules()],
                description="ai-infra: encryption, exposure, logging, least privilege, residency, GPU hygiene and tagging.")

@@ -25,8 +25,13 @@ class Unknown(Exception):
         self.path = path
 
 
+_PLAIN = frozenset({dict, list, str, tuple, int, float, bool, type(None)})
+
+
 def raw(node: Any) -> Any:
     """The plain value behind the SDK's unknown-checking proxy (the proxy exposes it as `__target`)."""
+    if type(node) in _PLAIN:  # the common case, without the slower ABC checks below (hot in stack rules)
+        return node
     if isinstance(node, Mapping) and not isinstance(node, dict):
         return node["__target"]
     if isinstance(node, Sequence) and not isinstance(node, (list, str, tuple)):
