@@ -16,6 +16,8 @@ DELETION_WINDOW_DAYS = 30  # the maximum: a mistaken deletion can be cancelled f
 @dataclass(frozen=True)
 class KmsKeyArgs:
     context: AwsContext
+    prometheus: bool = False
+    """Let Amazon Managed Prometheus workspaces of the account use the key (`addons.monitoring: managed`). Default off."""
 
 
 class KmsKey(pulumi.ComponentResource):
@@ -34,7 +36,8 @@ class KmsKey(pulumi.ComponentResource):
                 description=f"ai-infra {name}: EKS secrets, EBS, FSx, S3 and CloudWatch Logs",
                 enable_key_rotation=True,
                 deletion_window_in_days=DELETION_WINDOW_DAYS,
-                policy=render(key_policy, ctx.account_id, ctx.partition, ctx.region, ctx.dns_suffix),
+                policy=render(lambda *v: key_policy(*v, prometheus=args.prometheus), ctx.account_id, ctx.partition, ctx.region,
+                              ctx.dns_suffix),
                 region=ctx.region,
             ),
             opts=ctx.stateful(self),

@@ -22,7 +22,7 @@ def document(*statements: Document) -> Document:
     return {"Version": "2012-10-17", "Statement": list(statements)}
 
 
-def key_policy(account_id: str, partition: str, region: str, dns_suffix: str) -> Document:
+def key_policy(account_id: str, partition: str, region: str, dns_suffix: str, prometheus: bool = False) -> Document:
     """Policy of the environment's regional KMS key.
 
     - the account administers the key through IAM (AWS's default key policy statement);
@@ -31,6 +31,8 @@ def key_policy(account_id: str, partition: str, region: str, dns_suffix: str) ->
       AWSServiceRoleForAutoScaling launches node volumes, the FSx S3 role reads SSE-KMS objects. Naming those
       roles would fail in accounts where they don't exist yet, so the statements are scoped by
       kms:CallerAccount + kms:ViaService instead (the statement AWS puts in its own aws/ebs key).
+    - with `prometheus`, Amazon Managed Prometheus workspaces of this account (the statement of the AMP guide,
+      "Encryption at rest"): AMP validates the key and creates its grants through the caller's request.
     """
     account = f"arn:{partition}:iam::{account_id}:root"
 
@@ -49,6 +51,9 @@ def key_policy(account_id: str, partition: str, region: str, dns_suffix: str) ->
          "Resource": "*", "Condition": {"StringEquals": via("ec2"), "Bool": {"kms:GrantIsForAWSResource": "true"}}},
         {"Sid": "S3ObjectsOfThisAccount", "Effect": "Allow", "Principal": {"AWS": "*"}, "Action": _ENCRYPT,
          "Resource": "*", "Condition": {"StringEquals": via("s3")}},
+        *([{"Sid": "PrometheusWorkspacesOfThisAccount", "Effect": "Allow", "Principal": {"AWS": "*"},
+            "Action": ["kms:DescribeKey", "kms:CreateGrant", "kms:GenerateDataKey", "kms:Decrypt"], "Resource": "*",
+            "Condition": {"StringEquals": via("aps")}}] if prometheus else []),
     )
 
 
@@ -132,3 +137,41 @@ def flow_log_delivery(log_group_arn: str) -> Document:
 def managed_policy_arn(partition: str, name: str) -> str:
     """ARN of an AWS managed policy, e.g. AmazonEKSWorkerNodePolicy."""
     return f"arn:{partition}:iam::aws:policy/{name}"
+
+
+# Amazon Managed Prometheus managed collectors (AMP guide, "Using an AWS managed collector"): a scraper writing into a
+# workspace encrypted with a customer managed key needs a role configuration, a source role the scraper assumes and
+# a target role it assumes from there, both in this account. The scraper's ARN only exists once it is created, so
+# the trust conditions admit this account's scrapers in this region instead of one ARN.
+SCRAPER_PRINCIPAL = "scraper.aps.amazonaws.com"
+
+
+def scrapers_of(account_id: str, partition: str, region: str) -> str:
+    return f"arn:{partition}:aps:{region}:{account_id}:scraper/*"
+
+
+def scraper_source_trust(account_id: str, partition: str, region: str) -> Document:
+    """Trust of the source role: the AMP scraper service, for scrapers of this account and region only."""
+    return document({
+        "Effect": "Allow", "Principal": {"Service": SCRAPER_PRINCIPAL}, "Action": "sts:AssumeRole",
+        "Condition": {"ArnLike": {"aws:SourceArn": scrapers_of(account_id, partition, region)},
+                      "StringEquals": {"aws:SourceAccount": account_id}},
+    })
+
+
+def scraper_target_trust(source_role_arn: str, account_id: str, partition: str, region: str) -> Document:
+    """Trust of the target role: the source role, with a scraper of this account and region as external ID."""
+    return document({
+        "Effect": "Allow", "Principal": {"AWS": source_role_arn}, "Action": "sts:AssumeRole",
+        "Condition": {"StringLike": {"sts:ExternalId": scrapers_of(account_id, partition, region)}},
+    })
+
+
+def assume(role_arn: str) -> Document:
+    """May assume exactly one role."""
+    return document({"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": role_arn})
+
+
+def remote_write(workspace_arn: str) -> Document:
+    """May write metrics into exactly one AMP workspace (AmazonPrometheusRemoteWriteAccess, scoped to it)."""
+    return document({"Effect": "Allow", "Action": "aps:RemoteWrite", "Resource": workspace_arn})

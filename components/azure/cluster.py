@@ -13,6 +13,7 @@ import pulumi
 import pulumi_azure_native as azure_native
 import yaml
 
+from components.k8s.cluster import ACCELERATOR_LABEL, CAPACITY_LABEL, POOL_LABEL
 from components.spec import ApiAccess, ClusterSpec, UpgradeChannel
 from components.spec.azure import AKS_SYSTEM_POOL, AZURE_ZONES, AksNetworkPolicy
 
@@ -48,6 +49,9 @@ class ClusterArgs:
     """Entra ID groups bound to cluster-admin. Default none (grant access with Azure RBAC role assignments)."""
     network_policy: AksNetworkPolicy = AksNetworkPolicy.CILIUM
     """Default Cilium on Azure CNI overlay."""
+    managed_prometheus: bool = False
+    """Turn on the Azure Monitor metrics add-on (managed Prometheus; its workspace and data collection rule are the
+    `ManagedPrometheus` component's). Default off: the self-managed stack scrapes instead."""
 
 
 class Cluster(pulumi.ComponentResource):
@@ -111,6 +115,7 @@ class Cluster(pulumi.ComponentResource):
                 auto_upgrade_profile=azure_native.containerservice.ManagedClusterAutoUpgradeProfileArgs(
                     upgrade_channel=auto_upgrade, node_os_upgrade_channel="NodeImage"),
                 disk_encryption_set_id=args.disk_encryption_set_id,
+                azure_monitor_profile=_monitor_profile() if args.managed_prometheus else None,
                 agent_pool_profiles=[azure_native.containerservice.ManagedClusterAgentPoolProfileArgs(
                     name=AKS_SYSTEM_POOL,
                     mode="System",
@@ -176,6 +181,15 @@ class Cluster(pulumi.ComponentResource):
                 resource_uri=self.cluster.id, association_name="ContainerInsightsExtension", data_collection_rule_id=rule.id),
             opts=pulumi.ResourceOptions(parent=self),
         )
+
+
+def _monitor_profile() -> azure_native.containerservice.ManagedClusterAzureMonitorProfileArgs:
+    """The metrics add-on, with our pool labels on kube-state-metrics' node series (as the self-managed stack has)."""
+    return azure_native.containerservice.ManagedClusterAzureMonitorProfileArgs(
+        metrics=azure_native.containerservice.ManagedClusterAzureMonitorProfileMetricsArgs(
+            enabled=True,
+            kube_state_metrics=azure_native.containerservice.ManagedClusterAzureMonitorProfileKubeStateMetricsArgs(
+                metric_labels_allowlist=f"nodes=[{POOL_LABEL},{ACCELERATOR_LABEL},{CAPACITY_LABEL}]")))
 
 
 def _ignored_changes(upgrade_channel: str) -> list[str]:

@@ -1,5 +1,6 @@
-"""AWS composition: per region a KMS key, log bucket, network, buckets, EKS with GPU pools, Lustre and an inference
-load balancer; one global endpoint in front of the serving regions.
+"""AWS composition: per region a KMS key, log bucket, network, buckets, EKS with GPU pools (and, with
+`addons.monitoring: managed`, Amazon Managed Prometheus), Lustre and an inference load balancer; one global endpoint
+in front of the serving regions.
 
 Providers: one `aws.Provider` for the environment, carrying the platform tags as `default_tags`. Every regional
 resource sets its own `region` (pulumi-aws v7), so this one provider serves all regions; the provider's own
@@ -20,8 +21,18 @@ from components.aws.kms import KmsKey, KmsKeyArgs
 from components.aws.lustre import BucketLink, Lustre, LustreArgs
 from components.aws.network import Network, NetworkArgs
 from components.aws.node_group import GpuNodePool, GpuNodePoolArgs
+from components.aws.prometheus import ManagedPrometheus, ManagedPrometheusArgs
 from components.aws.storage import Bucket, BucketArgs, LogBucket, LogBucketArgs, LogTarget
-from components.spec import AwsCloudSpec, Cloud, GlobalRouting, Platform, RegionSpec, resolve_gpu_pool, resolve_lustre
+from components.spec import (
+    AwsCloudSpec,
+    Cloud,
+    GlobalRouting,
+    MonitoringMode,
+    Platform,
+    RegionSpec,
+    resolve_gpu_pool,
+    resolve_lustre,
+)
 from components.spec.aws import FlowLogDestination, LoadBalancerKind
 
 from .types import CloudResult, ClusterHandle, region_name
@@ -68,7 +79,8 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
     latency_dns = endpoint is not None and endpoint.routing is GlobalRouting.LATENCY_DNS
     retention = spec.network.flow_log_retention_days
     out: dict[str, Any] = {}
-    key = KmsKey(name, KmsKeyArgs(ctx), opts=opts)
+    managed_prometheus = spec.cluster is not None and platform.addons.monitoring is MonitoringMode.MANAGED
+    key = KmsKey(name, KmsKeyArgs(ctx, prometheus=managed_prometheus), opts=opts)
     out["kms_key_arn"] = key.arn
     logs = None
     if spec.buckets or serving or cloud_spec.flow_log_destination is FlowLogDestination.S3:
@@ -100,6 +112,10 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
         out["cluster"] = {"name": cluster.cluster_name, "endpoint": cluster.cluster.endpoint,
                           "security_group_id": cluster.security_group_id, "oidc_provider_arn": cluster.oidc_provider_arn,
                           "node_role_arn": cluster.node_role_arn}
+        if managed_prometheus:
+            out["monitoring"] = ManagedPrometheus(name, ManagedPrometheusArgs(
+                ctx, cluster.cluster.arn, network.private_subnet_ids, cluster.security_group_id, key.arn, retention),
+                opts=opts).outputs
     out["lustre"] = {}
     for fs_name, fs in spec.lustre.items():
         link = BucketLink(buckets[fs.bucket].bucket.bucket, fs.bucket_prefix) if fs.bucket else None

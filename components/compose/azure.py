@@ -1,4 +1,5 @@
-"""Azure composition: per region network, key, flow logs, buckets, Lustre, AKS and GPU pools; one Front Door.
+"""Azure composition: per region network, key, flow logs, buckets, Lustre, AKS and GPU pools (and, with
+`addons.monitoring: managed`, Azure Monitor managed Prometheus); one Front Door.
 
 Providers: none is created here. Every Azure resource sets its own `location`, so the default azure-native
 provider (configured by `azure-native:*` stack config, `ARM_*` variables or `az login`) serves all regions
@@ -20,8 +21,18 @@ from components.azure.gpu_pool import GpuPool, GpuPoolArgs
 from components.azure.keyvault import KeyVault, KeyVaultArgs
 from components.azure.lustre import BlobLink, Lustre, LustreArgs
 from components.azure.network import Network, NetworkArgs
+from components.azure.prometheus import ManagedPrometheus, ManagedPrometheusArgs
 from components.azure.storage import BlobStorage, BlobStorageArgs
-from components.spec import AzureCloudSpec, AzureFrontDoorTier, Cloud, Platform, RegionSpec, resolve_gpu_pool, resolve_lustre
+from components.spec import (
+    AzureCloudSpec,
+    AzureFrontDoorTier,
+    Cloud,
+    MonitoringMode,
+    Platform,
+    RegionSpec,
+    resolve_gpu_pool,
+    resolve_lustre,
+)
 
 from .types import CloudResult, ClusterHandle, region_name
 
@@ -36,6 +47,7 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
     clusters: list[ClusterHandle] = []
     origins: list[FrontDoorOrigin] = []
     workspaces: list[pulumi.Output[str]] = []
+    managed_prometheus = platform.addons.monitoring is MonitoringMode.MANAGED
     for region, spec in cloud_spec.regions.items():
         name = region_name(platform, region)
         context = AzureContext(
@@ -64,7 +76,7 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
                 zones=spec.network.zones, disk_encryption_set_id=vault.disk_encryption_set.id,
                 workspace_id=network.workspace.id,
                 admin_group_object_ids=list(dict.fromkeys([*cloud_spec.admin_group_object_ids, *spec.cluster.admins])),
-                network_policy=cloud_spec.network_policy))
+                network_policy=cloud_spec.network_policy, managed_prometheus=managed_prometheus))
             pools = [
                 GpuPool(f"{name}-{pool_name}", GpuPoolArgs(
                     ctx, pool_name, pool, resolve_gpu_pool(Cloud.AZURE, pool), cluster.cluster_name, cluster.principal_id,
@@ -75,6 +87,9 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
                                           kubeconfig=cluster.kubeconfig, resource=cluster, node_pools=pools))
             region_out["cluster"] = {"name": cluster.cluster_name, "id": cluster.cluster.id,
                                      "node_resource_group": cluster.node_resource_group}
+            if managed_prometheus:
+                region_out["monitoring"] = ManagedPrometheus(name, ManagedPrometheusArgs(
+                    ctx, cluster.cluster.id, cluster.cluster_name)).outputs
             if spec.inference is not None:
                 pls_name = f"pls-{name}-inference"
                 region_out["inference"] = {"service_annotations": inference_service_annotations(

@@ -10,8 +10,10 @@ Where DCGM metrics go:
   our `ama-metrics-prometheus-config` ConfigMap. Its alert rules are Azure resources (Prometheus rule groups),
   built by the Azure components from `alert_rule_groups()`.
 - `managed` on EKS: an Amazon Managed Prometheus managed collector (an AWS scraper resource, built by the AWS
-  components with `scrape_config_yaml()`), which reads the cluster as user `aps-collector-user`; we create its
-  ClusterRole and binding. Its alert rules are an AMP rule groups namespace (`rules_yaml()`).
+  components with `scrape_config_yaml()`). On our access-entry-only clusters AMP gives the scraper its access entry
+  and policy itself; the ClusterRole and binding for user `aps-collector-user` (the AMP guide's manual, aws-auth
+  setup) are not what grants it access there, and stay as that documented fallback. Its alert rules are an AMP
+  rule groups namespace (`rules_yaml()`), also built by the AWS components.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ AMA_CONFIGMAP = "ama-metrics-prometheus-config"
 """Azure Monitor's custom scrape config: this name in kube-system, key `prometheus-config` (run by its replica)."""
 AMA_CONFIG_KEY = "prometheus-config"
 AMP_COLLECTOR_USER = "aps-collector-user"
-"""Kubernetes user of the AMP managed collector; the AWS side maps the scraper's role to it (access entry)."""
+"""Kubernetes user of the AMP guide's manual (aws-auth) setup for the managed collector."""
 
 
 def team_label(gmp: bool) -> str:

@@ -72,7 +72,9 @@ class MonitoringMode(str, enum.Enum):
     SELF_MANAGED = "self_managed"
     """kube-prometheus-stack in the cluster. Default."""
     MANAGED = "managed"
-    """The cloud's managed Prometheus (Amazon Managed Prometheus, GMP, Azure Monitor managed Prometheus)."""
+    """The cloud's managed Prometheus: per EKS cluster an Amazon Managed Prometheus workspace (region key) and managed
+    collector; per AKS cluster the metrics add-on, an Azure Monitor workspace and its data collection rule; on GKE
+    Managed Service for Prometheus. The GPU alert rules are evaluated there."""
 
 
 class MigStrategy(str, enum.Enum):
