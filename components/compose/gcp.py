@@ -7,6 +7,7 @@ Every resource sets its own region, zone or location, so this one provider serve
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pulumi
@@ -18,6 +19,8 @@ from components.gcp.flow_logs import FlowLogs, FlowLogsArgs
 from components.gcp.gpu_pool import GpuPool, GpuPoolArgs
 from components.gcp.kms import Kms, KmsArgs
 from components.gcp.load_balancer import (
+    AUTONEG_NAMESPACE,
+    AUTONEG_SERVICE_ACCOUNT,
     GlobalLoadBalancer,
     GlobalLoadBalancerArgs,
     backend_service_name,
@@ -43,7 +46,7 @@ from components.spec import (
 )
 from components.spec.gcp import tpu_zone
 
-from .types import CloudResult, ClusterHandle, region_name
+from .types import AutonegBinding, CloudResult, ClusterHandle, region_name
 
 
 class _Project:
@@ -96,6 +99,13 @@ def build(platform: Platform, cloud_spec: GcpCloudSpec) -> CloudResult:
             neg = neg_name(platform.environment, region)
             outputs[region]["inference"] = {
                 "neg": neg, "service_annotations": service_annotations(port, neg, backend_service_name(platform.environment))}
+        # The backend service starts empty: autoneg, on each serving region's cluster, adds that region's NEGs.
+        autoneg = AutonegBinding(project=cloud_spec.project, namespace=AUTONEG_NAMESPACE,
+                                 service_account=AUTONEG_SERVICE_ACCOUNT, iam=lb)
+        clusters = [replace(h, autoneg=autoneg) if h.region in serving else h for h in clusters]
+        if not platform.addons.enabled:
+            pulumi.log.warn("clouds.gcp.global_endpoint: addons.enabled is false, so no autoneg controller is installed and the "
+                            "global load balancer gets no backends; install autoneg on the serving clusters yourself")
     return CloudResult(outputs=outputs, clusters=clusters)
 
 

@@ -20,6 +20,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.k8s.accelerators import Accelerators, AcceleratorsArgs
+from components.k8s.autoneg import Autoneg, AutonegArgs
 from components.k8s.cluster import cluster_view
 from components.k8s.gpu_values import uses_standalone_dcgm
 from components.k8s.monitoring import Monitoring, MonitoringArgs
@@ -73,4 +74,8 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> dict[str, Any]:
             "teams": list(tenancy.teams),
             "monitoring": monitoring.outputs,
         }
+        if handle.autoneg is not None:  # a GKE cluster behind the GCP global load balancer
+            b = handle.autoneg
+            outputs[handle.name]["autoneg"] = Autoneg(f"{handle.name}-autoneg", AutonegArgs(
+                b.project, b.namespace, b.service_account, cluster=handle.resource, iam=[b.iam]), opts).outputs
     return outputs

@@ -10,6 +10,19 @@ import pulumi
 from components.spec import Cloud, Platform, RegionSpec
 
 
+@dataclass(frozen=True)
+class AutonegBinding:
+    """What the autoneg controller needs on a GKE cluster behind the GCP global load balancer."""
+
+    project: str
+    """GCP project of the global backend service."""
+    namespace: str
+    service_account: str
+    """The Kubernetes service account the load balancer's IAM binding grants its role to (Workload Identity)."""
+    iam: pulumi.Resource
+    """The global load balancer component (custom role and IAM binding); the controller starts after it."""
+
+
 @dataclass
 class ClusterHandle:
     """A cluster built by a cloud composition, as the Kubernetes layer needs it."""
@@ -26,6 +39,9 @@ class ClusterHandle:
     """The cluster component; Kubernetes objects depend on it."""
     node_pools: list[pulumi.Resource] = field(default_factory=list)
     """Accelerator node pools; device plugins wait for them."""
+    autoneg: AutonegBinding | None = None
+    """Set by the GCP composition on GKE clusters in the global endpoint's serving regions: the Kubernetes layer
+    installs the autoneg controller there. Default None (no controller)."""
 
 
 @dataclass

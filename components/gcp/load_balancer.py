@@ -30,7 +30,8 @@ MAX_RATE_PER_ENDPOINT = 100
 """Requests per second one inference pod takes before the load balancer spills traffic to another region."""
 AUTONEG_NAMESPACE = "autoneg-system"
 AUTONEG_SERVICE_ACCOUNT = "autoneg-controller-manager"
-"""Namespace and service account of the autoneg Helm chart (deploy/chart in the autoneg repository)."""
+"""Namespace and Kubernetes service account autoneg runs as (the upstream manifest's names); the Kubernetes layer
+(components.k8s.autoneg) creates them on each serving cluster with these values."""
 AUTONEG_PERMISSIONS = ["compute.backendServices.get", "compute.backendServices.update",
                        "compute.networkEndpointGroups.use", "compute.healthChecks.useReadOnly"]
 # Cloud Armor preconfigured WAF rules at sensitivity 1 (fewest false positives on free-text prompts).
