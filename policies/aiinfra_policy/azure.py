@@ -67,7 +67,8 @@ def storage_transport(props: Any, ctx: Context) -> Iterator[str]:
         yield "plain HTTP is allowed"
     if need(props, "minimumTlsVersion", "TLS1_0") not in ("TLS1_2", "TLS1_3"):
         yield f"minimum TLS version is {get(props, 'minimumTlsVersion', 'TLS1_0')}"
-    if need(props, "allowBlobPublicAccess", True) is not False:
+    # Unset means disallowed: "the default interpretation is false" (storage API 2023-01-01 on; azure-native 3 uses 2024-01-01).
+    if need(props, "allowBlobPublicAccess", False) is True:
         yield "anonymous public blob access is allowed"
 
 

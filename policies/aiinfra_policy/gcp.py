@@ -14,7 +14,12 @@ GKE = ("gcp:container/cluster:Cluster",)
 POOLS = ("gcp:container/nodePool:NodePool",)
 BUCKET = ("gcp:storage/bucket:Bucket",)
 IAM_MEMBERS = ("gcp:storage/bucketIAMMember:BucketIAMMember", "gcp:storage/bucketIAMBinding:BucketIAMBinding",
-               "gcp:projects/iAMMember:IAMMember", "gcp:projects/iAMBinding:IAMBinding")
+               "gcp:projects/iAMMember:IAMMember", "gcp:projects/iAMBinding:IAMBinding",
+               # allUsers as invoker makes a function or Cloud Run service callable by anyone on the internet
+               "gcp:cloudfunctions/functionIamMember:FunctionIamMember", "gcp:cloudfunctions/functionIamBinding:FunctionIamBinding",
+               "gcp:cloudfunctionsv2/functionIamMember:FunctionIamMember", "gcp:cloudfunctionsv2/functionIamBinding:FunctionIamBinding",
+               "gcp:cloudrun/iamMember:IamMember", "gcp:cloudrun/iamBinding:IamBinding",
+               "gcp:cloudrunv2/serviceIamMember:ServiceIamMember", "gcp:cloudrunv2/serviceIamBinding:ServiceIamBinding")
 _NINETY_DAYS_S = 90 * 24 * 3600
 
 
@@ -111,7 +116,12 @@ def subnet_logs(props: Any, ctx: Context) -> Iterator[str]:
       severity="critical", types=("gcp:compute/firewall:Firewall",), remediation="Limit sourceRanges; use IAP for SSH.",
       frameworks={**EXPOSURE, "CIS": ("GCP 3.6", "GCP 3.7")})
 def firewall(props: Any, ctx: Context) -> Iterator[str]:
-    if need(props, "direction", "INGRESS") != "INGRESS" or not set(need(props, "sourceRanges", []) or []) & OPEN_CIDRS:
+    if need(props, "direction", "INGRESS") != "INGRESS":
+        return
+    sources = list(need(props, "sourceRanges", []) or [])
+    if not sources and not need(props, "sourceTags") and not need(props, "sourceServiceAccounts"):
+        sources = ["0.0.0.0/0"]  # an ingress rule with no source applies to every address (the API's default source)
+    if not set(sources) & OPEN_CIDRS:
         return
     for allow in items(props, "allows"):
         ports = get(allow, "ports") or []
