@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,9 @@ class Project:
     name: str
     main: Path
     stack_config_dir: Path
+    config_defaults: dict[str, Any] = field(default_factory=dict)
+    """Project-level config from Pulumi.yaml (`config:`), by full key; a stack file's value overrides it."""
+    secret_defaults: frozenset[str] = frozenset()
 
     def stack_file(self, stack: str) -> Path:
         return self.stack_config_dir / f"Pulumi.{stack}.yaml"
@@ -44,7 +48,43 @@ def load_project(root: Path) -> Project:
         raise ProjectError(f"{path}: runtime is {runtime_name!r}; aiinfra plan runs Python programs only")
     main = (root / data.get("main", ".")).resolve()
     config_dir = (root / data.get("stackConfigDir", ".")).resolve()
-    return Project(root=root.resolve(), name=name, main=main, stack_config_dir=config_dir)
+    defaults, secret = _project_config(path, name, data.get("config"))
+    return Project(root=root.resolve(), name=name, main=main, stack_config_dir=config_dir,
+                   config_defaults=defaults, secret_defaults=frozenset(secret))
+
+
+_DECLARATION_KEYS = {"type", "description", "default", "value", "secret", "items"}
+
+
+def _project_config(path: Path, project: str, raw: Any) -> tuple[dict[str, Any], set[str]]:
+    """Values from Pulumi.yaml's project-level `config:` block (Pulumi 3.44+), as the CLI applies them.
+
+    A key is either a declaration ({type, description, default | value, secret}) or a plain value (short form).
+    Keys without a namespace are the project's. `pulumi:tags` holds stack tags, not program config.
+    """
+    if raw is None:
+        return {}, set()
+    if not isinstance(raw, dict):
+        raise ProjectError(f"{path}: 'config' must be a mapping of config keys, got {type(raw).__name__}")
+    defaults: dict[str, Any] = {}
+    secret: set[str] = set()
+    for key, spec in raw.items():
+        full = key if ":" in str(key) else f"{project}:{key}"
+        if full == "pulumi:tags":
+            continue
+        if isinstance(spec, dict) and spec and set(spec) <= _DECLARATION_KEYS:
+            if "value" in spec:
+                value = spec["value"]
+            elif "default" in spec:
+                value = spec["default"]
+            else:
+                continue  # declared without a default: the stack file must set it (the program's require() says so)
+            if spec.get("secret") is True:
+                secret.add(full)
+        else:
+            value = spec
+        defaults[full] = value
+    return defaults, secret
 
 
 def load_stack_config(project: Project, stack: str) -> tuple[dict[str, str], list[str]]:
@@ -63,10 +103,10 @@ def load_stack_config(project: Project, stack: str) -> tuple[dict[str, str], lis
         raise ProjectError(f"{path}: 'config' must be a mapping")
     config: dict[str, str] = {}
     secrets: list[str] = []
-    for key, value in raw.items():
-        full = key if ":" in key else f"{project.name}:{key}"
+    stack_values = {(key if ":" in key else f"{project.name}:{key}"): value for key, value in raw.items()}
+    for full, value in {**project.config_defaults, **stack_values}.items():
         value, secret = _strip_secure(value)
-        if secret:
+        if secret or (full in project.secret_defaults and full not in stack_values):
             secrets.append(full)
         if isinstance(value, bool):
             value = "true" if value else "false"  # the CLI stores top-level booleans as strings
@@ -89,8 +129,20 @@ def _strip_secure(value: Any) -> tuple[Any, bool]:
     return value, False
 
 
+class _CliYamlLoader(yaml.SafeLoader):
+    """YAML as the Pulumi CLI (Go yaml.v3) reads config: only true/false are booleans, so `off`, `no`, `on`
+    and `yes` stay strings (PyYAML's YAML 1.1 default would turn `reasoning: off` into false)."""
+
+
+_CliYamlLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_CliYamlLoader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+
+
 def _read_yaml(path: Path) -> Any:
     try:
-        return yaml.safe_load(path.read_text())
+        return yaml.load(path.read_text(), Loader=_CliYamlLoader)  # noqa: S506 (a SafeLoader subclass)
     except yaml.YAMLError as err:
         raise ProjectError(f"{path} is not valid YAML: {err}") from None

@@ -1,0 +1,53 @@
+"""Project-level config (Pulumi.yaml `config:`) applies to every stack, under the stack file's own values."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from aiinfra.plan.program import plan_stack
+from aiinfra.plan.project import ProjectError, load_project, load_stack_config
+from aiinfra.plan.runtime import SECRET_SIG
+
+PROGRAM = Path(__file__).resolve().parents[1] / "data" / "programs" / "project-config"
+
+
+def test_defaults_reach_the_program_and_the_stack_file_wins() -> None:
+    result = plan_stack(load_project(PROGRAM), "demo")
+    deployment = result.one("kubernetes:apps/v1:Deployment")
+    spec = deployment.inputs["spec"]
+    assert spec["replicas"] == 2  # `type: integer, default: 2`
+    assert spec["selector"]["matchLabels"] == {"app": "web", "team": "web"}  # an object default
+    assert spec["template"]["spec"]["containers"][0]["image"] == "nginx:1.29"  # the stack file overrides the default
+    assert len(result.of_type("kubernetes:core/v1:Service")) == 1  # `type: boolean, default: true`
+    assert result.outputs["namespace"] == "web"  # a namespaced key's `value`
+    assert result.outputs["region"] == "eu-west-1"  # short form: a plain value
+    assert result.outputs["reasoning"] == "off"  # YAML as the CLI reads it: `off` is a string, not false
+
+
+def test_secret_default_stays_secret() -> None:
+    result = plan_stack(load_project(PROGRAM), "demo")
+    assert result.outputs["token"][SECRET_SIG]
+
+
+def test_config_map_has_the_engine_form() -> None:
+    config, secrets = load_stack_config(load_project(PROGRAM), "demo")
+    assert config["project-config-demo:replicas"] == "2"
+    assert config["project-config-demo:exposeService"] == "true"
+    assert json.loads(config["project-config-demo:labels"]) == {"team": "web"}
+    assert "pulumi:tags" not in config  # stack tags are not program config
+    assert secrets == ["project-config-demo:apiToken"]
+
+
+def test_declared_key_without_default_is_left_to_the_stack(tmp_path: Path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: p\nruntime: python\nconfig:\n  dbPassword:\n    type: string\n    secret: true\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
+    assert load_stack_config(load_project(tmp_path), "dev") == ({}, [])
+
+
+def test_malformed_config_block_names_the_file(tmp_path: Path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: p\nruntime: python\nconfig: [a, b]\n")
+    with pytest.raises(ProjectError, match=r"Pulumi.yaml: 'config' must be a mapping of config keys, got list"):
+        load_project(tmp_path)
