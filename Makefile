@@ -23,6 +23,7 @@ plan: setup
 	$(UV) run --frozen aiinfra plan --stack $(STACK)
 
 plan-all: setup
+	@mkdir -p out
 	@for s in dev staging prod; do $(UV) run --frozen aiinfra plan --stack $$s --json out/$$s.json -q || exit $$?; done
 
 test: setup

@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -85,13 +86,17 @@ def _pack_server(pack_dir: Path, python: str, env: dict[str, str]) -> Iterator[a
     main = pack_dir / "__main__.py"
     if not main.is_file():
         raise PolicyError(f"{pack_dir} has no __main__.py; is it a Python policy pack?")
+    # stderr goes to a file: a pack that writes much (warnings, logging) must not fill a pipe and stall.
+    stderr = tempfile.TemporaryFile()
     process = subprocess.Popen([python, "-u", str(main)], cwd=pack_dir, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                               stdout=subprocess.PIPE, stderr=stderr)
     try:
         line = process.stdout.readline().decode().strip()
         if not line.isdigit():
             process.kill()
-            error = process.stderr.read().decode()[-2000:]
+            process.wait()
+            stderr.seek(0)
+            error = stderr.read().decode(errors="replace")[-2000:]
             raise PolicyError(f"policy pack {pack_dir} did not start (printed {line!r}):\n{error}")
         channel = grpc.insecure_channel(f"127.0.0.1:{line}", options=[("grpc.max_receive_message_length", 64 << 20),
                                                                       ("grpc.max_send_message_length", 64 << 20)])
@@ -104,7 +109,7 @@ def _pack_server(pack_dir: Path, python: str, env: dict[str, str]) -> Iterator[a
         process.kill()
         process.wait()
         process.stdout.close()
-        process.stderr.close()
+        stderr.close()
 
 
 def _policy_config(info: analyzer_pb2.AnalyzerInfo, config: dict[str, Any]) -> dict[str, analyzer_pb2.PolicyConfig]:
@@ -146,19 +151,26 @@ def _struct(value: dict[str, Any]) -> struct_pb2.Struct:
 
 
 def _analyze(stub: analyzer_pb2_grpc.AnalyzerStub, resources: list[dict]) -> list[analyzer_pb2.AnalyzeDiagnostic]:
-    """Analyze each custom resource (a few calls in flight), then the whole stack, as the engine does.
+    """Analyze each custom resource, then the whole stack, as the engine does.
 
     The engine analyzes custom resources only: components and the root stack are not sent (pulumi/pulumi
     pkg/resource/deploy/step_generator.go runs analyzers in the custom-resource path); providers are.
     """
-    providers = {r["urn"]: r for r in resources if r["type"].startswith("pulumi:providers:")}
-    custom = [r for r in resources if r["custom"]]
-    requests = []
-    for record in custom:
-        provider = providers.get(_provider_urn(record))
-        requests.append(analyzer_pb2.AnalyzeRequest(
-            type=record["type"], properties=_struct(record["inputs"]), urn=record["urn"], name=record["name"],
-            options=_options(record), provider=_provider(provider)))
+    requests = _requests(resources)
+    return _analyze_resources(stub, requests) + _analyze_stack(stub, requests, [r for r in resources if r["custom"]])
+
+
+def _requests(resources: list[dict]) -> list[analyzer_pb2.AnalyzeRequest]:
+    """One AnalyzeRequest per custom resource, with its provider's properties (each provider encoded once)."""
+    providers = {r["urn"]: _provider(r) for r in resources if r["type"].startswith("pulumi:providers:")}
+    return [analyzer_pb2.AnalyzeRequest(type=r["type"], properties=_struct(r["inputs"]), urn=r["urn"], name=r["name"],
+                                        options=_options(r), provider=providers.get(_provider_urn(r)))
+            for r in resources if r["custom"]]
+
+
+def _analyze_resources(stub: analyzer_pb2_grpc.AnalyzerStub,
+                       requests: list[analyzer_pb2.AnalyzeRequest]) -> list[analyzer_pb2.AnalyzeDiagnostic]:
+    """Analyze calls with a few in flight, diagnostics in resource order."""
     diagnostics = []
     in_flight: collections.deque = collections.deque()
 
@@ -175,14 +187,19 @@ def _analyze(stub: analyzer_pb2_grpc.AnalyzerStub, resources: list[dict]) -> lis
             collect()
     while in_flight:
         collect()
+    return diagnostics
+
+
+def _analyze_stack(stub: analyzer_pb2_grpc.AnalyzerStub, requests: list[analyzer_pb2.AnalyzeRequest],
+                   custom: list[dict]) -> list[analyzer_pb2.AnalyzeDiagnostic]:
+    """One AnalyzeStack with every custom resource (the requests' encoded properties, plus parents and dependencies)."""
     stack = analyzer_pb2.AnalyzeStackRequest(resources=[
         analyzer_pb2.AnalyzerResource(
-            type=r["type"], properties=_struct(r["inputs"]), urn=r["urn"], name=r["name"], options=_options(r),
-            provider=_provider(providers.get(_provider_urn(r))), parent=r.get("parent", ""),
+            type=q.type, properties=q.properties, urn=q.urn, name=q.name, options=q.options,
+            provider=q.provider if q.HasField("provider") else None, parent=r.get("parent", ""),
             dependencies=r.get("dependencies", []))
-        for r in custom])
-    diagnostics += stub.AnalyzeStack(stack).diagnostics
-    return diagnostics
+        for q, r in zip(requests, custom)])
+    return list(stub.AnalyzeStack(stack).diagnostics)
 
 
 def _pack_version(pack_dir: Path) -> str | None:
@@ -206,8 +223,6 @@ def _options(record: dict) -> analyzer_pb2.AnalyzerResourceOptions:
         parent=record.get("parent", ""))
 
 
-def _provider(record: dict | None) -> analyzer_pb2.AnalyzerProviderResource | None:
-    if record is None:
-        return None
+def _provider(record: dict) -> analyzer_pb2.AnalyzerProviderResource:
     return analyzer_pb2.AnalyzerProviderResource(type=record["type"], properties=_struct(record["inputs"]),
                                                  urn=record["urn"], name=record["name"])

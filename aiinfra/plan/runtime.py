@@ -7,6 +7,8 @@ policy packs would see: wire-form (camelCase) inputs, options and dependencies. 
 from __future__ import annotations
 
 import asyncio
+import gc
+import json
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -15,6 +17,7 @@ from typing import Any
 import pulumi
 from google.protobuf import json_format
 from pulumi.runtime import mocks, rpc, settings
+from pulumi.runtime.proto import resource_pb2
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
@@ -23,6 +26,7 @@ from .invokes import placeholder_result
 UNKNOWN = rpc.UNKNOWN
 SECRET_SIG = rpc._special_sig_key  # "4dabf18193072939515e22adb298388d"
 SECRET_VALUE = rpc._special_secret_sig
+_GC_GEN0_THRESHOLD = 100_000
 
 
 @dataclass
@@ -114,32 +118,65 @@ class PlanMocks(pulumi.runtime.Mocks):
 
 
 class RecordingMonitor(mocks.MockMonitor):
-    """A MockMonitor that keeps the engine-level view of each registration."""
+    """A MockMonitor that keeps the engine-level view of each registration.
 
-    def __init__(self, mocks_: pulumi.runtime.Mocks):
+    Like the engine it also registers a default provider per package for custom resources that name no
+    provider (`pulumi:providers:<pkg>::default_<version>`, configured from the stack's `<pkg>:*` config), so
+    policies see the region a resource really deploys to. Remote components (built by a provider plugin, such
+    as awsx) get unknown outputs: their children exist only where the plugin runs, which a plan cannot do.
+    """
+
+    def __init__(self, mocks_: pulumi.runtime.Mocks, config: Mapping[str, str] | None = None,
+                 secret_keys: Iterable[str] = ()):
         super().__init__(mocks_)
         self.records: list[ResourceRecord] = []
-        self.stack_outputs: dict[str, Any] = {}
+        self._config = dict(config or {})
+        self._secret_keys = set(secret_keys)
+        self._default_providers: dict[tuple[str, str], str] = {}
 
     def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
-        response = super().RegisterResource(request)
+        if request.remote:
+            response = resource_pb2.RegisterResourceResponse(urn=self.make_urn(request.parent, request.type, request.name))
+        else:
+            response = super().RegisterResource(request)
+        provider = request.provider
+        if request.custom and not provider and not request.type.startswith("pulumi:"):
+            provider = self._default_provider(request.type.split(":", 1)[0], request.version)
         # The root stack is recorded too: the engine creates it like any other resource.
-        self.records.append(
-            ResourceRecord(
-                urn=response.urn,
-                type=request.type,
-                name=request.name,
-                parent=request.parent,
-                provider=request.provider,
-                custom=bool(request.custom),
-                protect=bool(request.protect),
-                retainOnDelete=bool(request.retainOnDelete),
-                ignoreChanges=list(request.ignoreChanges),
-                dependencies=list(request.dependencies),
-                inputs=wire_to_plain(json_format.MessageToDict(request.object)),
-            )
-        )
+        self.records.append(ResourceRecord(
+            urn=response.urn, type=request.type, name=request.name, parent=request.parent, provider=provider,
+            custom=bool(request.custom), protect=bool(request.protect), retainOnDelete=bool(request.retainOnDelete),
+            ignoreChanges=list(request.ignoreChanges), dependencies=list(request.dependencies),
+            inputs=wire_to_plain(json_format.MessageToDict(request.object))))
         return response
+
+    def _default_provider(self, package: str, version: str) -> str:
+        """The reference (`<urn>::<id>`) of the package's default provider, recorded on first use."""
+        key = (package, version)
+        if key not in self._default_providers:
+            name = "default_" + version.replace(".", "_").replace("-", "_") if version else "default"
+            type_ = f"pulumi:providers:{package}"
+            urn = self.make_urn("", type_, name)
+            inputs: dict[str, Any] = {"version": version} if version else {}
+            for full, value in self._config.items():
+                namespace, _, field_ = full.partition(":")
+                if namespace == package and full not in self._secret_keys:  # secrets stay out of the plan
+                    inputs[field_] = _config_value(value)
+            self.records.append(ResourceRecord(
+                urn=urn, type=type_, name=name, parent="", provider="", custom=True, protect=False,
+                retainOnDelete=False, ignoreChanges=[], dependencies=[], inputs=inputs))
+            self._default_providers[key] = f"{urn}::{UNKNOWN}"
+        return self._default_providers[key]
+
+
+def _config_value(value: str) -> Any:
+    """Structured config (objects, lists) arrives as JSON text; plain values stay strings, as the engine passes them."""
+    if value[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            pass
+    return value
 
 
 def run_program(
@@ -156,12 +193,18 @@ def run_program(
 
     `config` uses the engine's flat form: {"<namespace>:<key>": "<string or JSON>"}.
     """
+    secret_keys = list(secret_keys)
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
+    gc_threshold = gc.get_threshold()
+    # A plan allocates ~10^6 short-lived futures and Outputs on top of ~10^6 long-lived SDK objects; with the
+    # default gen-0 threshold (700) the collector rescans the long-lived heap so often that it took over half
+    # of a prod plan's time (bench/plan_speed.py). Collect less often while the program runs.
+    gc.set_threshold(max(gc_threshold[0], _GC_GEN0_THRESHOLD), *gc_threshold[1:])
     try:
         settings.reset_options()
         pulumi.runtime.set_all_config(dict(config or {}), list(secret_keys))
-        monitor = RecordingMonitor(mocks_ or PlanMocks())
+        monitor = RecordingMonitor(mocks_ or PlanMocks(), config, secret_keys)
         pulumi.runtime.set_mocks(monitor.mocks, project=project, stack=stack, preview=True, monitor=monitor, organization=organization)
         outputs: dict[str, Any] = {}
 
@@ -175,6 +218,7 @@ def run_program(
         _sync_await(run_pulumi_func(lambda: body()))
         return PlanResult(project=project, stack=stack, resources=monitor.records, outputs=outputs)
     finally:
+        gc.set_threshold(*gc_threshold)
         pulumi.runtime.set_all_config({}, [])
         settings.reset_options()
         asyncio.set_event_loop(None)

@@ -66,18 +66,18 @@ def servicers(config: dict[str, Any]) -> tuple[Any, Any]:
 
 
 def answers(servicer: Any, records: list[dict[str, Any]]) -> list[tuple]:
-    providers = {r["urn"]: r for r in records if r["type"].startswith("pulumi:providers:")}
+    providers = {r["urn"]: _provider(r) for r in records if r["type"].startswith("pulumi:providers:")}
     custom = [r for r in records if r["custom"]]
     found = []
     for r in custom:
         request = analyzer_pb2.AnalyzeRequest(type=r["type"], properties=_struct(r["inputs"]), urn=r["urn"], name=r["name"],
-                                              options=_options(r), provider=_provider(providers.get(_provider_urn(r))))
+                                              options=_options(r), provider=providers.get(_provider_urn(r)))
         response = servicer.Analyze(request, None)
         found += [("analyze", r["urn"], d.policyName, d.enforcementLevel, d.message, d.urn, d.severity) for d in response.diagnostics]
         found += [("n/a", r["urn"], n.policy_name, n.reason) for n in response.not_applicable]
     stack = analyzer_pb2.AnalyzeStackRequest(resources=[
         analyzer_pb2.AnalyzerResource(type=r["type"], properties=_struct(r["inputs"]), urn=r["urn"], name=r["name"],
-                                      options=_options(r), provider=_provider(providers.get(_provider_urn(r))),
+                                      options=_options(r), provider=providers.get(_provider_urn(r)),
                                       parent=r["parent"], dependencies=r["dependencies"]) for r in custom])
     response = servicer.AnalyzeStack(stack, None)
     found += [("stack", d.policyName, d.enforcementLevel, d.message, d.urn, d.severity) for d in response.diagnostics]

@@ -1,0 +1,73 @@
+"""The plan shows what the engine would: default providers for resources that name none, and remote
+components (built by a provider plugin) with unknown outputs instead of a crash."""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_aws as aws
+
+from aiinfra.plan.runtime import UNKNOWN, run_program
+
+CONFIG = {"aws:region": "us-east-2", "aws:defaultTags": '{"tags": {"team": "ml"}}', "aws:secretKey": "s3cr3t", "demo:x": "1"}
+
+
+def test_a_resource_without_provider_gets_the_engines_default_provider_configured_from_the_stack() -> None:
+    def program() -> None:
+        aws.s3.Bucket("data")
+        aws.s3.Bucket("logs")
+
+    result = run_program(program, project="demo", stack="dev", config=CONFIG, secret_keys=["aws:secretKey"])
+    providers = result.of_type("pulumi:providers:aws")
+    assert len(providers) == 1, "one default provider per package and version, as the engine makes"
+    provider = providers[0]
+    assert provider.name.startswith("default_") and provider.name == "default_" + aws._utilities.get_version().replace(".", "_")
+    assert provider.inputs["region"] == "us-east-2"
+    assert provider.inputs["defaultTags"] == {"tags": {"team": "ml"}}  # structured config arrives parsed
+    assert "secretKey" not in provider.inputs  # secrets never enter the plan
+    for bucket in result.of_type("aws:s3/bucket:Bucket"):
+        assert bucket.provider == f"{provider.urn}::{UNKNOWN}"
+
+
+def test_an_explicit_provider_is_kept_and_no_default_provider_is_made() -> None:
+    def program() -> None:
+        east = aws.Provider("east", region="us-east-1")
+        aws.s3.Bucket("data", opts=pulumi.ResourceOptions(provider=east))
+
+    result = run_program(program, project="demo", stack="dev", config=CONFIG)
+    assert [p.name for p in result.of_type("pulumi:providers:aws")] == ["east"]
+    assert result.one("aws:s3/bucket:Bucket").provider.startswith(result.one("pulumi:providers:aws").urn + "::")
+
+
+class Remote(pulumi.ComponentResource):
+    vpc_id: pulumi.Output[str]
+
+    def __init__(self, name: str) -> None:
+        super().__init__("awsx:ec2:Vpc", name, {"vpc_id": None, "cidr_block": "10.0.0.0/16"}, remote=True)
+
+
+def test_a_remote_component_has_unknown_outputs_and_the_program_goes_on() -> None:
+    seen: list[str] = []
+
+    def program() -> None:
+        vpc = Remote("net")
+        vpc.vpc_id.apply(lambda v: seen.append(v))  # never runs: unknown in preview, as in `pulumi preview`
+        aws.ec2.SecurityGroup("sg", vpc_id=vpc.vpc_id)
+
+    result = run_program(program, project="demo", stack="dev", config=CONFIG)
+    component = result.one("awsx:ec2:Vpc")
+    assert not component.custom and component.inputs["cidr_block"] == "10.0.0.0/16"
+    assert seen == []
+    assert result.one("aws:ec2/securityGroup:SecurityGroup").inputs["vpcId"] == UNKNOWN
+
+
+def test_data_residency_sees_the_default_providers_region() -> None:
+    from pathlib import Path
+
+    from aiinfra.policy_eval import evaluate_pack
+
+    result = run_program(lambda: aws.s3.Bucket("data"), project="demo", stack="dev", config=CONFIG)
+    report = evaluate_pack(Path(__file__).resolve().parents[2] / "policies", [r.to_json() for r in result.resources],
+                           config={"data-residency": {"enforcementLevel": "mandatory", "allowedRegions": ["eu-west-1"]}},
+                           project="demo", stack="dev")
+    found = [(v.policy, v.urn.rsplit("::", 1)[-1], v.enforcementLevel) for v in report.violations if v.policy == "data-residency"]
+    assert found == [("data-residency", "data", "mandatory")]
