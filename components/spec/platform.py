@@ -49,8 +49,10 @@ class CloudsSpec(SpecModel):
         return [(cloud, spec) for cloud in Cloud if (spec := getattr(self, cloud.value)) is not None]
 
 
-RESERVED_TEAM_NAMES = frozenset({"default", "gpu-operator", "kueue-system", "monitoring", "gmp-public", "gmp-system"})
-"""Namespaces the Kubernetes layer installs into (plus `kube-*`): a team namespace may not take them."""
+RESERVED_TEAM_NAMES = frozenset({"default", "gpu-operator", "kueue-system", "monitoring", "gmp-public", "gmp-system",
+                                 "autoneg-system", "gatekeeper-system"})
+"""Namespaces the Kubernetes layer installs into, or the clusters' own add-ons use (GKE managed Prometheus,
+AKS's Azure Policy add-on), plus `kube-*`: a team namespace may not take them."""
 
 
 class TeamSpec(SpecModel):

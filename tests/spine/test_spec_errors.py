@@ -55,6 +55,7 @@ CASES = [
     ("data-zone-undefined", f"{A}/buckets/datasets/data_zone", "apac", f"{AWS_REGION}.buckets.datasets.data_zone", ["'apac'", "eu"]),
     ("data-outside-its-zone", f"{A}/buckets/datasets/data_zone", "eu", f"{AWS_REGION}.buckets.datasets.data_zone", ["us-east-1", "'eu'", "eu-west-1"]),
     ("reserved-team-name", "teams/kube-ops", {"gpu_quota": 1}, "platform.teams", ["kube-ops", "reserved", "monitoring"]),
+    ("reserved-team-name-autoneg", "teams/autoneg-system", {"gpu_quota": 1}, "platform.teams", ["autoneg-system", "reserved"]),
     ("efa-on-non-efa-type", f"{A}/gpu_pools/train", {"accelerator": "l4", "max_nodes": 2, "efa": True}, f"{AWS_REGION}.gpu_pools.train.efa", ["EFA"]),
 ]
 
