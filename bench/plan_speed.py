@@ -3,6 +3,8 @@
 Prints figures measured in this run; asserts nothing. Run: `uv run python bench/plan_speed.py [--stack prod]`.
   1. plan time of the stack vs the floor: the same number of plain resources registered on the same
      mock runtime, in the same process (warm: SDK modules already imported; cold: first plan incl. imports);
+     and, to show where the gap lies, the plan's own registrations replayed as plain resources with the
+     same inputs (the cost of the inputs' volume alone);
   2. `aiinfra --help` cold start (fresh interpreter each run);
   3. which provider SDKs an AWS-only plan imports (fresh interpreter).
 """
@@ -43,13 +45,34 @@ def floor(count: int) -> float:
     return time.perf_counter() - start
 
 
-def plan_once(stack: str) -> tuple[float, int]:
+def replay(records: list) -> float:
+    """The plan's own registrations replayed as plain resources with the same wire inputs: what the input volume
+    alone costs the SDK and the mock engine, without typed provider classes or any toolkit code."""
+    import pulumi
+
+    from aiinfra.plan.runtime import run_program
+
+    def program() -> None:
+        for r in records:
+            if r.type == "pulumi:pulumi:Stack":
+                continue
+            if r.custom:
+                pulumi.CustomResource(r.type, r.name, dict(r.inputs))
+            else:
+                pulumi.ComponentResource(r.type, r.name, None)
+
+    start = time.perf_counter()
+    run_program(program, project="bench", stack="replay")
+    return time.perf_counter() - start
+
+
+def plan_once(stack: str) -> tuple[float, list]:
     from aiinfra.plan.program import plan_stack
     from aiinfra.plan.project import load_project
 
     start = time.perf_counter()
     result = plan_stack(load_project(ROOT), stack)
-    return time.perf_counter() - start, len(result.resources)
+    return time.perf_counter() - start, result.resources
 
 
 def cli_cold_start(runs: int) -> list[float]:
@@ -69,16 +92,20 @@ def main() -> None:
     parser.add_argument("--aws-only-program", default=str(ROOT / "bench" / "aws_only"))
     args = parser.parse_args()
 
-    cold, count = plan_once(args.stack)
+    cold, records = plan_once(args.stack)
+    count = len(records)
     warm = [plan_once(args.stack)[0] for _ in range(args.runs)]
     floors = [floor(count) for _ in range(args.runs)]
-    warm_med, floor_med = statistics.median(warm), statistics.median(floors)
+    replays = [replay(records) for _ in range(args.runs)]
+    warm_med, floor_med, replay_med = statistics.median(warm), statistics.median(floors), statistics.median(replays)
     print(f"plan of stack '{args.stack}': {count} registrations")
     print(f"  first plan (includes SDK imports): {cold:.2f} s")
     print(f"  warm plan, median of {args.runs}: {warm_med:.2f} s  (runs: {', '.join(f'{t:.2f}' for t in warm)})")
     print(f"  floor ({count} plain resources, same runtime), median: {floor_med:.2f} s")
     print(f"  ratio warm plan / floor: {warm_med / floor_med:.2f}x   (target <= 1.3x)")
     print(f"  ratio first plan / floor: {cold / floor_med:.2f}x")
+    print(f"  same registrations replayed as plain resources with the same inputs, median: {replay_med:.2f} s "
+          f"(warm plan / replay: {warm_med / replay_med:.2f}x; replay / floor: {replay_med / floor_med:.2f}x)")
 
     times = cli_cold_start(5)
     print(f"aiinfra --help cold start: median {statistics.median(times):.3f} s, max {max(times):.3f} s (target <= 0.5 s)")
