@@ -7,14 +7,14 @@ does), Analyze for every custom resource (inputs, options, provider), and one An
 
 from __future__ import annotations
 
-import collections
+import asyncio
 import contextlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -27,8 +27,8 @@ _LEVELS = {"advisory": analyzer_pb2.ADVISORY, "mandatory": analyzer_pb2.MANDATOR
            "disabled": analyzer_pb2.DISABLED, "remediate": analyzer_pb2.REMEDIATE}
 _LEVEL_NAMES = {v: k for k, v in _LEVELS.items()}
 _STARTUP_SECONDS = 60
-_IN_FLIGHT = 8
-"""Analyze calls kept in flight: enough to keep the pack busy; thousands at once saw an RPC CANCELLED."""
+_IN_FLIGHT = 16
+"""Analyze calls kept in flight: enough to keep the pack busy; thousands at once once saw an RPC CANCELLED."""
 
 
 class PolicyError(Exception):
@@ -68,12 +68,18 @@ def evaluate_pack(pack_dir: str | Path, resources: list[dict], *, config: dict |
             raise PolicyError(f"policy config {config_path} is not readable JSON: {err}") from None
     env = {**os.environ, "PULUMI_PROJECT": project, "PULUMI_STACK": stack,
            "PULUMI_DRY_RUN": "true" if dry_run else "false", "PULUMI_ORGANIZATION": organization}
-    with _pack_server(Path(pack_dir), python or sys.executable, env) as stub:
-        info = stub.GetAnalyzerInfo(empty_pb2.Empty())
-        stub.ConfigureStack(analyzer_pb2.AnalyzerStackConfigureRequest(
-            stack=stack, project=project, organization=organization, dry_run=dry_run))
-        stub.Configure(analyzer_pb2.ConfigureAnalyzerRequest(policyConfig=_policy_config(info, config or {})))
-        diagnostics = _analyze(stub, resources)
+    configure = analyzer_pb2.AnalyzerStackConfigureRequest(stack=stack, project=project, organization=organization,
+                                                           dry_run=dry_run)
+
+    async def session(address: str) -> tuple[analyzer_pb2.AnalyzerInfo, list[analyzer_pb2.AnalyzeDiagnostic]]:
+        async with _stub(address) as stub:
+            info = await stub.GetAnalyzerInfo(empty_pb2.Empty())
+            await stub.ConfigureStack(configure)
+            await stub.Configure(analyzer_pb2.ConfigureAnalyzerRequest(policyConfig=_policy_config(info, config or {})))
+            return info, await _analyze(stub, resources)
+
+    with _pack_process(Path(pack_dir), python or sys.executable, env) as address:
+        info, diagnostics = asyncio.run(session(address))
     return PolicyReport(
         pack=f"{info.name}@v{_pack_version(Path(pack_dir)) or info.version}",
         violations=[Violation(d.policyName, _LEVEL_NAMES.get(d.enforcementLevel, "advisory"), d.urn, d.message or d.description)
@@ -82,7 +88,8 @@ def evaluate_pack(pack_dir: str | Path, resources: list[dict], *, config: dict |
 
 
 @contextlib.contextmanager
-def _pack_server(pack_dir: Path, python: str, env: dict[str, str]) -> Iterator[analyzer_pb2_grpc.AnalyzerStub]:
+def _pack_process(pack_dir: Path, python: str, env: dict[str, str]) -> Iterator[str]:
+    """Start the pack's program as the CLI's analyzer host does; yield the address it serves on."""
     main = pack_dir / "__main__.py"
     if not main.is_file():
         raise PolicyError(f"{pack_dir} has no __main__.py; is it a Python policy pack?")
@@ -98,18 +105,24 @@ def _pack_server(pack_dir: Path, python: str, env: dict[str, str]) -> Iterator[a
             stderr.seek(0)
             error = stderr.read().decode(errors="replace")[-2000:]
             raise PolicyError(f"policy pack {pack_dir} did not start (printed {line!r}):\n{error}")
-        channel = grpc.insecure_channel(f"127.0.0.1:{line}", options=[("grpc.max_receive_message_length", 64 << 20),
-                                                                      ("grpc.max_send_message_length", 64 << 20)])
-        grpc.channel_ready_future(channel).result(timeout=_STARTUP_SECONDS)
-        try:
-            yield analyzer_pb2_grpc.AnalyzerStub(channel)
-        finally:
-            channel.close()
+        yield f"127.0.0.1:{line}"
     finally:
         process.kill()
         process.wait()
         process.stdout.close()
         stderr.close()
+
+
+@contextlib.asynccontextmanager
+async def _stub(address: str) -> AsyncIterator[analyzer_pb2_grpc.AnalyzerStub]:
+    """An asyncio gRPC client: it keeps many calls in flight for far less client CPU than the sync one's futures."""
+    options = [("grpc.max_receive_message_length", 64 << 20), ("grpc.max_send_message_length", 64 << 20)]
+    async with grpc.aio.insecure_channel(address, options=options) as channel:
+        try:
+            await asyncio.wait_for(channel.channel_ready(), _STARTUP_SECONDS)
+        except asyncio.TimeoutError:
+            raise PolicyError(f"policy pack at {address} did not answer within {_STARTUP_SECONDS} s") from None
+        yield analyzer_pb2_grpc.AnalyzerStub(channel)
 
 
 def _policy_config(info: analyzer_pb2.AnalyzerInfo, config: dict[str, Any]) -> dict[str, analyzer_pb2.PolicyConfig]:
@@ -150,14 +163,15 @@ def _struct(value: dict[str, Any]) -> struct_pb2.Struct:
     return struct
 
 
-def _analyze(stub: analyzer_pb2_grpc.AnalyzerStub, resources: list[dict]) -> list[analyzer_pb2.AnalyzeDiagnostic]:
+async def _analyze(stub: analyzer_pb2_grpc.AnalyzerStub, resources: list[dict]) -> list[analyzer_pb2.AnalyzeDiagnostic]:
     """Analyze each custom resource, then the whole stack, as the engine does.
 
     The engine analyzes custom resources only: components and the root stack are not sent (pulumi/pulumi
     pkg/resource/deploy/step_generator.go runs analyzers in the custom-resource path); providers are.
     """
     requests = _requests(resources)
-    return _analyze_resources(stub, requests) + _analyze_stack(stub, requests, [r for r in resources if r["custom"]])
+    diagnostics = await _analyze_resources(stub, requests)
+    return diagnostics + await _analyze_stack(stub, requests, [r for r in resources if r["custom"]])
 
 
 def _requests(resources: list[dict]) -> list[analyzer_pb2.AnalyzeRequest]:
@@ -168,30 +182,24 @@ def _requests(resources: list[dict]) -> list[analyzer_pb2.AnalyzeRequest]:
             for r in resources if r["custom"]]
 
 
-def _analyze_resources(stub: analyzer_pb2_grpc.AnalyzerStub,
-                       requests: list[analyzer_pb2.AnalyzeRequest]) -> list[analyzer_pb2.AnalyzeDiagnostic]:
+async def _analyze_resources(stub: analyzer_pb2_grpc.AnalyzerStub,
+                             requests: list[analyzer_pb2.AnalyzeRequest]) -> list[analyzer_pb2.AnalyzeDiagnostic]:
     """Analyze calls with a few in flight, diagnostics in resource order."""
-    diagnostics = []
-    in_flight: collections.deque = collections.deque()
+    gate = asyncio.Semaphore(_IN_FLIGHT)
 
-    def collect() -> None:
-        request, future = in_flight.popleft()
-        for diagnostic in future.result().diagnostics:
+    async def analyze(request: analyzer_pb2.AnalyzeRequest) -> list[analyzer_pb2.AnalyzeDiagnostic]:
+        async with gate:
+            response = await stub.Analyze(request)
+        for diagnostic in response.diagnostics:
             if not diagnostic.urn:  # the engine attributes a resource's diagnostics to that resource
                 diagnostic.urn = request.urn
-            diagnostics.append(diagnostic)
+        return list(response.diagnostics)
 
-    for request in requests:
-        in_flight.append((request, stub.Analyze.future(request)))
-        if len(in_flight) >= _IN_FLIGHT:
-            collect()
-    while in_flight:
-        collect()
-    return diagnostics
+    return [d for found in await asyncio.gather(*map(analyze, requests)) for d in found]
 
 
-def _analyze_stack(stub: analyzer_pb2_grpc.AnalyzerStub, requests: list[analyzer_pb2.AnalyzeRequest],
-                   custom: list[dict]) -> list[analyzer_pb2.AnalyzeDiagnostic]:
+async def _analyze_stack(stub: analyzer_pb2_grpc.AnalyzerStub, requests: list[analyzer_pb2.AnalyzeRequest],
+                         custom: list[dict]) -> list[analyzer_pb2.AnalyzeDiagnostic]:
     """One AnalyzeStack with every custom resource (the requests' encoded properties, plus parents and dependencies)."""
     stack = analyzer_pb2.AnalyzeStackRequest(resources=[
         analyzer_pb2.AnalyzerResource(
@@ -199,7 +207,7 @@ def _analyze_stack(stub: analyzer_pb2_grpc.AnalyzerStub, requests: list[analyzer
             provider=q.provider if q.HasField("provider") else None, parent=r.get("parent", ""),
             dependencies=r.get("dependencies", []))
         for q, r in zip(requests, custom)])
-    return list(stub.AnalyzeStack(stack).diagnostics)
+    return list((await stub.AnalyzeStack(stack)).diagnostics)
 
 
 def _pack_version(pack_dir: Path) -> str | None:

@@ -10,6 +10,7 @@ and prints resources/s for Analyze alone and for both together. Pack start-up is
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import statistics
@@ -53,14 +54,30 @@ def synthetic(count: int) -> list[dict]:
     return records
 
 
-def timed(stub, records: list[dict]) -> tuple[float, float, int]:  # noqa: ANN001
+async def timed(stub, records: list[dict]) -> tuple[float, float, int]:  # noqa: ANN001
     """(Analyze seconds, AnalyzeStack seconds, diagnostics) for one pass over `records`."""
     start = time.perf_counter()
     requests = policy_eval._requests(records)  # encoding the plan's JSON is part of the client's work
-    diagnostics = policy_eval._analyze_resources(stub, requests)
+    diagnostics = await policy_eval._analyze_resources(stub, requests)
     middle = time.perf_counter()
-    diagnostics += policy_eval._analyze_stack(stub, requests, [r for r in records if r["custom"]])
+    diagnostics += await policy_eval._analyze_stack(stub, requests, [r for r in records if r["custom"]])
     return middle - start, time.perf_counter() - middle, len(diagnostics)
+
+
+async def session(address: str, plans: dict[str, list[dict]], runs: int, started: float) -> None:
+    async with policy_eval._stub(address) as stub:
+        info = await stub.GetAnalyzerInfo(empty_pb2.Empty())
+        await stub.ConfigureStack(analyzer_pb2.AnalyzerStackConfigureRequest(stack="bench", project="ai-infra", dry_run=True))
+        await stub.Configure(analyzer_pb2.ConfigureAnalyzerRequest(policyConfig=policy_eval._policy_config(info, CONFIG)))
+        print(f"pack start-up + handshake: {time.perf_counter() - started:.2f} s ({len(info.policies)} policies)")
+        for label, records in plans.items():
+            custom = sum(1 for r in records if r["custom"])
+            results = [await timed(stub, records) for _ in range(runs)]
+            analyze = statistics.median(r[0] for r in results)
+            both = statistics.median(r[0] + r[1] for r in results)
+            print(f"{label}: {custom} custom resources, {results[0][2]} diagnostics; median of {runs}: "
+                  f"Analyze {custom / analyze:,.0f} resources/s, Analyze + AnalyzeStack {custom / both:,.0f} resources/s "
+                  f"(AnalyzeStack {statistics.median(r[1] for r in results):.2f} s)")
 
 
 def main() -> None:
@@ -73,20 +90,9 @@ def main() -> None:
     if args.plan:
         plans[args.plan] = json.loads(Path(args.plan).read_text())["resources"]
     env = {**os.environ, "PULUMI_PROJECT": "ai-infra", "PULUMI_STACK": "bench", "PULUMI_DRY_RUN": "true"}
-    start = time.perf_counter()
-    with policy_eval._pack_server(PACK, sys.executable, env) as stub:
-        info = stub.GetAnalyzerInfo(empty_pb2.Empty())
-        stub.ConfigureStack(analyzer_pb2.AnalyzerStackConfigureRequest(stack="bench", project="ai-infra", dry_run=True))
-        stub.Configure(analyzer_pb2.ConfigureAnalyzerRequest(policyConfig=policy_eval._policy_config(info, CONFIG)))
-        print(f"pack start-up + handshake: {time.perf_counter() - start:.2f} s ({len(info.policies)} policies)")
-        for label, records in plans.items():
-            custom = sum(1 for r in records if r["custom"])
-            runs = [timed(stub, records) for _ in range(args.runs)]
-            analyze = statistics.median(r[0] for r in runs)
-            both = statistics.median(r[0] + r[1] for r in runs)
-            print(f"{label}: {custom} custom resources, {runs[0][2]} diagnostics; median of {args.runs}: "
-                  f"Analyze {custom / analyze:,.0f} resources/s, Analyze + AnalyzeStack {custom / both:,.0f} resources/s "
-                  f"(AnalyzeStack {statistics.median(r[1] for r in runs):.2f} s)")
+    started = time.perf_counter()
+    with policy_eval._pack_process(PACK, sys.executable, env) as address:
+        asyncio.run(session(address, plans, args.runs, started))
 
 
 if __name__ == "__main__":
