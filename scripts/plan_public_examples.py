@@ -54,6 +54,7 @@ EXAMPLES = [
     Example("aws-py-s3-folder", "aws", {"aws:region": "us-west-2"}),
     Example("aws-py-webserver", "aws", {"aws:region": "us-west-2"}),
     Example("aws-py-eks", "aws", {"aws:region": "us-east-2"}),
+    Example("aws-py-hub-and-spoke-network", "aws", {"aws:region": "us-east-1", "create-firewall": "true"}),
     Example("aws-py-fargate", "aws", {"aws:region": "us-west-2"}),
     Example("aws-py-secrets-manager", "aws", {"aws:region": "us-west-2"}),
     Example("aws-py-stepfunctions", "aws", {"aws:region": "us-east-2"}),

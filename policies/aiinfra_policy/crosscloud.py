@@ -128,11 +128,18 @@ def gpu_cap_env(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]
         yield "", f"accelerator pools can scale to {total} accelerators in total; the environment cap is {cap}"
 
 
-def _region(props: Any, provider: Any) -> str | None:
+GLOBAL_SERVICES = ("aws:iam/", "aws:route53/", "aws:cloudfront/", "aws:globalaccelerator/", "aws:organizations/",
+                   "aws:shield/", "gcp:serviceaccount/", "gcp:projects/", "gcp:organizations/", "gcp:folder/")
+"""Types of global services: they have no region, so the provider's region says nothing about where they live."""
+
+
+def _region(props: Any, provider: Any, type_: str = "") -> str | None:
     for key in ("region", "location", "zone"):
         value = get(props, key)
         if isinstance(value, str):
             return value.lower()
+    if type_.startswith(GLOBAL_SERVICES):
+        return None
     value = get(provider, "region") if provider is not None else None
     return value.lower() if isinstance(value, str) else None
 
@@ -148,7 +155,7 @@ def residency(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
     for r in resources:
         if r.resource_type.startswith(("pulumi:", "kubernetes:")):
             continue
-        region = _region(r.props, r.provider.props if getattr(r, "provider", None) is not None else None)
+        region = _region(r.props, r.provider.props if getattr(r, "provider", None) is not None else None, r.resource_type)
         if region is None or region == "global" or region in ("us", "eu", "asia"):
             continue
         if not any(region == a or region.startswith(a + "-") for a in allowed):

@@ -120,3 +120,12 @@ def test_pack_over_grpc_reports_violations_with_levels_and_urns() -> None:
     assert unknown and unknown[0].enforcementLevel == "advisory" and "can't be known during preview" in unknown[0].message
     assert not any(v.policy == "required-tags" and v.urn.endswith("::good") for v in report.violations)
     assert report.to_json()["violations"][0].keys() == {"policy", "enforcementLevel", "urn", "message"}
+
+
+def test_data_residency_does_not_place_global_services_in_the_providers_region() -> None:
+    provider = {"region": "us-east-2"}
+    role = resource("aws:iam/role:Role", {"assumeRolePolicy": "{}"}, "role", provider=provider)
+    attachment = resource("aws:iam/rolePolicyAttachment:RolePolicyAttachment", {"role": "r"}, "attach", provider=provider)
+    cluster = resource("aws:eks/cluster:Cluster", {"name": "c"}, "cluster", provider=provider)
+    found = run_stack("data-residency", [role, attachment, cluster], {"allowedRegions": ["eu-west-1"]})
+    assert [urn.split("::")[-1] for urn, _ in found] == ["cluster"]
