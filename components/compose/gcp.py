@@ -1,5 +1,5 @@
 """GCP composition: project APIs once; per region a KMS key, network, flow logs, buckets, GKE with GPU pools and
-TPU slices (or TPU VMs), Managed Lustre; one global load balancer in front of the serving regions.
+TPU slices (or TPU VMs / queued resources), Managed Lustre; one global load balancer in front of the serving regions.
 
 Providers: one `gcp.Provider` for the environment's project, carrying the platform labels as `default_labels`.
 Every resource sets its own region, zone or location, so this one provider serves all regions.
@@ -32,7 +32,7 @@ from components.gcp.lustre import BucketLink, Lustre, LustreArgs
 from components.gcp.network import Network, NetworkArgs
 from components.gcp.project import Project, ProjectArgs, required_apis
 from components.gcp.storage import AccessLogBucket, AccessLogBucketArgs, Bucket, BucketArgs
-from components.gcp.tpu import TpuSlice, TpuSliceArgs, TpuVm, TpuVmArgs
+from components.gcp.tpu import TpuQueuedResource, TpuQueuedResourceArgs, TpuSlice, TpuSliceArgs, TpuVm, TpuVmArgs
 from components.spec import (
     Cloud,
     GcpCloudSpec,
@@ -56,7 +56,7 @@ class _Project:
         invoke = pulumi.InvokeOutputOptions(provider=provider)
         regions = cloud_spec.regions.values()
         lustre = any(r.lustre for r in regions)
-        tpu_vms = any(s.mode is TpuMode.QUEUED_RESOURCE for r in regions for s in r.tpu_slices.values())
+        tpu_vms = any(s.mode is not TpuMode.GKE for r in regions for s in r.tpu_slices.values())
         admins = dict.fromkeys(a for r in regions if r.cluster is not None for a in r.cluster.admins)
         self.component = Project(f"{platform.environment}-gcp-project", ProjectArgs(
             project=cloud_spec.project, apis=required_apis(lustre=lustre, tpu_vms=tpu_vms),
@@ -147,11 +147,15 @@ def _region(platform: Platform, cloud_spec: GcpCloudSpec, project: _Project, ctx
     if spec.cluster is not None:
         handle = _cluster(platform, cloud_spec, ctx, spec, name, network, zones, first_zone, key, opts, out)
     for slice_name, slice_ in spec.tpu_slices.items():
-        if slice_.mode is TpuMode.QUEUED_RESOURCE:
-            vm = TpuVm(f"{name}-{slice_name}", TpuVmArgs(ctx, slice_name, slice_, resolve_tpu(slice_),
-                                                         tpu_zone(cloud_spec, ctx.region, slice_name) or first_zone,
+        zone = tpu_zone(cloud_spec, ctx.region, slice_name) or first_zone
+        if slice_.mode is TpuMode.TPU_VM:
+            vm = TpuVm(f"{name}-{slice_name}", TpuVmArgs(ctx, slice_name, slice_, resolve_tpu(slice_), zone,
                                                          network.vpc.id, network.subnet.id), opts)
             out.setdefault("tpu_vms", {})[slice_name] = [v.name for v in vm.vms]
+        elif slice_.mode is TpuMode.QUEUED_RESOURCE:
+            queued = TpuQueuedResource(f"{name}-{slice_name}", TpuQueuedResourceArgs(
+                ctx, slice_name, slice_, resolve_tpu(slice_), zone, network.vpc.id, network.subnet.id), opts)
+            out.setdefault("tpu_queued_resources", {})[slice_name] = [q.name for q in queued.queued_resources]
     return out, handle
 
 

@@ -4,11 +4,18 @@ GKE: a slice is one node pool of the generation's machine type; a multi-host sli
 nodes and `placement_policy.tpu_topology`, and GKE creates, repairs and scales it atomically. Multislice is N
 identical node pools. The autoscaler scales a slice between 0 and its node count (reserved slices start full).
 
-TPU VMs (`mode: queued_resource`): one Cloud TPU VM resource per slice, with no external IPs and an explicit
-service account. pulumi-gcp 10.2.0's `tpu.V2QueuedResource` takes no service account, spot, reservation or
-labels (its node spec has only runtime version, accelerator type and network), so it cannot meet those
-requirements; the slice is created directly with `tpu.V2Vm`, which does. Cloud TPU consumes the project's TPU
-reservation in the zone for reserved VMs (the API takes no reservation name).
+`mode: tpu_vm`: one Cloud TPU VM resource (`tpu.V2Vm`) per slice, with no external IPs, an explicit service
+account, and spot or reserved scheduling. Cloud TPU consumes the project's TPU reservation in the zone for reserved
+VMs (the API takes no reservation name).
+
+`mode: queued_resource`: one Cloud TPU queued resource (`tpu.V2QueuedResource`) per slice, whose single node spec
+asks for the slice's accelerator type and runtime on the region's subnetwork without external IPs. pulumi-gcp
+10.2.0's node spec has only runtime version, accelerator type, description and network config: no service
+account, spot, reservation or labels. Its TPU VMs therefore run as the project's Compute Engine default service
+account, which is why this mode is an explicit opt-in (the spec refuses spot/reserved capacity and
+`service_account` with it, and the policy pack reports every queued resource). Multislice is N queued resources,
+each requested and granted on its own (the API's `multisliceParams`, which asks for N slices at once, is not in the
+provider either).
 """
 
 from __future__ import annotations
@@ -99,7 +106,7 @@ class TpuVmArgs:
 
 
 class TpuVm(pulumi.ComponentResource):
-    """`ai-infra:gcp:TpuVm`. Children: `<name>-sa` with `<name>-sa-logs`, `<name>-sa-metrics` (unless the spec names
+    """`ai-infra:gcp:TpuVm` (mode `tpu_vm`). Children: `<name>-sa` with `<name>-sa-logs`, `<name>-sa-metrics` (unless the spec names
     a service account), and `<name>-<index>`, one Cloud TPU VM per slice."""
 
     vms: list[gcp.tpu.V2Vm]
@@ -135,3 +142,44 @@ class TpuVm(pulumi.ComponentResource):
             description=f"{plan.topology} {plan.generation} slice {index} of {args.slice_name}"),
             opts=pulumi.ResourceOptions(parent=self, depends_on=depends)) for index in range(spec.slices)]
         self.register_outputs({"tpu_vms": [vm.name for vm in self.vms], "accelerator_type": plan.tpu_vm_accelerator_type})
+
+
+@dataclass(frozen=True)
+class TpuQueuedResourceArgs:
+    context: GcpContext
+    slice_name: str
+    spec: TpuSliceSpec
+    plan: catalog.TpuSlicePlan
+    zone: pulumi.Input[str]
+    network_id: pulumi.Input[str]
+    subnet_id: pulumi.Input[str]
+
+
+class TpuQueuedResource(pulumi.ComponentResource):
+    """`ai-infra:gcp:TpuQueuedResource` (mode `queued_resource`). Children: `<name>-<index>`, one Cloud TPU queued
+    resource per slice, each asking for one node."""
+
+    queued_resources: list[gcp.tpu.V2QueuedResource]
+
+    def __init__(self, name: str, args: TpuQueuedResourceArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("ai-infra:gcp:TpuQueuedResource", name, None, opts)
+        ctx, spec, plan = args.context, args.spec, args.plan
+        parent = pulumi.Output.concat("projects/", ctx.project, "/locations/", args.zone)
+        self.queued_resources = []
+        for index in range(spec.slices):
+            # The API needs a node ID for a single-node request and the provider does not generate one, so the queued
+            # resource and its node take the child's fixed name; a replacement must delete the old one first.
+            node_id = f"{name}-{index}"
+            self.queued_resources.append(gcp.tpu.V2QueuedResource(node_id, gcp.tpu.V2QueuedResourceArgs(
+                project=ctx.project, zone=args.zone, name=node_id,
+                tpu=gcp.tpu.V2QueuedResourceTpuArgs(node_specs=[gcp.tpu.V2QueuedResourceTpuNodeSpecArgs(
+                    parent=parent, node_id=node_id,
+                    node=gcp.tpu.V2QueuedResourceTpuNodeSpecNodeArgs(
+                        accelerator_type=plan.tpu_vm_accelerator_type, runtime_version=TPU_VM_RUNTIMES[plan.generation],
+                        network_config=gcp.tpu.V2QueuedResourceTpuNodeSpecNodeNetworkConfigArgs(
+                            network=args.network_id, subnetwork=args.subnet_id, enable_external_ips=False,
+                            can_ip_forward=False),
+                        description=f"{plan.topology} {plan.generation} slice {index} of {args.slice_name}"))])),
+                opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True)))
+        self.register_outputs({"queued_resources": [q.name for q in self.queued_resources],
+                               "accelerator_type": plan.tpu_vm_accelerator_type})

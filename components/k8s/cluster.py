@@ -104,7 +104,7 @@ class ClusterView:
 
 
 def cluster_view(cloud: Cloud, spec: RegionSpec) -> ClusterView:
-    """The accelerator pools of a region's cluster. TPU slices in `queued_resource` mode are outside the cluster."""
+    """The accelerator pools of a region's cluster. TPU slices in modes `tpu_vm` and `queued_resource` are outside the cluster."""
     gpu_pools = []
     for name, pool in spec.gpu_pools.items():
         row = resolve_gpu_pool(cloud, pool)

@@ -108,7 +108,7 @@ def _check_region(cloud: Cloud, region: RegionSpec, path: Path) -> list[Issue]:
         except catalog.CatalogError as err:
             issues.append(((*spath, "topology"), str(err)))
         if slice_.mode is TpuMode.GKE and region.cluster is None:
-            issues.append((spath, "TPU slices in mode 'gke' need a cluster in this region; add `cluster:` or use mode 'queued_resource'"))
+            issues.append((spath, "TPU slices in mode 'gke' need a cluster in this region; add `cluster:` or use mode 'tpu_vm' or 'queued_resource'"))
     for name, fs in region.lustre.items():
         fpath = (*path, "lustre", name)
         try:

@@ -190,8 +190,13 @@ class GpuPoolSpec(SpecModel):
 class TpuMode(str, enum.Enum):
     GKE = "gke"
     """GKE TPU node pools in the region's cluster (default)."""
+    TPU_VM = "tpu_vm"
+    """A Cloud TPU VM created directly per slice, for teams that don't use GKE: explicit service account, spot or
+    reserved capacity, no external IPs."""
     QUEUED_RESOURCE = "queued_resource"
-    """Cloud TPU VMs through queued resources, for teams that don't use GKE."""
+    """A Cloud TPU queued resource per slice, for teams that don't use GKE: no external IPs, on-demand capacity only,
+    and its TPU VMs run as the project's Compute Engine default service account (pulumi-gcp 10.2.0's queued-resource
+    node spec takes no service account, spot or reservation). An explicit opt-in; the policy pack reports it."""
 
 
 class TpuSliceSpec(SpecModel):
@@ -208,9 +213,13 @@ class TpuSliceSpec(SpecModel):
     reservation: str | None = None
     """Reservation name for `reserved`."""
     mode: TpuMode = TpuMode.GKE
-    """Default `gke`."""
+    """Default `gke`: GKE TPU node pools in the region's cluster. `tpu_vm`: Cloud TPU VMs without external IPs, with an
+    explicit service account, capacity on_demand, spot or reserved. `queued_resource`: Cloud TPU queued resources without
+    external IPs, capacity on_demand only, whose VMs run as the project's Compute Engine default service account (a
+    pulumi-gcp 10.2.0 limitation; the policy pack reports it), so choose it explicitly."""
     service_account: str | None = None
-    """Service account email for TPU VMs (`queued_resource` mode). Default: a dedicated one is created."""
+    """Service account email the TPU VMs run as (mode `tpu_vm` only; refused elsewhere). Default: a dedicated one
+    with log and metric writer roles is created."""
 
     @model_validator(mode="after")
     def _reservation(self) -> TpuSliceSpec:

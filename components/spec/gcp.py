@@ -57,7 +57,10 @@ LUSTRE_RANGE_MAX_PREFIX = 23
 # Cloud TPU software versions for JAX and PyTorch (cloud.google.com/tpu/docs/runtimes).
 TPU_VM_RUNTIMES = {"v4": "tpu-ubuntu2204-base", "v5e": "v2-alpha-tpuv5-lite", "v5p": "v2-alpha-tpuv5", "v6e": "v2-alpha-tpuv6e"}
 TPU_VM_CAPACITY = (CapacityType.ON_DEMAND, CapacityType.SPOT, CapacityType.RESERVED)
-"""Capacity a TPU VM (mode `queued_resource`) takes: the TPU VM API has no Dynamic Workload Scheduler settings."""
+"""Capacity a TPU VM (mode `tpu_vm`) takes: the TPU VM API has no Dynamic Workload Scheduler settings."""
+QUEUED_RESOURCE_CAPACITY = (CapacityType.ON_DEMAND,)
+"""Capacity a queued resource (mode `queued_resource`) takes: pulumi-gcp 10.2.0's `tpu.V2QueuedResource` has no
+spot, guaranteed/reservation or queueing-policy fields, so only the default (on-demand) request can be expressed."""
 # Flex-start node pools may use compact placement only on these machine series (cluster-toolkit gke-node-pool).
 DWS_COMPACT_MACHINES = ("a3-ultragpu-", "a4-")
 _ZONE = re.compile(r"^(?P<region>[a-z]+-[a-z]+\d+)-[a-z]$")
@@ -196,19 +199,36 @@ def _check_gpu_pool(platform, region: str, name: str, pool: GpuPoolSpec, used: d
 
 
 def _check_tpu_slice(name: str, slice_: TpuSliceSpec, used: dict[str, str], path: Path) -> Iterator[Issue]:
-    if slice_.mode is TpuMode.GKE:
+    mode = slice_.mode
+    account = slice_.service_account
+    if mode is TpuMode.GKE:
         for pool_name in tpu_node_pool_names(name, slice_.slices):
             yield from _claim(used, pool_name, f"TPU slice '{name}'", path)
+        if account:
+            yield ((*path, "service_account"), f"service_account '{account}' is only used by mode 'tpu_vm'; GKE TPU node pools "
+                                               "run as the cluster's node service account; allowed with mode 'gke': unset")
         return
-    if slice_.capacity not in TPU_VM_CAPACITY:
+    if mode is TpuMode.TPU_VM and slice_.capacity not in TPU_VM_CAPACITY:
         allowed = ", ".join(c.value for c in TPU_VM_CAPACITY)
         yield ((*path, "capacity"), f"capacity '{slice_.capacity.value}' needs GKE (mode 'gke'): TPU VMs take {allowed}")
+    if mode is TpuMode.QUEUED_RESOURCE:
+        # What pulumi-gcp 10.2.0's V2QueuedResource cannot express is refused, never silently dropped.
+        if slice_.capacity not in QUEUED_RESOURCE_CAPACITY:
+            yield ((*path, "capacity"), f"capacity '{slice_.capacity.value}' is not available with mode 'queued_resource': "
+                                        "pulumi-gcp 10.2.0's tpu.V2QueuedResource takes no spot, reservation or Dynamic Workload "
+                                        "Scheduler setting; allowed: on_demand. Use mode 'tpu_vm' (on_demand, spot, reserved) "
+                                        "or mode 'gke' (every capacity)")
+        if account:
+            yield ((*path, "service_account"), f"service_account '{account}' cannot be set with mode 'queued_resource': "
+                                               "pulumi-gcp 10.2.0's queued-resource node spec takes no service account, so its "
+                                               "TPU VMs run as the project's Compute Engine default service account; allowed: "
+                                               "unset. Use mode 'tpu_vm' for TPU VMs with an explicit service account")
     try:
         plan = resolve_tpu(slice_)
     except catalog.CatalogError:  # the shared checks report it
         return
     if plan.generation not in TPU_VM_RUNTIMES:
-        yield ((*path, "generation"), f"no TPU VM software version is known for {plan.generation}; mode 'queued_resource' "
+        yield ((*path, "generation"), f"no TPU VM software version is known for {plan.generation}; mode '{mode.value}' "
                                       f"supports {', '.join(TPU_VM_RUNTIMES)}; use mode 'gke'")
 
 

@@ -1,4 +1,5 @@
-"""GCP rules: GKE clusters and node pools, Cloud Storage, subnets, firewalls, SSL policies, KMS."""
+"""GCP rules: GKE clusters and node pools, Cloud TPU VMs and queued resources, Cloud Storage, subnets, firewalls,
+SSL policies, KMS."""
 
 from __future__ import annotations
 
@@ -20,6 +21,10 @@ IAM_MEMBERS = ("gcp:storage/bucketIAMMember:BucketIAMMember", "gcp:storage/bucke
                "gcp:cloudfunctionsv2/functionIamMember:FunctionIamMember", "gcp:cloudfunctionsv2/functionIamBinding:FunctionIamBinding",
                "gcp:cloudrun/iamMember:IamMember", "gcp:cloudrun/iamBinding:IamBinding",
                "gcp:cloudrunv2/serviceIamMember:ServiceIamMember", "gcp:cloudrunv2/serviceIamBinding:ServiceIamBinding")
+TPU_VM = ("gcp:tpu/v2Vm:V2Vm",)
+TPU_QUEUED = ("gcp:tpu/v2QueuedResource:V2QueuedResource",)
+DEFAULT_COMPUTE_SA = "-compute@developer.gserviceaccount.com"
+"""Suffix of the Compute Engine default service account (`<project-number>-compute@...`), Editor on the project."""
 _NINETY_DAYS_S = 90 * 24 * 3600
 
 
@@ -63,6 +68,44 @@ def gke_node_sa(props: Any, ctx: Context) -> Iterator[str]:
     account = need(props, "nodeConfig.serviceAccount", "default")
     if account == "default" or str(account).endswith("-compute@developer.gserviceaccount.com"):
         yield "nodes use the default compute service account (project Editor)"
+
+
+def _tpu_nodes(props: Any, ctx: Context) -> Iterator[tuple[str, Any]]:
+    """(label, node) of a TPU VM, or of each node spec of a queued resource (wire form `tpu.nodeSpecs[].node`)."""
+    if ctx.type in TPU_VM:
+        yield "the TPU VM", props
+        return
+    for index, spec in enumerate(items(props, "tpu.nodeSpecs")):
+        yield f"queued-resource node {get(spec, 'nodeId') or index}", get(spec, "node") or {}
+
+
+@rule("gcp-tpu-vm-explicit-service-account",
+      "Checks whether Cloud TPU VMs run as a dedicated service account, not the Compute Engine default one.",
+      severity="high", types=TPU_VM + TPU_QUEUED,
+      remediation="Set serviceAccount.email of the tpu.V2Vm to a least-privilege service account. A queued resource's node "
+                  "spec takes no service account in pulumi-gcp 10.2.0, so its TPU VMs always run as the default one: create the "
+                  "slice as a tpu.V2Vm (ai-infra: `mode: tpu_vm`) or accept this rule's finding explicitly.",
+      frameworks={**PRIVILEGE, "CIS": ("GCP 4.1",)})
+def tpu_vm_service_account(props: Any, ctx: Context) -> Iterator[str]:
+    for label, node in _tpu_nodes(props, ctx):
+        email = need(node, "serviceAccount.email")
+        if not email:
+            yield f"{label} sets no serviceAccount.email, so it runs as the Compute Engine default service account (project Editor)"
+        elif str(email).endswith(DEFAULT_COMPUTE_SA):
+            yield f"{label} runs as the Compute Engine default service account {email} (project Editor)"
+
+
+@rule("gcp-tpu-vm-no-external-ip", "Checks whether Cloud TPU VMs and queued-resource nodes have external IP addresses turned off.",
+      severity="high", types=TPU_VM + TPU_QUEUED,
+      remediation="Set networkConfig.enableExternalIps false (tpu.V2Vm) or tpu.nodeSpecs[].node.networkConfig.enableExternalIps "
+                  "false (tpu.V2QueuedResource) on a subnetwork with Private Google Access.",
+      frameworks={**EXPOSURE, "CIS": ("GCP 4.9",)})
+def tpu_vm_no_external_ip(props: Any, ctx: Context) -> Iterator[str]:
+    for label, node in _tpu_nodes(props, ctx):
+        # Only an explicit false is safe: gcloud, for one, gives TPU workers external IPs unless told otherwise.
+        value = need(node, "networkConfig.enableExternalIps")
+        if value is not False:
+            yield f"{label} has networkConfig.enableExternalIps {value if value is not None else 'unset'}; its workers may get external IPs"
 
 
 @rule("gcp-gke-shielded-nodes", "Checks whether GKE nodes use Shielded VM secure boot and integrity monitoring.",

@@ -1,4 +1,5 @@
-"""A team's TPU research setup on ai-infra components (GCP only): GKE with TPU slices, and a bucket."""
+"""A team's TPU research setup on ai-infra components (GCP only): TPU slices (GKE node pools, Cloud TPU VMs or
+queued resources, per `tpuMode`) and a bucket."""
 
 import pulumi
 
@@ -8,10 +9,15 @@ from components.spec import SpecError, load_platform
 config = pulumi.Config()
 team, budget, cloud = config.require("team"), int(config.require("monthlyBudgetUsd")), config.require("cloud")
 generation, _, topology = config.require("accelerator").partition(":")
+# gke: TPU node pools in a GKE cluster. tpu_vm: Cloud TPU VMs with their own service account, no cluster.
+# queued_resource: Cloud TPU queued resources, no cluster; on-demand only, and their VMs run as the Compute Engine
+# default service account (the policy pack reports it), which is why it is never the default.
+mode = config.get("tpuMode") or "gke"
 region = {
     "network": {"cidr": "10.110.0.0/16"},
-    "cluster": {},
-    "tpu_slices": {"research": {"generation": generation, "topology": topology, "capacity": "spot"}},
+    **({"cluster": {}} if mode == "gke" else {}),
+    "tpu_slices": {"research": {"generation": generation, "topology": topology, "mode": mode,
+                                "capacity": "on_demand" if mode == "queued_resource" else "spot"}},
     "buckets": {"checkpoints": {"data_class": "checkpoints"}},
 }
 # Any cloud but gcp is refused by the spec with "TPU slices are GCP-only".

@@ -117,7 +117,7 @@ def test_every_gcp_resource_uses_the_one_provider_and_a_component_parent(prod_pl
     assert all(r.type.startswith("ai-infra:gcp:") for r in components.values())
     assert {r.type.rsplit(":", 1)[1] for r in components.values()} == {
         "Project", "Kms", "Network", "FlowLogs", "AccessLogBucket", "Bucket", "Lustre", "Cluster", "GpuPool",
-        "TpuSlice", "TpuVm", "GlobalLoadBalancer"}
+        "TpuSlice", "TpuVm", "TpuQueuedResource", "GlobalLoadBalancer"}
     gcp = [r for r in prod_plan.resources if r.type.startswith("gcp:")]
     assert len(gcp) > 90
     for record in gcp:

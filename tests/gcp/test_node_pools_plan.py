@@ -1,15 +1,17 @@
 """GPU node pools and TPU slices: accelerators from the catalog with GKE's driver install, GPU sharing, capacity
 options (spot, reservation, flex-start, queued provisioning), autoscaling, placement, taints and labels; TPU
-machine type and node count per generation and topology, multislice, TPU VMs outside GKE."""
+machine type and node count per generation and topology, multislice, TPU VMs and queued resources outside GKE."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pulumi
 import pytest
-from gcp.support import PROJECT, by_name
+from gcp.support import COMPLIANCE, PROD_GCP, PROJECT, by_name, gcp_platform
 
-from aiinfra.plan.runtime import PlanResult
+from aiinfra.plan.runtime import PlanResult, run_program
+from components.spec import load_platform
 
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}
 
@@ -192,3 +194,62 @@ def test_tpu_vms_have_no_external_ip_and_an_explicit_service_account(prod_plan: 
     assert reserved["schedulingConfig"] == {"spot": False, "reserved": True}
     assert reserved["labels"] == {"slice": "research", "slice-index": "0", "reservation": "v5e-res"}
     assert not [r for r in plan.resources if r.name == "test-europe-west4-research-sa"]
+
+
+QR = "gcp:tpu/v2QueuedResource:V2QueuedResource"
+
+
+def test_queued_resources_ask_for_one_private_tpu_node_per_slice(prod_plan: PlanResult) -> None:
+    queued = sorted((r for r in prod_plan.of_type(QR)), key=lambda r: r.name)
+    assert [q.name for q in queued] == ["prod-europe-west4-batch-0", "prod-europe-west4-batch-1"]  # slices: 2
+    for index, record in enumerate(queued):
+        qr = record.inputs
+        node_id = f"prod-europe-west4-batch-{index}"
+        assert (qr["name"], qr["zone"], qr["project"]) == (node_id, "europe-west4-a", PROJECT)
+        [spec] = qr["tpu"]["nodeSpecs"]  # one single-node request per slice
+        assert spec["parent"] == f"projects/{PROJECT}/locations/europe-west4-a"
+        assert spec["nodeId"] == node_id
+        # v6e 4x4: 16 chips of one TensorCore -> v6e-16, with the generation's Cloud TPU software version
+        assert spec["node"] == {
+            "acceleratorType": "v6e-16", "runtimeVersion": "v2-alpha-tpuv6e",
+            "networkConfig": {"network": "prod-europe-west4-vpc-id", "subnetwork": "prod-europe-west4-nodes-id",
+                              "enableExternalIps": False, "canIpForward": False},
+            "description": f"4x4 v6e slice {index} of batch"}
+        assert record.parent.endswith("ai-infra:gcp:TpuQueuedResource::prod-europe-west4-batch")
+    # no TPU VM, service account or role binding is made for a queued resource (the provider cannot attach one)
+    names = {r.name for r in prod_plan.resources}
+    assert not {n for n in names if n.startswith("prod-europe-west4-batch-sa")}
+    assert not [r for r in prod_plan.of_type("gcp:tpu/v2Vm:V2Vm") if "batch" in r.name]
+
+
+def test_queued_resources_use_tpu_zones_and_the_tpu_api(plan_gcp, prod_config) -> None:  # noqa: ANN001
+    prod_config["tpu_zones"]["europe-west4"] = {"batch": "europe-west4-b"}
+    prod_config["regions"]["europe-west4"]["tpu_slices"]["batch"].update(generation="v5p", topology="2x2x2", slices=1)
+    plan = plan_gcp(prod_config)
+    [record] = plan.of_type(QR)
+    qr = record.inputs
+    assert qr["zone"] == "europe-west4-b"
+    [spec] = qr["tpu"]["nodeSpecs"]
+    assert spec["parent"] == f"projects/{PROJECT}/locations/europe-west4-b"
+    assert (spec["node"]["acceleratorType"], spec["node"]["runtimeVersion"]) == ("v5p-16", "v2-alpha-tpuv5")
+    services = {r.inputs["service"] for r in plan.of_type("gcp:projects/service:Service")}
+    assert "tpu.googleapis.com" in services
+
+
+def test_only_tpu_vm_mode_makes_tpu_vms(prod_plan: PlanResult) -> None:
+    vms = prod_plan.of_type("gcp:tpu/v2Vm:V2Vm")
+    assert [v.name for v in vms] == ["prod-europe-west4-research-0"]
+    assert vms[0].parent.endswith("ai-infra:gcp:TpuVm::prod-europe-west4-research")
+
+
+def test_the_region_exports_its_queued_resources_apart_from_its_tpu_vms() -> None:
+    spec = load_platform(gcp_platform(PROD_GCP, environment="prod", compliance=COMPLIANCE))
+
+    def program() -> None:
+        from components.compose import gcp as compose_gcp
+
+        pulumi.export("gcp", compose_gcp.build(spec, spec.clouds.gcp).outputs)
+
+    region = run_program(program, project="ai-infra", stack="prod").outputs["gcp"]["europe-west4"]
+    assert region["tpu_queued_resources"] == {"batch": ["prod-europe-west4-batch-0", "prod-europe-west4-batch-1"]}
+    assert list(region["tpu_vms"]) == ["research"]

@@ -66,6 +66,20 @@ CASES = [
      ["'pretrain-1'", "GPU pool 'pretrain-1'"]),
     ("tpu-vm-on-dws", "regions/europe-west4/tpu_slices/research/capacity", "flex_start", f"{W}.tpu_slices.research.capacity",
      ["'flex_start'", "on_demand, spot, reserved"]),
+    # mode queued_resource: what pulumi-gcp 10.2.0's V2QueuedResource cannot express is refused, never dropped
+    ("queued-resource-on-spot", "regions/europe-west4/tpu_slices/batch/capacity", "spot", f"{W}.tpu_slices.batch.capacity",
+     ["capacity 'spot'", "mode 'queued_resource'", "pulumi-gcp 10.2.0", "no spot, reservation", "allowed: on_demand", "mode 'tpu_vm'"]),
+    ("queued-resource-reserved", "regions/europe-west4/tpu_slices/batch", {"generation": "v6e", "topology": "4x4",
+     "mode": "queued_resource", "capacity": "reserved", "reservation": "v6e-res"}, f"{W}.tpu_slices.batch.capacity",
+     ["capacity 'reserved'", "allowed: on_demand", "mode 'tpu_vm' (on_demand, spot, reserved)"]),
+    ("queued-resource-on-dws", "regions/europe-west4/tpu_slices/batch/capacity", "flex_start", f"{W}.tpu_slices.batch.capacity",
+     ["capacity 'flex_start'", "allowed: on_demand", "mode 'gke'"]),
+    ("queued-resource-service-account", "regions/europe-west4/tpu_slices/batch/service_account",
+     f"tpu@{PROJECT}.iam.gserviceaccount.com", f"{W}.tpu_slices.batch.service_account",
+     [f"'tpu@{PROJECT}.iam.gserviceaccount.com'", "mode 'queued_resource'", "takes no service account",
+      "Compute Engine default service account", "allowed: unset", "mode 'tpu_vm'"]),
+    ("service-account-on-gke-slice", f"{R}/tpu_slices/serve/service_account", f"tpu@{PROJECT}.iam.gserviceaccount.com",
+     f"{U}.tpu_slices.serve.service_account", ["'tpu@", "only used by mode 'tpu_vm'", "allowed with mode 'gke': unset"]),
     ("lustre-network-too-small", f"{R}/network/cidr", "10.20.0.0/22", f"{U}.network.cidr",
      ["/23", "10.20.2.0/24", "/21 network or larger"]),
     ("flow-logs-kept-too-long", f"{R}/network/flow_log_retention_days", 4000, f"{U}.network.flow_log_retention_days",
@@ -133,3 +147,9 @@ def test_cluster_name_must_fit_gke() -> None:
 def test_project_id_must_be_a_gcp_project_id() -> None:
     found = problems(change({"project": PROJECT, "regions": {"us-central1": {"network": {"cidr": "10.20.0.0/16"}}}}, "project", "Acme_ML"))
     assert "Acme_ML" in found[f"{G}.project"]
+
+
+def test_gke_slice_without_a_cluster_names_both_vm_modes() -> None:
+    bad = change(PROD_GCP, "regions/europe-west4/tpu_slices/research/mode", "gke")
+    found = problems(change(bad, "regions/europe-west4/cluster", DELETE))
+    assert "add `cluster:` or use mode 'tpu_vm' or 'queued_resource'" in found[f"{W}.tpu_slices.research"]

@@ -15,6 +15,18 @@ ALLOW_ALL = json.dumps({"Statement": [{"Effect": "Allow", "Action": "*", "Resour
 ALLOW_ONE = json.dumps({"Statement": [{"Effect": "Allow", "Action": ["s3:GetObject"], "Resource": "arn:aws:s3:::b/*"}]})
 EKS_POOL = {"instanceTypes": ["p5.48xlarge"], "scalingConfig": {"minSize": 0, "maxSize": 2}, "capacityType": "SPOT",
             "taints": [{"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}]}
+TPU_VM = "gcp:tpu/v2Vm:V2Vm"
+TPU_QR = "gcp:tpu/v2QueuedResource:V2QueuedResource"
+QR_NODE = {"acceleratorType": "v6e-16", "runtimeVersion": "v2-alpha-tpuv6e",
+           "networkConfig": {"network": "n", "subnetwork": "s", "enableExternalIps": False, "canIpForward": False}}
+
+
+def queued_resource(node: dict) -> dict:
+    """A V2QueuedResource's props as the engine sends them (one single-node spec, as ai-infra makes it)."""
+    return {"zone": "europe-west4-a", "tpu": {"nodeSpecs": [{"parent": "projects/p/locations/europe-west4-a", "nodeId": "qr-0",
+                                                             "node": node}]}}
+
+
 POD = {"spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}
 
 # rule -> (resource type, compliant props, violating props, config, expected fragment of the violation)
@@ -55,6 +67,10 @@ CASES = {
     "gcp-gke-workload-identity": ("gcp:container/cluster:Cluster", {"workloadIdentityConfig": {"workloadPool": "p.svc.id.goog"}}, {}, {}, "Workload Identity"),
     "gcp-gke-node-service-account": ("gcp:container/nodePool:NodePool", {"nodeConfig": {"serviceAccount": "nodes@p.iam.gserviceaccount.com"}},
         {"nodeConfig": {"serviceAccount": "123-compute@developer.gserviceaccount.com"}}, {}, "default compute"),
+    "gcp-tpu-vm-explicit-service-account": (TPU_VM, {"serviceAccount": {"email": "tpu@p.iam.gserviceaccount.com"}},
+        {"serviceAccount": {"email": "123-compute@developer.gserviceaccount.com"}}, {}, "Compute Engine default service account 123-"),
+    "gcp-tpu-vm-no-external-ip": (TPU_VM, {"networkConfig": {"enableExternalIps": False}},
+        {"networkConfig": {"enableExternalIps": True}}, {}, "enableExternalIps True"),
     "gcp-gke-shielded-nodes": ("gcp:container/nodePool:NodePool", {"nodeConfig": {"shieldedInstanceConfig": {"enableSecureBoot": True}}},
         {"nodeConfig": {}}, {}, "secure boot"),
     "gcp-storage-bucket-private": ("gcp:storage/bucket:Bucket", {"uniformBucketLevelAccess": True, "publicAccessPrevention": "enforced"},
@@ -138,6 +154,10 @@ def test_rules_ignore_other_resource_types() -> None:
     ("aws-eks-private-endpoint", "aws:eks/cluster:Cluster", {"vpcConfig": {"endpointPublicAccess": UNKNOWN}}, "endpointPublicAccess"),
     ("aws-iam-no-wildcard-policy", "aws:iam/rolePolicy:RolePolicy", {"policy": UNKNOWN}, "policy"),
     ("gcp-kms-key-rotation", "gcp:kms/cryptoKey:CryptoKey", {"rotationPeriod": UNKNOWN}, "rotationPeriod"),
+    ("gcp-tpu-vm-explicit-service-account", TPU_VM, {"serviceAccount": {"email": UNKNOWN}}, "serviceAccount.email"),
+    ("gcp-tpu-vm-no-external-ip", TPU_VM, {"networkConfig": {"enableExternalIps": UNKNOWN}}, "enableExternalIps"),
+    ("gcp-tpu-vm-no-external-ip", TPU_QR, queued_resource({**QR_NODE, "networkConfig": {"enableExternalIps": UNKNOWN}}), "enableExternalIps"),
+    ("gcp-tpu-vm-no-external-ip", TPU_QR, {"tpu": {"nodeSpecs": UNKNOWN}}, "nodeSpecs"),
 ])
 def test_unknown_values_are_reported_not_passed(name: str, type_: str, props: dict, path: str) -> None:
     # The SDK turns this error into "can't run policy ... during preview: <path> can't be known": never a silent pass.
@@ -151,3 +171,26 @@ def test_a_known_value_next_to_an_unknown_one_is_still_checked() -> None:
     assert run_resource("aws-fsx-lustre-cmk", "aws:fsx/lustreFileSystem:LustreFileSystem",
                         {"deploymentType": "PERSISTENT_2", "kmsKeyId": UNKNOWN}) == []
     assert run_resource("aws-fsx-lustre-cmk", "aws:fsx/lustreFileSystem:LustreFileSystem", {"deploymentType": "SCRATCH_2"})
+
+
+def test_a_tpu_vm_without_a_service_account_runs_as_the_default_one() -> None:
+    found = run_resource("gcp-tpu-vm-explicit-service-account", TPU_VM, {"acceleratorType": "v5litepod-8"})
+    assert found == ["the TPU VM sets no serviceAccount.email, so it runs as the Compute Engine default service account (project Editor)"]
+
+
+def test_every_queued_resource_is_reported_for_its_default_service_account() -> None:
+    # pulumi-gcp 10.2.0's node spec has no serviceAccount: the nodes of any queued resource run as the default account
+    found = run_resource("gcp-tpu-vm-explicit-service-account", TPU_QR, queued_resource(QR_NODE))
+    assert found == ["queued-resource node qr-0 sets no serviceAccount.email, so it runs as the Compute Engine default service "
+                     "account (project Editor)"]
+    assert run_resource("gcp-tpu-vm-explicit-service-account", TPU_QR, {"tpu": {"nodeSpecs": []}}) == []
+
+
+def test_queued_resource_nodes_need_external_ips_explicitly_off() -> None:
+    assert run_resource("gcp-tpu-vm-no-external-ip", TPU_QR, queued_resource(QR_NODE)) == []
+    opened = run_resource("gcp-tpu-vm-no-external-ip", TPU_QR, queued_resource({**QR_NODE, "networkConfig": {"enableExternalIps": True}}))
+    assert opened == ["queued-resource node qr-0 has networkConfig.enableExternalIps True; its workers may get external IPs"]
+    unset = run_resource("gcp-tpu-vm-no-external-ip", TPU_QR, queued_resource({"runtimeVersion": "v2-alpha-tpuv6e"}))
+    assert unset and "enableExternalIps unset" in unset[0]
+    assert run_resource("gcp-tpu-vm-no-external-ip", TPU_VM, {}) == [
+        "the TPU VM has networkConfig.enableExternalIps unset; its workers may get external IPs"]
