@@ -145,14 +145,8 @@ class TpuVm(pulumi.ComponentResource):
 
 
 @dataclass(frozen=True)
-class TpuQueuedResourceArgs:
-    context: GcpContext
-    slice_name: str
-    spec: TpuSliceSpec
-    plan: catalog.TpuSlicePlan
-    zone: pulumi.Input[str]
-    network_id: pulumi.Input[str]
-    subnet_id: pulumi.Input[str]
+class TpuQueuedResourceArgs(TpuVmArgs):
+    """The same inputs as a TPU VM's: the slice, where it goes and the network its nodes join."""
 
 
 class TpuQueuedResource(pulumi.ComponentResource):
