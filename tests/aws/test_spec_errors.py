@@ -16,8 +16,6 @@ G = "platform.clouds.aws.global_endpoint"
 R = "regions/us-east-1"
 
 
-
-
 # (id, path in clouds.aws, new value, expected error path, fragments the message must contain)
 CASES = [
     ("lustre-1000-gib", f"{R}/lustre/train/size_gib", 1000, f"{E}.lustre.train.size_gib",

@@ -16,8 +16,6 @@ W = "platform.clouds.gcp.regions.europe-west4"
 G = "platform.clouds.gcp"
 
 
-
-
 def problems(gcp: dict[str, Any], **top: Any) -> dict[str, str]:
     top.setdefault("compliance", COMPLIANCE)
     with pytest.raises(SpecError) as caught:

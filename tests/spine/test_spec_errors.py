@@ -15,7 +15,6 @@ AWS_REGION = "platform.clouds.aws.regions.us-east-1"
 GCP_REGION = "platform.clouds.gcp.regions.us-central1"
 
 
-
 A = "clouds/aws/regions/us-east-1"
 G = "clouds/gcp/regions/us-central1"
 
