@@ -28,7 +28,7 @@ _LEVELS = {"advisory": analyzer_pb2.ADVISORY, "mandatory": analyzer_pb2.MANDATOR
 _LEVEL_NAMES = {v: k for k, v in _LEVELS.items()}
 _STARTUP_SECONDS = 60
 _IN_FLIGHT = 16
-"""Analyze calls kept in flight: enough to keep the pack busy; thousands at once once saw an RPC CANCELLED."""
+"""Analyze calls kept in flight: enough to keep the pack busy; a burst of thousands once ended in an RPC CANCELLED."""
 
 
 class PolicyError(Exception):
