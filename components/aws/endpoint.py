@@ -55,6 +55,8 @@ class InferenceEndpoint(pulumi.ComponentResource):
 
     load_balancer: aws.lb.LoadBalancer
     target_group: aws.lb.TargetGroup
+    security_group: aws.ec2.SecurityGroup
+    """The load balancer's security group (the pods admit it on the service port)."""
 
     def __init__(self, name: str, args: InferenceEndpointArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:aws:InferenceEndpoint", name, None, opts)
@@ -69,6 +71,7 @@ class InferenceEndpoint(pulumi.ComponentResource):
             egress=[aws.ec2.SecurityGroupEgressArgs(protocol="tcp", from_port=spec.port, to_port=spec.port,
                                                     cidr_blocks=[args.vpc_cidr], description="to the inference pods")],
             tags={"Name": f"{name}-lb"}, region=ctx.region), opts=child)
+        self.security_group = group
         self.load_balancer = aws.lb.LoadBalancer(f"{name}-lb", aws.lb.LoadBalancerArgs(
             name_prefix=_NAME_PREFIX, load_balancer_type=args.kind.value, internal=not args.internet_facing,
             subnets=list(args.subnet_ids), security_groups=[group.id],

@@ -9,6 +9,7 @@ region (`aws:region`, else the first region of the spec) only matters for global
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pulumi
@@ -16,6 +17,14 @@ import pulumi_aws as aws
 
 from components.aws.cluster import Cluster, ClusterArgs
 from components.aws.context import AwsContext
+from components.aws.controllers import (
+    AUTOSCALER_NAMESPACE,
+    AUTOSCALER_SERVICE_ACCOUNT,
+    LB_CONTROLLER_NAMESPACE,
+    LB_CONTROLLER_SERVICE_ACCOUNT,
+    ControllerRoles,
+    ControllerRolesArgs,
+)
 from components.aws.endpoint import GlobalEndpoint, GlobalEndpointArgs, InferenceEndpoint, InferenceEndpointArgs, Origin
 from components.aws.kms import KmsKey, KmsKeyArgs
 from components.aws.lustre import BucketLink, Lustre, LustreArgs
@@ -35,7 +44,7 @@ from components.spec import (
 )
 from components.spec.aws import FlowLogDestination, LoadBalancerKind
 
-from .types import CloudResult, ClusterHandle, region_name
+from .types import CloudResult, ClusterHandle, EksControllers, InferenceTarget, IrsaAccount, region_name
 
 
 def build(platform: Platform, cloud_spec: AwsCloudSpec) -> CloudResult:
@@ -107,11 +116,21 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
                 opts=opts)
             for pool_name, pool in spec.gpu_pools.items()
         ]
+        roles = ControllerRoles(name, ControllerRolesArgs(ctx, cluster.cluster_name, cluster.oidc_provider_arn, cluster.oidc_issuer),
+                                opts=opts)
         handle = ClusterHandle(cloud=Cloud.AWS, region=region, spec=spec, name=name, kubeconfig=cluster.kubeconfig,
-                               resource=cluster, node_pools=list(pools))
+                               resource=cluster, node_pools=list(pools), eks=EksControllers(
+                                   region=region, cluster_name=cluster.cluster_name,
+                                   kubernetes_version=spec.cluster.kubernetes_version or cluster.cluster.version,
+                                   version_path=f"platform.clouds.aws.regions.{region}.cluster.kubernetes_version",
+                                   vpc_id=network.vpc.id, iam=roles,
+                                   autoscaler=IrsaAccount(AUTOSCALER_NAMESPACE, AUTOSCALER_SERVICE_ACCOUNT, roles.autoscaler_role_arn),
+                                   lb_controller=IrsaAccount(LB_CONTROLLER_NAMESPACE, LB_CONTROLLER_SERVICE_ACCOUNT,
+                                                             roles.lb_controller_role_arn)))
         out["cluster"] = {"name": cluster.cluster_name, "endpoint": cluster.cluster.endpoint,
                           "security_group_id": cluster.security_group_id, "oidc_provider_arn": cluster.oidc_provider_arn,
-                          "node_role_arn": cluster.node_role_arn}
+                          "node_role_arn": cluster.node_role_arn, "autoscaler_role_arn": roles.autoscaler_role_arn,
+                          "lb_controller_role_arn": roles.lb_controller_role_arn}
         if managed_prometheus:
             out["monitoring"] = ManagedPrometheus(name, ManagedPrometheusArgs(
                 ctx, cluster.cluster.arn, network.private_subnet_ids, cluster.security_group_id, key.arn, retention),
@@ -135,6 +154,13 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
             waf=(endpoint.waf if endpoint else True) and cloud_spec.inference_load_balancer is LoadBalancerKind.APPLICATION),
             opts=opts)
         out["inference"] = {"load_balancer_dns_name": inference.load_balancer.dns_name,
-                            "target_group_arn": inference.target_group.arn}
+                            "target_group_arn": inference.target_group.arn,
+                            # The Service the Kubernetes layer binds the target group to (TargetGroupBinding).
+                            "service": {"namespace": spec.inference.service_namespace, "name": spec.inference.service_name,
+                                        "port": spec.inference.port}}
+        if handle is not None and handle.eks is not None:
+            handle.eks = replace(handle.eks, inference=InferenceTarget(
+                inference.target_group.arn, inference.security_group.id, spec.inference.service_namespace,
+                spec.inference.service_name, spec.inference.port, str(spec.network.cidr), inference))
         origin = Origin(region, inference.load_balancer, spec.inference.traffic_percent, spec.inference.health_check_path)
     return out, handle, origin, logs

@@ -22,6 +22,7 @@ import pulumi_kubernetes as k8s
 from components.k8s.accelerators import Accelerators, AcceleratorsArgs
 from components.k8s.autoneg import Autoneg, AutonegArgs
 from components.k8s.cluster import cluster_view
+from components.k8s.eks import ClusterAutoscaler, EksControllersArgs, LoadBalancerController
 from components.k8s.gpu_values import uses_standalone_dcgm
 from components.k8s.monitoring import Monitoring, MonitoringArgs
 from components.k8s.queues import flavors
@@ -74,6 +75,11 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> dict[str, Any]:
             "teams": list(tenancy.teams),
             "monitoring": monitoring.outputs,
         }
+        if handle.eks is not None:  # EKS: node group autoscaling and the inference target group's binding
+            eks = EksControllersArgs(handle.eks, handle.resource, {t: team.namespace for t, team in tenancy.teams.items()},
+                                     retain_namespace=platform.protected)
+            outputs[handle.name]["cluster_autoscaler"] = ClusterAutoscaler(f"{handle.name}-cluster-autoscaler", eks, opts).outputs
+            outputs[handle.name]["lb_controller"] = LoadBalancerController(f"{handle.name}-lb-controller", eks, opts).outputs
         if handle.autoneg is not None:  # a GKE cluster behind the GCP global load balancer
             b = handle.autoneg
             outputs[handle.name]["autoneg"] = Autoneg(f"{handle.name}-autoneg", AutonegArgs(

@@ -23,6 +23,51 @@ class AutonegBinding:
     """The global load balancer component (custom role and IAM binding); the controller starts after it."""
 
 
+@dataclass(frozen=True)
+class IrsaAccount:
+    """A Kubernetes service account and the IAM role (IRSA) whose trust names exactly it."""
+
+    namespace: str
+    name: str
+    role_arn: pulumi.Output[str]
+
+
+@dataclass(frozen=True)
+class InferenceTarget:
+    """A region's inference target group (AWS), for the TargetGroupBinding that fills it with the Service's pods."""
+
+    target_group_arn: pulumi.Output[str]
+    load_balancer_security_group_id: pulumi.Output[str] | None
+    """The load balancer's security group: admitted to the pods on `port`. None: no rule."""
+    namespace: str
+    service: str
+    port: int
+    vpc_cidr: str
+    """Where the load balancer's own addresses are: the namespace admits them on `port` (NetworkPolicy)."""
+    endpoint: pulumi.Resource
+    """The inference endpoint component (target group, security group rules); the binding waits for it."""
+
+
+@dataclass(frozen=True)
+class EksControllers:
+    """What the Cluster Autoscaler and the AWS Load Balancer Controller need on an EKS cluster."""
+
+    region: str
+    cluster_name: pulumi.Output[str]
+    kubernetes_version: pulumi.Input[str]
+    """The cluster's Kubernetes minor version, which picks the autoscaler chart: the spec's value (checked while
+    planning) or, when the spec leaves it to EKS, the version the cluster reports."""
+    version_path: str
+    """Config path of `cluster.kubernetes_version`, for error messages."""
+    vpc_id: pulumi.Output[str]
+    autoscaler: IrsaAccount
+    lb_controller: IrsaAccount
+    iam: pulumi.Resource
+    """The IAM roles component; the controllers start after it."""
+    inference: InferenceTarget | None = None
+    """Set in regions that serve inference. Default None (no TargetGroupBinding)."""
+
+
 @dataclass
 class ClusterHandle:
     """A cluster built by a cloud composition, as the Kubernetes layer needs it."""
@@ -42,6 +87,9 @@ class ClusterHandle:
     autoneg: AutonegBinding | None = None
     """Set by the GCP composition on GKE clusters in the global endpoint's serving regions: the Kubernetes layer
     installs the autoneg controller there. Default None (no controller)."""
+    eks: EksControllers | None = None
+    """Set by the AWS composition on every EKS cluster: the layer installs the Cluster Autoscaler and the AWS Load
+    Balancer Controller (and binds the inference target group). Default None (neither)."""
 
 
 @dataclass

@@ -44,6 +44,24 @@ KUBE_PROMETHEUS_STACK = Chart(
     "prometheus-community/helm-charts chart-releaser tag kube-prometheus-stack-88.5.3 (operator v0.93.1)")
 
 
+AUTOSCALER_REPO = "https://kubernetes.github.io/autoscaler"
+_AUTOSCALER_SOURCE = ("kubernetes/autoscaler chart-releaser tag cluster-autoscaler-chart-{v} ({commit}), "
+                      "charts/cluster-autoscaler/Chart.yaml appVersion {app}: the last chart of that minor")
+CLUSTER_AUTOSCALER = {  # Kubernetes minor -> chart; the autoscaler's minor must match the cluster's (its README)
+    minor: Chart("cluster-autoscaler", version, AUTOSCALER_REPO, _AUTOSCALER_SOURCE.format(v=version, commit=commit, app=app))
+    for minor, version, app, commit in (
+        ("1.32", "9.46.6", "1.32.0", "13dba1751ce0b86465026c04afcaec32d2fcff1f"),
+        ("1.33", "9.51.0", "1.33.0", "9befb31fd94d73ae0b888bd9536ae085cd9304e1"),
+        ("1.34", "9.53.0", "1.34.2", "a2db9eb71c285fe5779c622e9255b17b08e78147"),
+        ("1.35", "9.59.0", "1.35.0", "5a0b98e45f896e98132737240ac131a519d3b33d"),
+    )
+}
+AWS_LOAD_BALANCER_CONTROLLER = Chart(
+    "aws-load-balancer-controller", "3.5.0", "https://aws.github.io/eks-charts",
+    "aws/eks-charts gh-pages index.yaml (aws-load-balancer-controller-3.5.0.tgz, appVersion v3.5.0, created "
+    "2026-08-03), master 5239609242f3430be50fb0b714a24d3ef2b47983 'aws-load-balancer-controller: v3.5.0'")
+
+
 def release(name: str, chart: Chart, namespace: str, values: dict[str, Any], opts: pulumi.ResourceOptions,
             *, release_name: str, create_namespace: bool = False) -> k8s.helm.v3.Release:
     """A Helm release of a pinned chart with a fixed release name (resource names inside follow from it)."""

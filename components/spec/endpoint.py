@@ -5,9 +5,13 @@ from __future__ import annotations
 import enum
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
-from .common import SpecModel
+from .common import FieldError, SpecModel
+
+# Kubernetes object names: a namespace is a DNS-1123 label, a Service name a DNS-1035 label (starts with a letter).
+NamespaceName = Annotated[str, Field(pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", max_length=63)]
+ServiceName = Annotated[str, Field(pattern=r"^[a-z]([-a-z0-9]*[a-z0-9])?$", max_length=63)]
 
 
 class InferenceSpec(SpecModel):
@@ -21,6 +25,20 @@ class InferenceSpec(SpecModel):
     """TLS certificate for the regional listener: an ACM certificate ARN on AWS. Required on AWS."""
     traffic_percent: Annotated[int, Field(ge=0, le=100)] = 100
     """Share of this region's traffic to accept (AWS traffic dial, Azure origin weight). Default 100."""
+    service_namespace: NamespaceName = "inference"
+    """Namespace of the Kubernetes Service that serves the region's inference traffic (exported per region as
+    `inference.service`). AWS: the Kubernetes layer binds the load balancer's target group to this Service
+    (a TargetGroupBinding in this namespace; the namespace is created unless a team of that name owns it). GCP and
+    Azure don't use it (GCP finds the Service by the exported `service_annotations`). Default `inference`."""
+    service_name: ServiceName = "inference"
+    """Name of that Service; it must expose `port` and select pods listening on `port`. Default `inference`."""
+
+    @model_validator(mode="after")
+    def _namespace(self) -> InferenceSpec:
+        if self.service_namespace.startswith("kube-"):
+            raise FieldError("service_namespace", f"service_namespace '{self.service_namespace}' is a Kubernetes system "
+                             "namespace (kube-*); put the inference Service in a namespace of its own")
+        return self
 
 
 class GlobalRouting(str, enum.Enum):

@@ -1,0 +1,203 @@
+"""The EKS controllers: the Cluster Autoscaler, which scales the managed node groups (GPU pools start at zero; GKE and
+AKS bring their own autoscalers, EKS does not), and the AWS Load Balancer Controller, which fills the inference
+endpoint's `ip` target group with the inference Service's pods through a TargetGroupBinding.
+
+Both run on the system pool (`ai-infra/pool=system`: the autoscaler must not run on nodes it may remove), as non-root
+with read-only root file systems, under the service accounts their IRSA roles trust (components.aws.controllers). The
+nodes' IMDSv2 hop limit of 1 keeps pods away from the instance metadata, so region and VPC are passed explicitly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.compose.types import EksControllers, InferenceTarget
+
+from . import charts
+from .objects import MANAGED_BY, child_opts, custom_resource
+
+SYSTEM_POOL = {"ai-infra/pool": "system"}
+ROLE_ANNOTATION = "eks.amazonaws.com/role-arn"
+AUTOSCALER_TAG = "k8s.io/cluster-autoscaler"
+TARGET_GROUP_BINDING = ("elbv2.k8s.aws/v1beta1", "TargetGroupBinding")
+PSA = {f"pod-security.kubernetes.io/{mode}": "restricted" for mode in ("enforce", "audit", "warn")}
+NONROOT = 65532  # distroless static:nonroot, the autoscaler image's base (cluster-autoscaler/Dockerfile)
+_SECCOMP = {"type": "RuntimeDefault"}
+CONTAINER_SECURITY = {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True, "runAsNonRoot": True,
+                      "capabilities": {"drop": ["ALL"]}, "seccompProfile": _SECCOMP}
+
+
+def autoscaler_chart(minor: str, path: str) -> charts.Chart:
+    """The chart whose autoscaler minor is the cluster's; a clear error naming the config path otherwise."""
+    chart = charts.CLUSTER_AUTOSCALER.get(minor)
+    if chart is None:
+        allowed = ", ".join(charts.CLUSTER_AUTOSCALER)
+        raise ValueError(f"{path}: EKS Kubernetes version {minor!r} has no pinned cluster-autoscaler chart (the "
+                         f"autoscaler's minor must match the cluster's); set kubernetes_version to one of: {allowed}")
+    return chart
+
+
+def _tag(cluster_name: pulumi.Input[str]) -> pulumi.Input[str]:
+    if isinstance(cluster_name, str):
+        return f"{AUTOSCALER_TAG}/{cluster_name}"
+    return pulumi.Output.concat(AUTOSCALER_TAG, "/", cluster_name)
+
+
+def autoscaler_values(cluster_name: pulumi.Input[str], region: str, role_arn: pulumi.Input[str],
+                      service_account: str) -> dict[str, Any]:
+    """Chart values (cluster-autoscaler 9.46 to 9.59 accept the same keys used here). Plain values in, plain values
+    out; with outputs in, only those leaves are outputs."""
+    return {
+        "cloudProvider": "aws",
+        "awsRegion": region,
+        # The tags EKS puts on every managed node group's Auto Scaling group (components.aws.node_group.autoscaler_tags).
+        "autoDiscovery": {"clusterName": cluster_name,
+                          "tags": [f"{AUTOSCALER_TAG}/enabled", _tag(cluster_name)]},
+        "fullnameOverride": "cluster-autoscaler",
+        "rbac": {"serviceAccount": {"create": True, "name": service_account, "annotations": {ROLE_ANNOTATION: role_arn}}},
+        # Two replicas, one active (leader election is on by default): scale-ups keep working through a node drain.
+        "replicaCount": 2,
+        "podDisruptionBudget": {"maxUnavailable": 1},
+        "extraArgs": {
+            # Spot pools list several instance types in one group: the least idle CPU/memory after scale-up wins.
+            "expander": "least-waste",
+            # Similar groups across zones grow together (EKS node groups span the zones of their subnets).
+            "balance-similar-node-groups": True,
+            # GPU jobs keep scratch data in emptyDir; without this a node running one would never scale down.
+            "skip-nodes-with-local-storage": False,
+            # GPU nodes carry many DaemonSets (device plugin, DCGM, operator validators): judge them by workloads.
+            "ignore-daemonsets-utilization": True,
+            "scale-down-unneeded-time": "10m",
+            "scale-down-delay-after-add": "10m",
+            # GPU nodes boot slowly (driver, large images, capacity blocks); a group is marked failed after this.
+            "max-node-provision-time": "20m",
+            "logtostderr": True, "stderrthreshold": "info", "v": 2,
+        },
+        "nodeSelector": SYSTEM_POOL,
+        "priorityClassName": "system-cluster-critical",
+        "securityContext": {"runAsNonRoot": True, "runAsUser": NONROOT, "runAsGroup": NONROOT, "fsGroup": NONROOT,
+                            "seccompProfile": _SECCOMP},
+        "containerSecurityContext": CONTAINER_SECURITY,
+        # Holds every node and pod of the cluster in memory; no CPU limit (throttling delays scale-ups).
+        "resources": {"requests": {"cpu": "100m", "memory": "300Mi"}, "limits": {"memory": "1Gi"}},
+    }
+
+
+def lb_controller_values(cluster_name: pulumi.Input[str], region: str, vpc_id: pulumi.Input[str], role_arn: pulumi.Input[str],
+                         service_account: str) -> dict[str, Any]:
+    """Chart values (aws-load-balancer-controller 3.5.0)."""
+    return {
+        "clusterName": cluster_name,
+        "region": region,
+        "vpcId": vpc_id,
+        "serviceAccount": {"create": True, "name": service_account, "annotations": {ROLE_ANNOTATION: role_arn}},
+        "replicaCount": 2,
+        "podDisruptionBudget": {"maxUnavailable": 1},
+        # Load balancers it creates for Services and Ingresses are internal unless their manifest says otherwise.
+        "defaultLoadBalancerScheme": "internal",
+        "nodeSelector": SYSTEM_POOL,
+        "podSecurityContext": {"fsGroup": 65534, "runAsNonRoot": True, "seccompProfile": _SECCOMP},
+        "securityContext": CONTAINER_SECURITY,
+        "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"memory": "512Mi"}},
+    }
+
+
+def target_group_binding(target: InferenceTarget, target_group_arn: pulumi.Input[str],
+                         security_group_id: pulumi.Input[str] | None) -> dict[str, Any]:
+    """The TargetGroupBinding: the controller registers the Service's ready pod IPs in the existing target group. With
+    the load balancer's security group, `networking` makes the controller admit it to the pods on the service port
+    (the endpoint's own rule on the cluster security group already does; the controller sees it and adds nothing)."""
+    api_version, kind = TARGET_GROUP_BINDING
+    spec: dict[str, Any] = {
+        "serviceRef": {"name": target.service, "port": target.port},
+        "targetGroupARN": target_group_arn,
+        "targetType": "ip",
+    }
+    if security_group_id is not None:
+        spec["networking"] = {"ingress": [{"from": [{"securityGroup": {"groupID": security_group_id}}],
+                                           "ports": [{"protocol": "TCP", "port": target.port}]}]}
+    return {"apiVersion": api_version, "kind": kind,
+            "metadata": {"name": target.service, "namespace": target.namespace, "labels": dict(MANAGED_BY)}, "spec": spec}
+
+
+@dataclass(frozen=True)
+class EksControllersArgs:
+    eks: EksControllers
+    cluster: pulumi.Resource
+    """The cluster component: every object is `deleted_with` it."""
+    team_namespaces: dict[str, pulumi.Resource]
+    """Namespaces the tenancy layer owns; the inference namespace is created only if it is not one of them."""
+    retain_namespace: bool = False
+    """Keep the inference namespace (and what users deployed into it) when it leaves the stack. Default off."""
+
+
+class ClusterAutoscaler(pulumi.ComponentResource):
+    """`ai-infra:kubernetes:ClusterAutoscaler`. Children: `<name>-release` (cluster-autoscaler in kube-system)."""
+
+    def __init__(self, name: str, args: EksControllersArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("ai-infra:kubernetes:ClusterAutoscaler", name, None, opts)
+        eks, account = args.eks, args.eks.autoscaler
+        version = eks.kubernetes_version
+        if isinstance(version, str):  # from the spec: checked while planning
+            try:
+                chart = autoscaler_chart(version, eks.version_path)
+            except ValueError as err:
+                raise pulumi.RunError(str(err)) from None
+        else:  # the version EKS chose: checked once the cluster reports it
+            version = pulumi.Output.from_input(version)
+            base = charts.CLUSTER_AUTOSCALER[max(charts.CLUSTER_AUTOSCALER)]
+            chart = charts.Chart(base.chart, version.apply(lambda v: autoscaler_chart(v, eks.version_path).version),  # type: ignore[arg-type]
+                                 base.repo, base.source)
+        values = autoscaler_values(eks.cluster_name, eks.region, account.role_arn, account.name)
+        self.release = charts.release(f"{name}-release", chart, account.namespace, values,
+                                      child_opts(self, args.cluster, [eks.iam]), release_name="cluster-autoscaler")
+        self.outputs = {"chart_version": chart.version, "service_account": f"{account.namespace}/{account.name}"}
+        self.register_outputs(self.outputs)
+
+
+class LoadBalancerController(pulumi.ComponentResource):
+    """`ai-infra:kubernetes:LoadBalancerController`. Children: `<name>-release` (aws-load-balancer-controller in
+    kube-system); in serving regions `<name>-namespace` (unless a team owns the namespace), `<name>-binding`
+    (TargetGroupBinding) and `<name>-from-load-balancer` (NetworkPolicy admitting the VPC on the service port)."""
+
+    def __init__(self, name: str, args: EksControllersArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("ai-infra:kubernetes:LoadBalancerController", name, None, opts)
+        eks, account, cluster = args.eks, args.eks.lb_controller, args.cluster
+        values = lb_controller_values(eks.cluster_name, eks.region, eks.vpc_id, account.role_arn, account.name)
+        # The chart's crds/ (TargetGroupBinding, IngressClassParams) are installed with the release; Helm never
+        # upgrades CRDs, so a chart bump applies the new CRDs first (the chart README's upgrade step).
+        self.release = charts.release(f"{name}-release", charts.AWS_LOAD_BALANCER_CONTROLLER, account.namespace,
+                                      values, child_opts(self, cluster, [eks.iam]),
+                                      release_name="aws-load-balancer-controller")
+        self.outputs: dict[str, Any] = {"chart_version": charts.AWS_LOAD_BALANCER_CONTROLLER.version,
+                                        "service_account": f"{account.namespace}/{account.name}"}
+        if eks.inference is not None:
+            self.outputs["target_group_binding"] = self._bind(name, args, eks.inference)
+        self.register_outputs(self.outputs)
+
+    def _bind(self, name: str, args: EksControllersArgs, target: InferenceTarget) -> str:
+        cluster = args.cluster
+        namespace = args.team_namespaces.get(target.namespace)
+        if namespace is None:
+            namespace = k8s.core.v1.Namespace(f"{name}-namespace", metadata=k8s.meta.v1.ObjectMetaArgs(
+                name=target.namespace, labels={**MANAGED_BY, **PSA}),
+                opts=child_opts(self, cluster).merge(pulumi.ResourceOptions(retain_on_delete=args.retain_namespace)))
+        body = target_group_binding(target, target.target_group_arn, target.load_balancer_security_group_id)
+        custom_resource(f"{name}-binding", body, child_opts(self, cluster, [self.release, namespace, target.endpoint]))
+        # Team namespaces deny ingress by default: admit the load balancer's addresses (the VPC) on the service port.
+        k8s.networking.v1.NetworkPolicy(f"{name}-from-load-balancer", metadata=k8s.meta.v1.ObjectMetaArgs(
+            name="ai-infra-from-load-balancer", namespace=target.namespace, labels=MANAGED_BY),
+            spec=network_policy_spec(target), opts=child_opts(self, cluster, [namespace]))
+        return f"{target.namespace}/{target.service}"
+
+
+def network_policy_spec(target: InferenceTarget) -> k8s.networking.v1.NetworkPolicySpecArgs:
+    return k8s.networking.v1.NetworkPolicySpecArgs(
+        pod_selector=k8s.meta.v1.LabelSelectorArgs(), policy_types=["Ingress"],
+        ingress=[k8s.networking.v1.NetworkPolicyIngressRuleArgs(
+            from_=[k8s.networking.v1.NetworkPolicyPeerArgs(ip_block=k8s.networking.v1.IPBlockArgs(cidr=target.vpc_cidr))],
+            ports=[k8s.networking.v1.NetworkPolicyPortArgs(protocol="TCP", port=target.port)])])

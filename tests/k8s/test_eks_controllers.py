@@ -1,0 +1,211 @@
+"""The EKS controllers in the Kubernetes layer: the Cluster Autoscaler (chart matching the cluster's minor, discovery by
+the tags EKS puts on node group ASGs, IRSA), the AWS Load Balancer Controller (cluster, region, VPC, IRSA) and the
+TargetGroupBinding that fills the inference target group, valid against the CRD of the pinned chart. Only on EKS."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import replace
+from typing import Any
+
+import pulumi
+import pytest
+from helpers import platform_dict
+from k8s.layer import TEAMS, cloud_config, handles
+from k8s.validation import validate
+
+from aiinfra.plan.runtime import PlanResult, ResourceRecord, run_program
+from components.aws.controllers import (
+    AUTOSCALER_NAMESPACE,
+    AUTOSCALER_SERVICE_ACCOUNT,
+    LB_CONTROLLER_NAMESPACE,
+    LB_CONTROLLER_SERVICE_ACCOUNT,
+)
+from components.compose import build_platform
+from components.compose.kubernetes import build
+from components.compose.types import EksControllers, InferenceTarget, IrsaAccount
+from components.k8s import charts, eks
+from components.spec import load_platform
+
+CLUSTER = "test-us-east-1"
+AUTOSCALER_ROLE = "arn:aws:iam::123456789012:role/test-us-east-1-autoscaler-role-0a1b2c3"
+LB_ROLE = "arn:aws:iam::123456789012:role/test-us-east-1-lb-controller-role-4d5e6f7"
+TARGET_GROUP = "arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/infer-20261123/0123456789abcdef"
+LB_SG = "sg-0a1b2c3d4e5f60718"
+VPC = "vpc-0123456789abcdef0"
+
+
+class StandIn(pulumi.ComponentResource):
+    """A component with one child (depending on a component means depending on its children)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__("test:index:Stand", name, None, None)
+        pulumi.CustomResource("test:index:Part", f"{name}-part", {}, pulumi.ResourceOptions(parent=self))
+        self.register_outputs({})
+
+
+def plan_eks(version: str = "1.33", reported: bool = False, namespace: str = "inference", serving: bool = True,
+             teams: dict[str, Any] | None = None, environment: str = "test") -> PlanResult:
+    """The layer on a stand-in EKS cluster whose controllers' inputs are known values. `reported`: the version comes
+    from the cluster (an output), as when the spec leaves it to EKS."""
+    spec = load_platform(platform_dict({"aws": cloud_config("aws")}, teams=TEAMS if teams is None else teams,
+                                       environment=environment))
+
+    def program() -> None:
+        [handle] = handles(spec)
+        iam, endpoint = StandIn(f"{handle.name}-iam"), StandIn(f"{handle.name}-endpoint")
+        target = InferenceTarget(pulumi.Output.from_input(TARGET_GROUP), pulumi.Output.from_input(LB_SG), namespace,
+                                 "inference", 8080, "10.10.0.0/16", endpoint) if serving else None
+        handle.eks = EksControllers(
+            region="us-east-1", cluster_name=pulumi.Output.from_input(handle.name), kubernetes_version=pulumi.Output.from_input(version) if reported else version,
+            version_path="platform.clouds.aws.regions.us-east-1.cluster.kubernetes_version",
+            vpc_id=pulumi.Output.from_input(VPC), iam=iam, inference=target,
+            autoscaler=IrsaAccount(AUTOSCALER_NAMESPACE, AUTOSCALER_SERVICE_ACCOUNT, pulumi.Output.from_input(AUTOSCALER_ROLE)),
+            lb_controller=IrsaAccount(LB_CONTROLLER_NAMESPACE, LB_CONTROLLER_SERVICE_ACCOUNT, pulumi.Output.from_input(LB_ROLE)))
+        pulumi.export("kubernetes", build(spec, [handle]))
+    return run_program(program, project="ai-infra", stack=environment)
+
+
+@pytest.fixture(scope="module")
+def plan() -> PlanResult:
+    return plan_eks()
+
+
+def values(record: ResourceRecord) -> dict[str, Any]:
+    return record.inputs["values"]
+
+
+def test_autoscaler_chart_matches_the_cluster_minor(plan: PlanResult) -> None:
+    release = plan.one("kubernetes:helm.sh/v3:Release", f"{CLUSTER}-cluster-autoscaler-release")
+    assert (release.inputs["chart"], release.inputs["version"]) == ("cluster-autoscaler", "9.51.0")
+    assert release.inputs["repositoryOpts"] == {"repo": "https://kubernetes.github.io/autoscaler"}
+    assert release.inputs["namespace"] == "kube-system" and release.inputs["name"] == "cluster-autoscaler"
+    assert release.parent.endswith(f"ai-infra:kubernetes:ClusterAutoscaler::{CLUSTER}-cluster-autoscaler")
+    for minor, chart in charts.CLUSTER_AUTOSCALER.items():  # every pin names its minor as the app version
+        assert f"appVersion {minor}." in chart.source
+    assert any("test:index:Part::test-us-east-1-iam-part" in d for d in release.dependencies)  # after the IAM role
+
+
+def test_autoscaler_values(plan: PlanResult) -> None:
+    v = values(plan.one("kubernetes:helm.sh/v3:Release", f"{CLUSTER}-cluster-autoscaler-release"))
+    assert v["cloudProvider"] == "aws" and v["awsRegion"] == "us-east-1"
+    assert v["autoDiscovery"] == {"clusterName": CLUSTER, "tags": ["k8s.io/cluster-autoscaler/enabled",
+                                                                   f"k8s.io/cluster-autoscaler/{CLUSTER}"]}
+    account = v["rbac"]["serviceAccount"]
+    assert account == {"create": True, "name": AUTOSCALER_SERVICE_ACCOUNT,
+                       "annotations": {"eks.amazonaws.com/role-arn": AUTOSCALER_ROLE}}
+    args = v["extraArgs"]
+    assert args["balance-similar-node-groups"] is True and args["skip-nodes-with-local-storage"] is False
+    assert args["expander"] == "least-waste" and args["scale-down-unneeded-time"] == "10m"
+    assert v["nodeSelector"] == {"ai-infra/pool": "system"}
+    assert v["securityContext"]["runAsNonRoot"] is True and v["securityContext"]["runAsUser"] != 0
+    assert v["containerSecurityContext"]["allowPrivilegeEscalation"] is False
+    assert v["containerSecurityContext"]["readOnlyRootFilesystem"] is True
+
+
+def test_lb_controller_values(plan: PlanResult) -> None:
+    release = plan.one("kubernetes:helm.sh/v3:Release", f"{CLUSTER}-lb-controller-release")
+    assert (release.inputs["chart"], release.inputs["version"]) == ("aws-load-balancer-controller", "3.5.0")
+    assert release.inputs["repositoryOpts"] == {"repo": "https://aws.github.io/eks-charts"}
+    v = values(release)
+    assert (v["clusterName"], v["region"], v["vpcId"]) == (CLUSTER, "us-east-1", VPC)
+    assert v["serviceAccount"] == {"create": True, "name": LB_CONTROLLER_SERVICE_ACCOUNT,
+                                   "annotations": {"eks.amazonaws.com/role-arn": LB_ROLE}}
+    assert release.inputs["namespace"] == LB_CONTROLLER_NAMESPACE
+    assert v["nodeSelector"] == {"ai-infra/pool": "system"} and v["securityContext"]["runAsNonRoot"] is True
+
+
+def test_target_group_binding(plan: PlanResult) -> None:
+    binding = plan.one("kubernetes:elbv2.k8s.aws/v1beta1:TargetGroupBinding", f"{CLUSTER}-lb-controller-binding")
+    spec = binding.inputs["spec"]
+    assert spec["targetGroupARN"] == TARGET_GROUP and spec["targetType"] == "ip"
+    assert spec["serviceRef"] == {"name": "inference", "port": 8080}
+    assert spec["networking"] == {"ingress": [{"from": [{"securityGroup": {"groupID": LB_SG}}],
+                                               "ports": [{"protocol": "TCP", "port": 8080}]}]}
+    assert binding.inputs["metadata"]["namespace"] == "inference"
+    # The CRD comes with the controller's chart: the binding waits for the release, its namespace and the endpoint.
+    deps = binding.dependencies
+    assert any(d.endswith(f"kubernetes:helm.sh/v3:Release::{CLUSTER}-lb-controller-release") for d in deps)
+    assert any(d.endswith(f"kubernetes:core/v1:Namespace::{CLUSTER}-lb-controller-namespace") for d in deps)
+    assert any("test:index:Part::test-us-east-1-endpoint-part" in d for d in deps)
+    assert plan.outputs["kubernetes"][CLUSTER]["lb_controller"]["target_group_binding"] == "inference/inference"
+    body = {k: binding.inputs[k] for k in ("apiVersion", "kind", "metadata", "spec")}
+    validate(body)  # the CRD's own schema (aws-load-balancer-controller chart 3.5.0), unknown fields refused
+
+
+def test_the_schema_check_can_fail() -> None:
+    import jsonschema
+    target = InferenceTarget(TARGET_GROUP, LB_SG, "inference", "inference", 8080, "10.10.0.0/16", None)  # type: ignore[arg-type]
+    body = eks.target_group_binding(target, TARGET_GROUP, LB_SG)
+    validate(copy.deepcopy(body))
+    body["spec"]["targetType"] = "pod"
+    with pytest.raises(jsonschema.ValidationError):
+        validate(body)
+    body = eks.target_group_binding(target, TARGET_GROUP, None)
+    assert "networking" not in body["spec"]
+    body["spec"]["serviceRef"]["portName"] = "http"
+    with pytest.raises(jsonschema.ValidationError):
+        validate(body)
+
+
+def test_namespace_and_network_policy(plan: PlanResult) -> None:
+    ns = plan.one("kubernetes:core/v1:Namespace", f"{CLUSTER}-lb-controller-namespace")
+    assert ns.inputs["metadata"]["name"] == "inference"
+    assert ns.inputs["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
+    policy = plan.one("kubernetes:networking.k8s.io/v1:NetworkPolicy", f"{CLUSTER}-lb-controller-from-load-balancer")
+    assert policy.inputs["spec"]["ingress"] == [{"from": [{"ipBlock": {"cidr": "10.10.0.0/16"}}],
+                                                 "ports": [{"protocol": "TCP", "port": 8080}]}]
+    for kind, name in (("kubernetes:core/v1:Namespace", "namespace"),
+                       ("kubernetes:networking.k8s.io/v1:NetworkPolicy", "from-load-balancer")):
+        obj = plan.one(kind, f"{CLUSTER}-lb-controller-{name}").inputs
+        validate({"apiVersion": "v1" if "core" in kind else "networking.k8s.io/v1",
+                  "kind": kind.rsplit(":", 1)[1], **{k: v for k, v in obj.items() if k in ("metadata", "spec")}})
+
+
+def test_a_team_namespace_is_reused_not_created() -> None:
+    plan = plan_eks(namespace="serving")  # TEAMS has a team `serving`
+    assert not [r for r in plan.of_type("kubernetes:core/v1:Namespace") if r.name == f"{CLUSTER}-lb-controller-namespace"]
+    binding = plan.one("kubernetes:elbv2.k8s.aws/v1beta1:TargetGroupBinding")
+    assert binding.inputs["metadata"]["namespace"] == "serving"
+    assert any(d.endswith(f"kubernetes:core/v1:Namespace::{CLUSTER}-serving-namespace") for d in binding.dependencies)
+
+
+def test_no_binding_where_nothing_serves() -> None:
+    plan = plan_eks(serving=False)
+    assert not plan.of_type("kubernetes:elbv2.k8s.aws/v1beta1:TargetGroupBinding")
+    assert plan.of_type("ai-infra:kubernetes:LoadBalancerController") and plan.of_type("ai-infra:kubernetes:ClusterAutoscaler")
+
+
+def test_version_left_to_eks_is_checked_when_known() -> None:
+    plan = plan_eks(version="1.35", reported=True)
+    assert plan.one("kubernetes:helm.sh/v3:Release", f"{CLUSTER}-cluster-autoscaler-release").inputs["version"] == "9.59.0"
+
+
+@pytest.mark.parametrize("reported", [False, True], ids=["from-the-spec", "reported-by-eks"])
+def test_an_unsupported_minor_is_a_clear_error(reported: bool) -> None:
+    with pytest.raises(Exception) as err:
+        plan_eks(version="1.29", reported=reported)
+    message = str(err.value)
+    assert "platform.clouds.aws.regions.us-east-1.cluster.kubernetes_version" in message and "'1.29'" in message
+    assert "1.32, 1.33, 1.34, 1.35" in message
+
+
+@pytest.mark.slow
+def test_only_on_eks_clusters_built_by_the_aws_composition() -> None:
+    spec = load_platform(platform_dict({c: cloud_config(c) for c in ("aws", "gcp", "azure")}, teams=TEAMS))
+
+    def program() -> None:
+        for key, value in build_platform(spec).items():
+            pulumi.export(key, value)
+    plan = run_program(program, project="ai-infra", stack="test")
+    for kind in ("ai-infra:kubernetes:ClusterAutoscaler", "ai-infra:kubernetes:LoadBalancerController",
+                 "ai-infra:aws:ControllerRoles"):
+        assert [r.name.removesuffix("-cluster-autoscaler").removesuffix("-lb-controller") for r in plan.of_type(kind)] == [CLUSTER]
+    release = plan.one("kubernetes:helm.sh/v3:Release", f"{CLUSTER}-cluster-autoscaler-release")
+    assert f"::{CLUSTER}-k8s::" in release.provider
+    layer = plan.outputs["kubernetes"]
+    assert "cluster_autoscaler" in layer[CLUSTER]
+    assert all("cluster_autoscaler" not in layer[c] and "lb_controller" not in layer[c] for c in layer if c != CLUSTER)
+    # No inference in this spec: the controllers, but no binding.
+    assert not plan.of_type("kubernetes:elbv2.k8s.aws/v1beta1:TargetGroupBinding")
