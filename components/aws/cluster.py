@@ -26,6 +26,11 @@ ADMIN_POLICY = "AmazonEKSClusterAdminPolicy"
 # Nodes get only what kubelet and image pulls need; the VPC CNI's ENI permissions go to its own IRSA role.
 NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryPullOnly")
 CNI_POLICY = "AmazonEKS_CNI_Policy"
+# The Amazon FSx CSI driver add-on, pinned. AWS's own EKS user guide lists v1.7.0-eksbuild.1 as an add-on version
+# (awsdocs/amazon-eks-user-guide PR 1215, hybrid nodes add-ons). Before raising EKS versions, check the pin with
+# `aws eks describe-addon-versions --addon-name aws-fsx-csi-driver --kubernetes-version <minor>`.
+FSX_CSI_ADDON = "aws-fsx-csi-driver"
+FSX_CSI_VERSION = "v1.7.0-eksbuild.1"
 
 
 @dataclass(frozen=True)
@@ -38,12 +43,14 @@ class ClusterArgs:
     service_cidr: IPv4Network
     log_retention_days: int
     """Days control-plane logs are kept (the network's flow log retention: one audit look-back per region)."""
+    fsx_csi: bool = False
+    """Install the FSx for Lustre CSI driver add-on (regions with a Lustre file system). Default off."""
 
 
 class Cluster(pulumi.ComponentResource):
     """`ai-infra:aws:Cluster`. Children: `<name>-cluster-role` (+ policy), `<name>-control-plane-logs`, `<name>-eks`,
     `<name>-oidc`, `<name>-admin-<hash>` access entries, `<name>-node-role` (+ policies), `<name>-vpc-cni-role`,
-    `<name>-vpc-cni`, `<name>-system-lt`, `<name>-system-nodegroup`."""
+    `<name>-vpc-cni`, `<name>-system-lt`, `<name>-system-nodegroup`, and with `fsx_csi` `<name>-fsx-csi`."""
 
     cluster: aws.eks.Cluster
     cluster_name: pulumi.Output[str]
@@ -109,11 +116,24 @@ class Cluster(pulumi.ComponentResource):
             capacity_type="ON_DEMAND", min_nodes=system.min_nodes, max_nodes=system.max_nodes,
             labels={"ai-infra/pool": "system"}, tags=self.cluster.name.apply(autoscaler_tags),
             depends_on=[self.cni, *node_role.attachments]))
+        self.fsx_csi = self._fsx_csi() if args.fsx_csi else None
         self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(
             self.cluster.name, self.cluster.endpoint, self.cluster.certificate_authority.data,
         ).apply(lambda v: kubeconfig(v[0], ctx.region, v[1], v[2])))
         self.register_outputs({"name": self.cluster_name, "endpoint": self.cluster.endpoint,
                                "oidc_provider_arn": self.oidc_provider_arn})
+
+    def _fsx_csi(self) -> aws.eks.Addon:
+        """`<name>-fsx-csi`: the FSx for Lustre CSI driver, for statically provisioned volumes of the toolkit's own file
+        systems. No IAM role: mounting (the node plugin) calls no AWS API, and the controller's AWS calls are for
+        dynamic provisioning (fsx:CreateFileSystem, DeleteFileSystem, UpdateFileSystem), which nothing here uses;
+        Retain-policy volumes never reach DeleteVolume. With IMDSv2 hop limit 1 its pods get no node credentials either."""
+        return aws.eks.Addon(f"{self._name}-fsx-csi", aws.eks.AddonArgs(
+            cluster_name=self.cluster.name, addon_name=FSX_CSI_ADDON, addon_version=FSX_CSI_VERSION,
+            # The add-on's configuration is this code's (defaults, no configuration values): creating takes over a
+            # self-managed copy of the driver and an upgrade resets in-cluster edits, as for the VPC CNI above.
+            resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE", region=self._ctx.region,
+        ), opts=pulumi.ResourceOptions(parent=self, depends_on=[self.system_nodes]))
 
     def _role(self, suffix: str, trust: pulumi.Input[str], policies: Sequence[str], purpose: str) -> _Role:
         """`<name>-<suffix>` with a trust policy (JSON) and AWS managed policies attached."""

@@ -86,7 +86,6 @@ class Lustre(pulumi.ComponentResource):
             ),
             opts=ctx.stateful(self, depends_on=[args.cmk.access, *(args.blob.access if args.blob else ())]),
         )
-        self.register_outputs({
-            "filesystem_id": self.filesystem.id,
-            "mgs_address": self.filesystem.client_info.apply(lambda c: c.mgs_address if c else None),
-        })
+        self.mgs_address: pulumi.Output[str] = self.filesystem.client_info.apply(lambda c: c.mgs_address if c else None)
+        """The management server's address clients mount (`clientInfo.mgsAddress`, known once the file system exists)."""
+        self.register_outputs({"filesystem_id": self.filesystem.id, "mgs_address": self.mgs_address})

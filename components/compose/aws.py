@@ -32,6 +32,7 @@ from components.aws.network import Network, NetworkArgs
 from components.aws.node_group import GpuNodePool, GpuNodePoolArgs
 from components.aws.prometheus import ManagedPrometheus, ManagedPrometheusArgs
 from components.aws.storage import Bucket, BucketArgs, LogBucket, LogBucketArgs, LogTarget
+from components.k8s.lustre import fsx_mount
 from components.spec import (
     AwsCloudSpec,
     Cloud,
@@ -108,7 +109,8 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
     cluster = handle = origin = None
     if spec.cluster is not None:
         cluster = Cluster(name, ClusterArgs(
-            ctx, spec.cluster, network.private_subnet_ids, key.arn, spec.network.effective_service_cidr, retention), opts=opts)
+            ctx, spec.cluster, network.private_subnet_ids, key.arn, spec.network.effective_service_cidr, retention,
+            fsx_csi=bool(spec.lustre)), opts=opts)
         pools = [
             GpuNodePool(f"{name}-{pool_name}", GpuNodePoolArgs(
                 ctx, pool_name, pool, resolve_gpu_pool(Cloud.AWS, pool), cluster.cluster_name, cluster.node_role_arn,
@@ -144,6 +146,9 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
             client_cidrs=[] if cluster else [str(c) for c in spec.network.subnet_plan().private], link=link), opts=opts)
         out["lustre"][fs_name] = {"id": lustre.filesystem.id, "dns_name": lustre.filesystem.dns_name,
                                   "mount_name": lustre.filesystem.mount_name}
+        if handle is not None:
+            handle.lustre += (fsx_mount(fs_name, fs.size_gib, lustre.filesystem.id, lustre.filesystem.dns_name,
+                                        lustre.filesystem.mount_name, lustre),)
     if serving and cluster is not None and spec.inference is not None and logs is not None:
         inference = InferenceEndpoint(f"{name}-inference", InferenceEndpointArgs(
             ctx, spec.inference, network.vpc.id, str(spec.network.cidr),

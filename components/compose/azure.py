@@ -23,6 +23,7 @@ from components.azure.lustre import BlobLink, Lustre, LustreArgs
 from components.azure.network import Network, NetworkArgs
 from components.azure.prometheus import ManagedPrometheus, ManagedPrometheusArgs
 from components.azure.storage import BlobStorage, BlobStorageArgs
+from components.k8s.lustre import amlfs_mount
 from components.spec import (
     AzureCloudSpec,
     AzureFrontDoorTier,
@@ -68,7 +69,8 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
                                       "key_vault_id": vault.vault.id}
         buckets = _buckets(name, ctx, spec, cloud_spec, network, vault)
         region_out["buckets"] = {b: storage.account.name for b, storage in buckets.items()}
-        region_out["lustre"] = _lustre(name, ctx, spec, network, vault, buckets)
+        lustre = _lustre(name, ctx, spec, network, vault, buckets)
+        region_out["lustre"] = {fs_name: fs.filesystem.id for fs_name, fs in lustre.items()}
         if spec.cluster is not None:
             cluster = Cluster(name, ClusterArgs(
                 ctx, spec.cluster, network.subnet_ids["nodes"],
@@ -83,8 +85,10 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
                     network.subnet_ids["nodes"], spec.network.zones))
                 for pool_name, pool in spec.gpu_pools.items()
             ]
+            mounts = tuple(amlfs_mount(fs_name, spec.lustre[fs_name].size_gib, name, fs.mgs_address, fs)
+                           for fs_name, fs in lustre.items())
             clusters.append(ClusterHandle(cloud=Cloud.AZURE, region=region, spec=spec, name=name,
-                                          kubeconfig=cluster.kubeconfig, resource=cluster, node_pools=pools))
+                                          kubeconfig=cluster.kubeconfig, resource=cluster, node_pools=pools, lustre=mounts))
             region_out["cluster"] = {"name": cluster.cluster_name, "id": cluster.cluster.id,
                                      "node_resource_group": cluster.node_resource_group}
             if managed_prometheus:
@@ -121,8 +125,8 @@ def _buckets(name: str, ctx: AzureContext, spec: RegionSpec, cloud_spec: AzureCl
 
 
 def _lustre(name: str, ctx: AzureContext, spec: RegionSpec, network: Network, vault: KeyVault,
-            buckets: dict[str, BlobStorage]) -> dict[str, pulumi.Output[str]]:
-    ids = {}
+            buckets: dict[str, BlobStorage]) -> dict[str, Lustre]:
+    file_systems = {}
     for fs_name, fs in spec.lustre.items():
         blob = None
         if fs.bucket is not None:
@@ -132,8 +136,8 @@ def _lustre(name: str, ctx: AzureContext, spec: RegionSpec, network: Network, va
                             import_prefix="/" + fs.bucket_prefix.lstrip("/"), access=storage.lustre_access)
         lustre = Lustre(f"{name}-{fs_name}", LustreArgs(
             ctx, fs, resolve_lustre(Cloud.AZURE, fs), network.subnet_ids[f"lustre-{fs_name}"], vault.customer_key, blob=blob))
-        ids[fs_name] = lustre.filesystem.id
-    return ids
+        file_systems[fs_name] = lustre
+    return file_systems
 
 
 def _origin(region: str, spec: RegionSpec, network: Network, cluster: Cluster, pls_name: str, public: bool,

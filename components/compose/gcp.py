@@ -33,6 +33,7 @@ from components.gcp.network import Network, NetworkArgs
 from components.gcp.project import Project, ProjectArgs, required_apis
 from components.gcp.storage import AccessLogBucket, AccessLogBucketArgs, Bucket, BucketArgs
 from components.gcp.tpu import TpuQueuedResource, TpuQueuedResourceArgs, TpuSlice, TpuSliceArgs, TpuVm, TpuVmArgs
+from components.k8s.lustre import gke_mount
 from components.spec import (
     Cloud,
     GcpCloudSpec,
@@ -136,16 +137,22 @@ def _region(platform: Platform, cloud_spec: GcpCloudSpec, project: _Project, ctx
         logs = AccessLogBucket(f"{name}-access-logs", AccessLogBucketArgs(ctx, key, spec.network.flow_log_retention_days), opts)
         buckets = {b: Bucket(f"{name}-{b}", BucketArgs(ctx, b, bucket, key, logs.bucket.name), opts) for b, bucket in spec.buckets.items()}
         out["buckets"] = {b: storage.bucket.name for b, storage in buckets.items()}
+    lustre: dict[str, Lustre] = {}
     if spec.lustre:
         assert network.peering is not None  # made for every region with Lustre
-        out["lustre"] = {
+        lustre = {
             fs_name: Lustre(f"{name}-{fs_name}", LustreArgs(
                 ctx, fs_name, fs, resolve_lustre(Cloud.GCP, fs), first_zone, network.vpc.id, network.peering, key, lustre_agent,
-                bucket=BucketLink(buckets[fs.bucket].bucket.name, fs.bucket_prefix) if fs.bucket else None), opts).outputs
+                bucket=BucketLink(buckets[fs.bucket].bucket.name, fs.bucket_prefix) if fs.bucket else None), opts)
             for fs_name, fs in spec.lustre.items()}
+        out["lustre"] = {fs_name: fs.outputs for fs_name, fs in lustre.items()}
     handle = None
     if spec.cluster is not None:
         handle = _cluster(platform, cloud_spec, ctx, spec, name, network, zones, first_zone, key, opts, out)
+        handle.lustre = tuple(
+            gke_mount(fs_name, spec.lustre[fs_name].size_gib, ctx.project, fs.instance.location, fs.outputs["instance_id"],
+                      fs.instance.mount_point, fs.instance.filesystem, fs)
+            for fs_name, fs in lustre.items())
     for slice_name, slice_ in spec.tpu_slices.items():
         zone = tpu_zone(cloud_spec, ctx.region, slice_name) or first_zone
         if slice_.mode is TpuMode.TPU_VM:

@@ -26,6 +26,7 @@ from components.k8s.eks import ClusterAutoscaler, EksControllersArgs, LoadBalanc
 from components.k8s.gpu_values import uses_standalone_dcgm
 from components.k8s.monitoring import Monitoring, MonitoringArgs
 from components.k8s.queues import flavors
+from components.k8s.storage import LustreVolumes, LustreVolumesArgs
 from components.k8s.tenancy import Tenancy, TenancyArgs, check_team_names
 from components.spec import MonitoringMode, Platform
 
@@ -75,6 +76,10 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> dict[str, Any]:
             "teams": list(tenancy.teams),
             "monitoring": monitoring.outputs,
         }
+        if handle.lustre:  # the region's Lustre file systems, a claim of each in every team's namespace
+            outputs[handle.name]["lustre_claims"] = LustreVolumes(f"{handle.name}-lustre", LustreVolumesArgs(
+                environment=platform.environment, mounts=handle.lustre, teams=list(tenancy.teams),
+                namespaces={t: team.namespace for t, team in tenancy.teams.items()}, cluster=handle.resource), opts).claims
         if handle.eks is not None:  # EKS: node group autoscaling and the inference target group's binding
             eks = EksControllersArgs(handle.eks, handle.resource, {t: team.namespace for t, team in tenancy.teams.items()},
                                      retain_namespace=platform.protected)

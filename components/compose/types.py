@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 
 from components.spec import Cloud, Platform, RegionSpec
+
+if TYPE_CHECKING:
+    from components.k8s.lustre import LustreMount
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,9 @@ class ClusterHandle:
     eks: EksControllers | None = None
     """Set by the AWS composition on every EKS cluster: the layer installs the Cluster Autoscaler and the AWS Load
     Balancer Controller (and binds the inference target group). Default None (neither)."""
+    lustre: tuple[LustreMount, ...] = ()
+    """Set by each cloud's composition: the region's Lustre file systems, as the CSI driver mounts them; the layer
+    gives every team a volume and claim of each. Default none (no Lustre volumes)."""
 
 
 @dataclass

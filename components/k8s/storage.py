@@ -1,0 +1,81 @@
+"""Ready-to-mount Lustre volumes for every team: per file system of the cluster's region and per team, a statically
+provisioned PersistentVolume and a PersistentVolumeClaim bound to it in the team's namespace, named after the file
+system (`lustre.<name>` in the spec), so a pod mounts `persistentVolumeClaim.claimName: <name>`.
+
+- `ReadWriteMany`: Lustre is a shared POSIX file system.
+- `persistentVolumeReclaimPolicy: Retain`: deleting a claim (or a team) never asks the driver to delete anything; the
+  file system belongs to the cloud layer.
+- Empty `storageClassName` and `volumeName` on the claim, `claimRef` on the volume: each binds only to the other,
+  never to a dynamically provisioned volume or another team's claim.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from .lustre import LustreMount
+from .objects import MANAGED_BY, child_opts
+
+ACCESS_MODES = ["ReadWriteMany"]
+RECLAIM_POLICY = "Retain"
+
+
+def volume_name(environment: str, team: str, fs_name: str) -> str:
+    """Cluster-scoped PersistentVolume name, one per team and file system."""
+    return f"lustre-{environment}-{fs_name}-{team}"
+
+
+@dataclass(frozen=True)
+class LustreVolumesArgs:
+    environment: str
+    mounts: Sequence[LustreMount]
+    """The Lustre file systems of the cluster's region (`ClusterHandle.lustre`)."""
+    teams: Sequence[str]
+    """Team names, which are their namespaces."""
+    namespaces: dict[str, pulumi.Resource]
+    """Each team's namespace object; its claims wait for it."""
+    cluster: pulumi.Resource
+    """The cluster component: every object is `deleted_with` it."""
+    driver: Sequence[pulumi.Resource] = ()
+    """What installs the CSI driver where the layer does; the volumes wait for it. Default none (a managed driver)."""
+
+
+class LustreVolumes(pulumi.ComponentResource):
+    """`ai-infra:kubernetes:LustreVolumes`. Children per file system and team: `<name>-<fs>-<team>-pv`,
+    `<name>-<fs>-<team>-pvc`."""
+
+    def __init__(self, name: str, args: LustreVolumesArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("ai-infra:kubernetes:LustreVolumes", name, None, opts)
+        claims: dict[str, list[str]] = {}
+        for mount in args.mounts:
+            labels = {**MANAGED_BY, "ai-infra/lustre": mount.name}
+            waits = [*args.driver, *([mount.filesystem] if mount.filesystem is not None else [])]
+            for team in args.teams:
+                pv_name = volume_name(args.environment, team, mount.name)
+                storage = {"storage": f"{mount.capacity_gib}Gi"}
+                pv = k8s.core.v1.PersistentVolume(
+                    f"{name}-{mount.name}-{team}-pv",
+                    metadata=k8s.meta.v1.ObjectMetaArgs(name=pv_name, labels={**labels, "ai-infra/team": team}),
+                    spec=k8s.core.v1.PersistentVolumeSpecArgs(
+                        capacity=storage, access_modes=ACCESS_MODES, persistent_volume_reclaim_policy=RECLAIM_POLICY,
+                        storage_class_name="", volume_mode="Filesystem", mount_options=list(mount.mount_options) or None,
+                        # Reserved for this team's claim: no other claim can bind it first.
+                        claim_ref=k8s.core.v1.ObjectReferenceArgs(namespace=team, name=mount.name),
+                        csi=k8s.core.v1.CSIPersistentVolumeSourceArgs(
+                            driver=mount.driver, volume_handle=mount.volume_handle, volume_attributes=mount.attributes)),
+                    opts=child_opts(self, args.cluster, waits))
+                k8s.core.v1.PersistentVolumeClaim(
+                    f"{name}-{mount.name}-{team}-pvc",
+                    metadata=k8s.meta.v1.ObjectMetaArgs(name=mount.name, namespace=team, labels=labels),
+                    spec=k8s.core.v1.PersistentVolumeClaimSpecArgs(
+                        access_modes=ACCESS_MODES, storage_class_name="", volume_name=pv_name, volume_mode="Filesystem",
+                        resources=k8s.core.v1.VolumeResourceRequirementsArgs(requests=storage)),
+                    opts=child_opts(self, args.cluster, [args.namespaces[team], pv]))
+                claims.setdefault(team, []).append(mount.name)
+        self.claims = claims
+        """Per team, the claims it can mount (file system names)."""
+        self.register_outputs({"claims": claims})

@@ -1,0 +1,153 @@
+"""Lustre file systems mountable from the clusters, through the real cloud compositions: the FSx CSI add-on on EKS
+clusters of regions with Lustre, and in every team's namespace a claim named after each file system of the region,
+bound to a statically provisioned, Retain-policy PersistentVolume carrying the attributes its driver documents."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pulumi
+import pytest
+from helpers import platform_dict
+from k8s.validation import validate
+from pulumi.runtime import rpc
+
+from aiinfra.plan.runtime import PlanResult, run_program
+from components.aws.cluster import FSX_CSI_ADDON, FSX_CSI_VERSION
+from components.compose import build_platform
+from components.k8s import lustre
+from components.k8s.storage import volume_name
+from components.spec import load_platform
+
+pytestmark = pytest.mark.slow
+
+PV, PVC = "kubernetes:core/v1:PersistentVolume", "kubernetes:core/v1:PersistentVolumeClaim"
+ADDON = "aws:eks/addon:Addon"
+TEAMS = {"research": {"gpu_quota": 0}, "vision": {"gpu_quota": 0}}
+CLOUDS: dict[str, Any] = {
+    "aws": {"regions": {"us-east-1": {"network": {"cidr": "10.60.0.0/16"}, "cluster": {},
+                                      "lustre": {"train": {"size_gib": 1200}}}}},
+    "gcp": {"project": "acme-ml-test",
+            "regions": {"us-central1": {"network": {"cidr": "10.20.0.0/16"}, "cluster": {},
+                                        "lustre": {"scratch": {"size_gib": 18000}}}}},
+    "azure": {"regions": {"eastus2": {"network": {"cidr": "10.30.0.0/16", "transit_encryption": "monitor"}, "cluster": {},
+                                      "lustre": {"shared": {"size_gib": 16384}}}}},
+}
+CLUSTER = {"aws": "test-us-east-1", "gcp": "test-us-central1", "azure": "test-eastus2"}
+FS = {"aws": "train", "gcp": "scratch", "azure": "shared"}
+
+
+def plan_clouds(clouds: dict[str, Any]) -> PlanResult:
+    spec = load_platform(platform_dict(clouds, teams=TEAMS))
+
+    def program() -> None:
+        for key, value in build_platform(spec).items():
+            pulumi.export(key, value)
+    return run_program(program, project="ai-infra", stack="test")
+
+
+@pytest.fixture(scope="module")
+def plan() -> PlanResult:
+    return plan_clouds(CLOUDS)
+
+
+@pytest.fixture(scope="module")
+def no_lustre() -> PlanResult:
+    clouds = copy.deepcopy(CLOUDS)
+    for cloud in clouds.values():
+        for region in cloud["regions"].values():
+            del region["lustre"]
+    return plan_clouds(clouds)
+
+
+def volume(plan: PlanResult, cloud: str, team: str) -> dict[str, Any]:
+    return plan.one(PV, f"{CLUSTER[cloud]}-lustre-{FS[cloud]}-{team}-pv").inputs
+
+
+def test_fsx_csi_add_on_pinned_on_eks_only_where_a_lustre_file_system_exists(plan, no_lustre):
+    addon = plan.one(ADDON, "test-us-east-1-fsx-csi")
+    inputs = addon.inputs
+    assert inputs["addonName"] == FSX_CSI_ADDON == "aws-fsx-csi-driver" and inputs["addonVersion"] == FSX_CSI_VERSION
+    assert inputs["clusterName"] == "test-us-east-1" and inputs["region"] == "us-east-1"
+    assert inputs["resolveConflictsOnCreate"] == inputs["resolveConflictsOnUpdate"] == "OVERWRITE"
+    # Static provisioning only: the controller gets no IAM role (no service account role, no pod identity).
+    assert "serviceAccountRoleArn" not in inputs and "podIdentityAssociations" not in inputs
+    nodes = plan.one("aws:eks/nodeGroup:NodeGroup", "test-us-east-1-system-nodegroup")
+    assert nodes.urn in addon.dependencies  # its pods need somewhere to run before EKS reports it active
+    assert [a.name for a in no_lustre.of_type(ADDON)] == ["test-us-east-1-vpc-cni"]
+
+
+def test_gke_cluster_enables_the_managed_lustre_csi_driver_only_with_lustre(plan, no_lustre):
+    def config(p: PlanResult) -> dict[str, Any]:
+        return p.one("gcp:container/cluster:Cluster").inputs["addonsConfig"]["lustreCsiDriverConfig"]
+    # Port 6988, as instances created with gke_support_enabled listen on.
+    assert config(plan) == {"enabled": True, "enableLegacyLustrePort": True}
+    assert config(no_lustre) == {"enabled": False}
+
+
+@pytest.mark.parametrize("cloud", ["aws", "gcp", "azure"])
+def test_every_team_gets_a_claim_named_after_the_file_system_bound_to_its_own_volume(plan, cloud):
+    fs = FS[cloud]
+    for team in TEAMS:
+        pv = volume(plan, cloud, team)
+        claim_record = plan.one(PVC, f"{CLUSTER[cloud]}-lustre-{fs}-{team}-pvc")
+        claim = claim_record.inputs
+        assert claim["metadata"]["name"] == fs and claim["metadata"]["namespace"] == team
+        assert claim["spec"]["volumeName"] == pv["metadata"]["name"] == volume_name("test", team, fs)
+        assert pv["spec"]["claimRef"] == {"namespace": team, "name": fs}
+        assert claim["spec"]["storageClassName"] == pv["spec"]["storageClassName"] == ""
+        assert claim["spec"]["accessModes"] == pv["spec"]["accessModes"] == ["ReadWriteMany"]
+        assert claim["spec"]["resources"]["requests"] == pv["spec"]["capacity"]
+        # Deleting a claim never deletes data: the driver is never asked to delete the volume.
+        assert pv["spec"]["persistentVolumeReclaimPolicy"] == "Retain"
+        namespace = plan.one("kubernetes:core/v1:Namespace", f"{CLUSTER[cloud]}-{team}-namespace")
+        assert namespace.urn in claim_record.dependencies
+        assert f"::{CLUSTER[cloud]}-k8s::" in claim_record.provider
+        validate(pv)
+        validate(claim)
+    assert plan.outputs["kubernetes"][CLUSTER[cloud]]["lustre_claims"] == {team: [fs] for team in TEAMS}
+
+
+def test_fsx_volumes_carry_the_file_system_id_dns_name_and_mount_name(plan):
+    fs = plan.one("aws:fsx/lustreFileSystem:LustreFileSystem", "test-us-east-1-train-fs")
+    pv = volume(plan, "aws", "research")
+    csi = pv["spec"]["csi"]
+    assert csi["driver"] == lustre.FSX_DRIVER == "fsx.csi.aws.com"
+    assert csi["volumeHandle"] == "test-us-east-1-train-fs-id"  # the file system's ID (the mock's ID for it)
+    # dnsName and mountName are computed by FSx: unknown in a preview of a new file system, as here.
+    assert csi["volumeAttributes"] == {"dnsname": rpc.UNKNOWN, "mountname": rpc.UNKNOWN}
+    assert pv["spec"]["mountOptions"] == ["flock"]
+    assert fs.urn in plan.one(PV, "test-us-east-1-lustre-train-research-pv").dependencies
+
+
+def test_gke_volumes_carry_the_instance_handle_ip_and_file_system_name(plan):
+    instance = plan.one("gcp:lustre/instance:Instance", "test-us-central1-scratch-lustre").inputs
+    csi = volume(plan, "gcp", "vision")["spec"]["csi"]
+    assert csi["driver"] == lustre.GKE_DRIVER == "lustre.csi.storage.gke.io"
+    assert csi["volumeHandle"] == f"acme-ml-test/{instance['location']}/{instance['instanceId']}"
+    assert csi["volumeAttributes"]["filesystem"] == instance["filesystem"] == "scratch"
+    # The IP comes from the instance's mountPoint (IP@tcp:/fs), an output only the API knows.
+    assert csi["volumeAttributes"]["ip"] == rpc.UNKNOWN
+
+
+def test_amlfs_volumes_carry_the_mgs_address_and_a_handle_unique_per_file_system(plan):
+    csi = volume(plan, "azure", "research")["spec"]["csi"]
+    assert csi["driver"] == lustre.AZURE_DRIVER == "azurelustre.csi.azure.com"
+    assert csi["volumeHandle"] == "test-eastus2-shared"
+    # clientInfo.mgsAddress is computed by Azure: unknown in a preview of a new file system.
+    assert csi["volumeAttributes"] == {"mgs-ip-address": rpc.UNKNOWN}
+    assert volume(plan, "azure", "research")["spec"]["mountOptions"] == ["noatime", "flock"]
+
+
+def test_teams_share_one_volume_handle_per_file_system(plan):
+    # kubelet names a CSI volume driver^handle: one staged mount per node, whichever teams' pods use it.
+    for cloud in CLUSTER:
+        handles = {str(volume(plan, cloud, team)["spec"]["csi"]["volumeHandle"]) for team in TEAMS}
+        assert len(handles) == 1
+
+
+def test_nothing_without_lustre(no_lustre):
+    assert not no_lustre.of_type(PV) and not no_lustre.of_type(PVC)
+    assert not no_lustre.of_type("ai-infra:kubernetes:LustreVolumes")
+    assert all("lustre_claims" not in c for c in no_lustre.outputs["kubernetes"].values())
