@@ -14,6 +14,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components.spec import ApiAccess, ClusterSpec
+from components.spec.aws import EKS_KUBERNETES_VERSION
 
 from .context import AwsContext, render
 from .node_group import LaunchTemplateSettings, NodeGroupSettings, autoscaler_tags, launch_template, node_group, system_ami_type
@@ -75,7 +76,7 @@ class Cluster(pulumi.ComponentResource):
             region=ctx.region), opts=ctx.stateful(self))
         public = spec.api_access is ApiAccess.PUBLIC_RESTRICTED
         self.cluster = aws.eks.Cluster(f"{name}-eks", aws.eks.ClusterArgs(
-            name=name, role_arn=role.arn, version=spec.kubernetes_version,
+            name=name, role_arn=role.arn, version=spec.kubernetes_version or EKS_KUBERNETES_VERSION,
             vpc_config=aws.eks.ClusterVpcConfigArgs(
                 subnet_ids=list(args.subnet_ids), endpoint_private_access=True, endpoint_public_access=public,
                 public_access_cidrs=[str(c) for c in spec.authorized_cidrs] if public else None),

@@ -43,7 +43,7 @@ from components.spec import (
     resolve_gpu_pool,
     resolve_lustre,
 )
-from components.spec.aws import FlowLogDestination, LoadBalancerKind
+from components.spec.aws import EKS_KUBERNETES_VERSION, FlowLogDestination, LoadBalancerKind
 
 from .types import CloudResult, ClusterHandle, EksControllers, InferenceTarget, IrsaAccount, region_name
 
@@ -123,7 +123,7 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
         handle = ClusterHandle(cloud=Cloud.AWS, region=region, spec=spec, name=name, kubeconfig=cluster.kubeconfig,
                                resource=cluster, node_pools=list(pools), eks=EksControllers(
                                    region=region, cluster_name=cluster.cluster_name,
-                                   kubernetes_version=spec.cluster.kubernetes_version or cluster.cluster.version,
+                                   kubernetes_version=spec.cluster.kubernetes_version or EKS_KUBERNETES_VERSION,
                                    version_path=f"platform.clouds.aws.regions.{region}.cluster.kubernetes_version",
                                    vpc_id=network.vpc.id, iam=roles,
                                    autoscaler=IrsaAccount(AUTOSCALER_NAMESPACE, AUTOSCALER_SERVICE_ACCOUNT, roles.autoscaler_role_arn),

@@ -57,9 +57,9 @@ class EksControllers:
 
     region: str
     cluster_name: pulumi.Output[str]
-    kubernetes_version: pulumi.Input[str]
-    """The cluster's Kubernetes minor version, which picks the autoscaler chart: the spec's value (checked while
-    planning) or, when the spec leaves it to EKS, the version the cluster reports."""
+    kubernetes_version: str
+    """The cluster's Kubernetes minor version, which picks the autoscaler chart: the spec's value or
+    `EKS_KUBERNETES_VERSION`, so the chart is known (and checked) while planning."""
     version_path: str
     """Config path of `cluster.kubernetes_version`, for error messages."""
     vpc_id: pulumi.Output[str]

@@ -141,17 +141,10 @@ class ClusterAutoscaler(pulumi.ComponentResource):
     def __init__(self, name: str, args: EksControllersArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:kubernetes:ClusterAutoscaler", name, None, opts)
         eks, account = args.eks, args.eks.autoscaler
-        version = eks.kubernetes_version
-        if isinstance(version, str):  # from the spec: checked while planning
-            try:
-                chart = autoscaler_chart(version, eks.version_path)
-            except ValueError as err:
-                raise pulumi.RunError(str(err)) from None
-        else:  # the version EKS chose: checked once the cluster reports it
-            version = pulumi.Output.from_input(version)
-            base = charts.CLUSTER_AUTOSCALER[max(charts.CLUSTER_AUTOSCALER)]
-            chart = charts.Chart(base.chart, version.apply(lambda v: autoscaler_chart(v, eks.version_path).version),  # type: ignore[arg-type]
-                                 base.repo, base.source)
+        try:
+            chart = autoscaler_chart(eks.kubernetes_version, eks.version_path)
+        except ValueError as err:
+            raise pulumi.RunError(str(err)) from None
         values = autoscaler_values(eks.cluster_name, eks.region, account.role_arn, account.name)
         self.release = charts.release(f"{name}-release", chart, account.namespace, values,
                                       child_opts(self, args.cluster, [eks.iam]), release_name="cluster-autoscaler")

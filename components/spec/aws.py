@@ -15,6 +15,11 @@ from .endpoint import GlobalRouting
 Path = tuple[str | int, ...]
 Issue = tuple[Path, str]
 
+EKS_KUBERNETES_VERSION = "1.35"
+"""The EKS minor a cluster runs when `cluster.kubernetes_version` is unset: the newest minor the toolkit pins a
+Cluster Autoscaler chart for (whose minor must match the cluster's). Explicit rather than the service default,
+so the autoscaler is known when planning and a minor upgrade is a reviewed config change, never a surprise."""
+
 
 class FlowLogDestination(str, enum.Enum):
     """Where VPC flow logs (all traffic, accepted and rejected) are delivered."""

@@ -26,7 +26,9 @@ from components.compose import build_platform
 from components.compose.kubernetes import build
 from components.compose.types import EksControllers, InferenceTarget, IrsaAccount
 from components.k8s import charts, eks
+from components.k8s.charts import CLUSTER_AUTOSCALER
 from components.spec import load_platform
+from components.spec.aws import EKS_KUBERNETES_VERSION
 
 CLUSTER = "test-us-east-1"
 AUTOSCALER_ROLE = "arn:aws:iam::123456789012:role/test-us-east-1-autoscaler-role-0a1b2c3"
@@ -45,10 +47,9 @@ class StandIn(pulumi.ComponentResource):
         self.register_outputs({})
 
 
-def plan_eks(version: str = "1.33", reported: bool = False, namespace: str = "inference", serving: bool = True,
+def plan_eks(version: str = "1.33", namespace: str = "inference", serving: bool = True,
              teams: dict[str, Any] | None = None, environment: str = "test") -> PlanResult:
-    """The layer on a stand-in EKS cluster whose controllers' inputs are known values. `reported`: the version comes
-    from the cluster (an output), as when the spec leaves it to EKS."""
+    """The layer on a stand-in EKS cluster whose controllers' inputs are known values."""
     spec = load_platform(platform_dict({"aws": cloud_config("aws")}, teams=TEAMS if teams is None else teams,
                                        environment=environment))
 
@@ -58,7 +59,7 @@ def plan_eks(version: str = "1.33", reported: bool = False, namespace: str = "in
         target = InferenceTarget(pulumi.Output.from_input(TARGET_GROUP), pulumi.Output.from_input(LB_SG), namespace,
                                  "inference", 8080, "10.10.0.0/16", endpoint) if serving else None
         handle.eks = EksControllers(
-            region="us-east-1", cluster_name=pulumi.Output.from_input(handle.name), kubernetes_version=pulumi.Output.from_input(version) if reported else version,
+            region="us-east-1", cluster_name=pulumi.Output.from_input(handle.name), kubernetes_version=version,
             version_path="platform.clouds.aws.regions.us-east-1.cluster.kubernetes_version",
             vpc_id=pulumi.Output.from_input(VPC), iam=iam, inference=target,
             autoscaler=IrsaAccount(AUTOSCALER_NAMESPACE, AUTOSCALER_SERVICE_ACCOUNT, pulumi.Output.from_input(AUTOSCALER_ROLE)),
@@ -177,15 +178,16 @@ def test_no_binding_where_nothing_serves() -> None:
     assert plan.of_type("ai-infra:kubernetes:LoadBalancerController") and plan.of_type("ai-infra:kubernetes:ClusterAutoscaler")
 
 
-def test_version_left_to_eks_is_checked_when_known() -> None:
-    plan = plan_eks(version="1.35", reported=True)
-    assert plan.one("kubernetes:helm.sh/v3:Release", f"{CLUSTER}-cluster-autoscaler-release").inputs["version"] == "9.59.0"
+def test_the_default_eks_version_has_a_pinned_autoscaler() -> None:
+    assert EKS_KUBERNETES_VERSION in CLUSTER_AUTOSCALER
+    plan = plan_eks(version=EKS_KUBERNETES_VERSION)
+    release = plan.one("kubernetes:helm.sh/v3:Release", f"{CLUSTER}-cluster-autoscaler-release")
+    assert release.inputs["version"] == CLUSTER_AUTOSCALER[EKS_KUBERNETES_VERSION].version
 
 
-@pytest.mark.parametrize("reported", [False, True], ids=["from-the-spec", "reported-by-eks"])
-def test_an_unsupported_minor_is_a_clear_error(reported: bool) -> None:
+def test_an_unsupported_minor_is_a_clear_error() -> None:
     with pytest.raises(Exception) as err:
-        plan_eks(version="1.29", reported=reported)
+        plan_eks(version="1.29")
     message = str(err.value)
     assert "platform.clouds.aws.regions.us-east-1.cluster.kubernetes_version" in message and "'1.29'" in message
     assert "1.32, 1.33, 1.34, 1.35" in message
@@ -204,6 +206,9 @@ def test_only_on_eks_clusters_built_by_the_aws_composition() -> None:
         assert [r.name.removesuffix("-cluster-autoscaler").removesuffix("-lb-controller") for r in plan.of_type(kind)] == [CLUSTER]
     release = plan.one("kubernetes:helm.sh/v3:Release", f"{CLUSTER}-cluster-autoscaler-release")
     assert f"::{CLUSTER}-k8s::" in release.provider
+    # The spec sets no version: EKS runs the pinned default and the autoscaler matches it, known while planning.
+    assert plan.one("aws:eks/cluster:Cluster").inputs["version"] == EKS_KUBERNETES_VERSION
+    assert release.inputs["version"] == CLUSTER_AUTOSCALER[EKS_KUBERNETES_VERSION].version
     layer = plan.outputs["kubernetes"]
     assert "cluster_autoscaler" in layer[CLUSTER]
     assert all("cluster_autoscaler" not in layer[c] and "lb_controller" not in layer[c] for c in layer if c != CLUSTER)
