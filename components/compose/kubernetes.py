@@ -21,6 +21,7 @@ import pulumi_kubernetes as k8s
 
 from components.k8s.accelerators import Accelerators, AcceleratorsArgs
 from components.k8s.autoneg import Autoneg, AutonegArgs
+from components.k8s.azure_lustre import AzureLustreCsi, AzureLustreCsiArgs
 from components.k8s.cluster import cluster_view
 from components.k8s.eks import ClusterAutoscaler, EksControllersArgs, LoadBalancerController
 from components.k8s.gpu_values import uses_standalone_dcgm
@@ -28,7 +29,7 @@ from components.k8s.monitoring import Monitoring, MonitoringArgs
 from components.k8s.queues import flavors
 from components.k8s.storage import LustreVolumes, LustreVolumesArgs
 from components.k8s.tenancy import Tenancy, TenancyArgs, check_team_names
-from components.spec import MonitoringMode, Platform
+from components.spec import Cloud, MonitoringMode, Platform
 
 from .types import ClusterHandle
 
@@ -77,9 +78,15 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> dict[str, Any]:
             "monitoring": monitoring.outputs,
         }
         if handle.lustre:  # the region's Lustre file systems, a claim of each in every team's namespace
+            driver: list[pulumi.Resource] = []
+            if handle.cloud is Cloud.AZURE:  # AKS has no managed Lustre driver: the layer installs it
+                csi = AzureLustreCsi(f"{handle.name}-azure-lustre-csi", AzureLustreCsiArgs(cluster=handle.resource), opts)
+                outputs[handle.name]["lustre_csi"] = csi.outputs
+                driver.append(csi)
             outputs[handle.name]["lustre_claims"] = LustreVolumes(f"{handle.name}-lustre", LustreVolumesArgs(
                 environment=platform.environment, mounts=handle.lustre, teams=list(tenancy.teams),
-                namespaces={t: team.namespace for t, team in tenancy.teams.items()}, cluster=handle.resource), opts).claims
+                namespaces={t: team.namespace for t, team in tenancy.teams.items()}, cluster=handle.resource,
+                driver=driver), opts).claims
         if handle.eks is not None:  # EKS: node group autoscaling and the inference target group's binding
             eks = EksControllersArgs(handle.eks, handle.resource, {t: team.namespace for t, team in tenancy.teams.items()},
                                      retain_namespace=platform.protected)

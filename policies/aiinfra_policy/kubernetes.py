@@ -33,17 +33,39 @@ def _containers(props: Any, ctx: Context) -> tuple[Any, list[Any]]:
     return get(props, pod, {}), list(items(props, f"{pod}.containers")) + list(items(props, f"{pod}.initContainers"))
 
 
+PRIVILEGED_WORKLOADS = {"privilegedWorkloads": {
+    "type": "array", "items": {"type": "string", "pattern": "^[^/]+/[^/]+/[^/]+$"}, "default": [],
+    "description": "Workloads allowed privileged containers and the host network, as `namespace/kind/name` (e.g. "
+                   "`kube-system/DaemonSet/csi-azurelustre-node-jammy`), each matched exactly against the object's "
+                   "explicit metadata.namespace, its kind and metadata.name. hostPID and hostIPC stay flagged for them. "
+                   "Default empty: no workload is exempt."}}
+
+
+def _exempt(props: Any, ctx: Context) -> bool:
+    """Whether the workload is named in `privilegedWorkloads`. Only read when the rule would flag it; a name or
+    namespace unknown during preview raises `Unknown`, like any other value the rule needs."""
+    allowed = set(ctx.config.get("privilegedWorkloads") or [])
+    if not allowed:
+        return False
+    namespace, name = need(props, "metadata.namespace"), need(props, "metadata.name")
+    # No namespace: the provider's default decides where it lands, so nothing the entry names can be verified.
+    return bool(namespace and name) and f"{namespace}/{ctx.type.rsplit(':', 1)[-1]}/{name}" in allowed
+
+
 @rule("k8s-no-privileged-pods", "Checks whether workloads avoid privileged containers and the host network.",
       severity="high", types=tuple(WORKLOADS), remediation="Drop securityContext.privileged and hostNetwork/hostPID; use device plugins for GPUs.",
-      frameworks={"SOC2": ("CC6.8",), "PCI-DSS-v4": ("2.2.5",), "NIST-800-53": ("AC-6",), "CIS": ("K8s 5.2.2", "K8s 5.2.5")})
+      frameworks={"SOC2": ("CC6.8",), "PCI-DSS-v4": ("2.2.5",), "NIST-800-53": ("AC-6",), "CIS": ("K8s 5.2.2", "K8s 5.2.5")},
+      config=PRIVILEGED_WORKLOADS)
 def privileged(props: Any, ctx: Context) -> Iterator[str]:
     pod, containers = _containers(props, ctx)
-    for host in ("hostNetwork", "hostPID", "hostIPC"):
-        if need(pod, host) is True:
-            yield f"{host} is on"
-    for c in containers:
-        if need(c, "securityContext.privileged") is True:
-            yield f"container {get(c, 'name', '?')} is privileged"
+    # (message, whether `privilegedWorkloads` may allow it): node agents such as CSI node plugins mount on the host.
+    found = [(f"{host} is on", host == "hostNetwork") for host in ("hostNetwork", "hostPID", "hostIPC") if need(pod, host) is True]
+    found += [(f"container {get(c, 'name', '?')} is privileged", True) for c in containers
+              if need(c, "securityContext.privileged") is True]
+    exempt = any(allowable for _, allowable in found) and _exempt(props, ctx)
+    for message, allowable in found:
+        if not (allowable and exempt):
+            yield message
 
 
 @rule("k8s-gpu-limits", "Checks whether containers that use accelerators set them as limits.",

@@ -19,7 +19,7 @@ import kubernetes_validate
 K8S_VERSION = "1.33"
 """Oldest minor the three clouds still support in the catalog's era; the objects use only long-GA APIs."""
 CRD_DIR = Path(__file__).parent / "data" / "crds"
-_BUILTIN_GROUPS = ("", "apps", "networking.k8s.io", "scheduling.k8s.io", "rbac.authorization.k8s.io", "policy")
+_BUILTIN_GROUPS = ("", "apps", "networking.k8s.io", "scheduling.k8s.io", "rbac.authorization.k8s.io", "policy", "storage.k8s.io")
 
 
 def is_builtin(obj: dict[str, Any]) -> bool:
