@@ -83,3 +83,17 @@ def assert_urns_match_snapshot(urns: list[str], snapshot: Path) -> None:
     missing = sorted(set(expected.splitlines()) - set(text.splitlines()))
     added = sorted(set(text.splitlines()) - set(expected.splitlines()))
     assert not missing and not added, f"URNs changed; missing: {missing[:10]}; added: {added[:10]}"
+
+
+def run_platform(spec: Any, stack: str = "test") -> Any:
+    """Plan a validated platform spec the way `stacks/__main__.py` runs it: every cloud composition, the Kubernetes
+    layer and the exports. Returns the PlanResult."""
+    import pulumi
+
+    from aiinfra.plan.runtime import run_program
+    from components.compose import build_platform
+
+    def program() -> None:
+        for key, value in build_platform(spec).items():
+            pulumi.export(key, value)
+    return run_program(program, project="ai-infra", stack=stack)

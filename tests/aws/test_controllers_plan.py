@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pulumi
 import pytest
+from helpers import run_platform
 
 from aws.conftest import aws_platform
 
@@ -23,7 +23,6 @@ from components.aws.controllers import (
     ControllerRoles,
     ControllerRolesArgs,
 )
-from components.compose import build_platform
 from components.spec import load_platform
 
 CLUSTER = "prod-us-east-1"
@@ -113,12 +112,7 @@ def test_no_statement_allows_a_whole_service(build) -> None:  # noqa: ANN001
 
 
 def exported(aws: dict[str, Any]) -> PlanResult:
-    spec = load_platform(aws_platform(aws, environment="prod"))
-
-    def program() -> None:
-        for key, value in build_platform(spec).items():
-            pulumi.export(key, value)
-    return run_program(program, project="ai-infra", stack="prod")
+    return run_platform(load_platform(aws_platform(aws, environment="prod")), stack="prod")
 
 
 def test_one_role_pair_per_eks_cluster_and_the_bound_service_exported(prod_config) -> None:  # noqa: ANN001

@@ -11,11 +11,10 @@ from typing import Any
 import kubernetes_validate
 import pulumi
 import pytest
-from helpers import platform_dict
+from helpers import platform_dict, run_platform
 from k8s.validation import validate
 
-from aiinfra.plan.runtime import PlanResult, ResourceRecord, run_program
-from components.compose import build_platform
+from aiinfra.plan.runtime import PlanResult, ResourceRecord
 from components.gcp.load_balancer import AUTONEG_NAMESPACE, AUTONEG_SERVICE_ACCOUNT
 from components.k8s import autoneg
 from components.spec import load_platform
@@ -36,12 +35,7 @@ GCP: dict[str, Any] = {
 
 
 def plan_gcp(gcp: dict[str, Any], **top: Any) -> PlanResult:
-    spec = load_platform(platform_dict({"gcp": gcp}, teams={"research": {"gpu_quota": 0}}, **top))
-
-    def program() -> None:
-        for key, value in build_platform(spec).items():
-            pulumi.export(key, value)
-    return run_program(program, project="ai-infra", stack="test")
+    return run_platform(load_platform(platform_dict({"gcp": gcp}, teams={"research": {"gpu_quota": 0}}, **top)))
 
 
 @pytest.fixture(scope="module")

@@ -10,14 +10,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pulumi
 import pytest
-from helpers import platform_dict
+from helpers import platform_dict, run_platform
 from k8s.validation import validate
 from policy_helpers import run_resource
 
-from aiinfra.plan.runtime import PlanResult, ResourceRecord, run_program
-from components.compose import build_platform
+from aiinfra.plan.runtime import PlanResult, ResourceRecord
 from components.k8s import azure_lustre, lustre
 from components.spec import load_platform
 
@@ -45,12 +43,7 @@ NAME = f"{CLUSTER}-azure-lustre-csi"
 
 
 def plan_clouds(clouds: dict[str, Any]) -> PlanResult:
-    spec = load_platform(platform_dict(clouds, teams={"research": {"gpu_quota": 0}}))
-
-    def program() -> None:
-        for key, value in build_platform(spec).items():
-            pulumi.export(key, value)
-    return run_program(program, project="ai-infra", stack="test")
+    return run_platform(load_platform(platform_dict(clouds, teams={"research": {"gpu_quota": 0}})))
 
 
 @pytest.fixture(scope="module")

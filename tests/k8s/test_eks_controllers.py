@@ -11,7 +11,7 @@ from typing import Any
 
 import pulumi
 import pytest
-from helpers import platform_dict
+from helpers import platform_dict, run_platform
 from k8s.layer import TEAMS, cloud_config, handles
 from k8s.validation import validate
 
@@ -22,7 +22,6 @@ from components.aws.controllers import (
     LB_CONTROLLER_NAMESPACE,
     LB_CONTROLLER_SERVICE_ACCOUNT,
 )
-from components.compose import build_platform
 from components.compose.kubernetes import build
 from components.compose.types import EksControllers, InferenceTarget, IrsaAccount
 from components.k8s import charts, eks
@@ -195,12 +194,7 @@ def test_an_unsupported_minor_is_a_clear_error() -> None:
 
 @pytest.mark.slow
 def test_only_on_eks_clusters_built_by_the_aws_composition() -> None:
-    spec = load_platform(platform_dict({c: cloud_config(c) for c in ("aws", "gcp", "azure")}, teams=TEAMS))
-
-    def program() -> None:
-        for key, value in build_platform(spec).items():
-            pulumi.export(key, value)
-    plan = run_program(program, project="ai-infra", stack="test")
+    plan = run_platform(load_platform(platform_dict({c: cloud_config(c) for c in ("aws", "gcp", "azure")}, teams=TEAMS)))
     for kind in ("ai-infra:kubernetes:ClusterAutoscaler", "ai-infra:kubernetes:LoadBalancerController",
                  "ai-infra:aws:ControllerRoles"):
         assert [r.name.removesuffix("-cluster-autoscaler").removesuffix("-lb-controller") for r in plan.of_type(kind)] == [CLUSTER]

@@ -9,13 +9,12 @@ from typing import Any
 
 import pulumi
 import pytest
-from helpers import platform_dict
+from helpers import platform_dict, run_platform
 from k8s.validation import validate
 from pulumi.runtime import rpc
 
-from aiinfra.plan.runtime import PlanResult, run_program
+from aiinfra.plan.runtime import PlanResult
 from components.aws.cluster import FSX_CSI_ADDON, FSX_CSI_VERSION
-from components.compose import build_platform
 from components.k8s import lustre
 from components.k8s.storage import volume_name
 from components.spec import load_platform
@@ -39,12 +38,7 @@ FS = {"aws": "train", "gcp": "scratch", "azure": "shared"}
 
 
 def plan_clouds(clouds: dict[str, Any]) -> PlanResult:
-    spec = load_platform(platform_dict(clouds, teams=TEAMS))
-
-    def program() -> None:
-        for key, value in build_platform(spec).items():
-            pulumi.export(key, value)
-    return run_program(program, project="ai-infra", stack="test")
+    return run_platform(load_platform(platform_dict(clouds, teams=TEAMS)))
 
 
 @pytest.fixture(scope="module")

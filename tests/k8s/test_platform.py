@@ -6,9 +6,9 @@ import importlib.util
 
 import pytest
 from k8s.layer import POOLS, TEAMS, cloud_config
-from helpers import platform_dict
+from helpers import platform_dict, run_platform
 
-from aiinfra.plan.runtime import PlanResult, run_program
+from aiinfra.plan.runtime import PlanResult
 from components.compose import build_platform
 from components.spec import load_platform
 
@@ -16,13 +16,7 @@ pytestmark = pytest.mark.slow
 
 
 def plan_platform(clouds: tuple[str, ...]) -> PlanResult:
-    spec = load_platform(platform_dict({c: cloud_config(c) for c in clouds}, teams=TEAMS))
-
-    def program() -> None:
-        import pulumi
-        for key, value in build_platform(spec).items():
-            pulumi.export(key, value)
-    return run_program(program, project="ai-infra", stack="test")
+    return run_platform(load_platform(platform_dict({c: cloud_config(c) for c in clouds}, teams=TEAMS)))
 
 
 def composed(cloud: str) -> bool:
