@@ -10,6 +10,7 @@ import asyncio
 import gc
 import json
 import math
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -133,6 +134,7 @@ class RecordingMonitor(mocks.MockMonitor):
         self._config = dict(config or {})
         self._secret_keys = set(secret_keys)
         self._default_providers: dict[tuple[str, str], str] = {}
+        self._lock = threading.Lock()  # the SDK calls RegisterResource from several executor threads
 
     def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
         if request.remote:
@@ -153,20 +155,25 @@ class RecordingMonitor(mocks.MockMonitor):
     def _default_provider(self, package: str, version: str) -> str:
         """The reference (`<urn>::<id>`) of the package's default provider, recorded on first use."""
         key = (package, version)
-        if key not in self._default_providers:
-            name = "default_" + version.replace(".", "_").replace("-", "_") if version else "default"
-            type_ = f"pulumi:providers:{package}"
-            urn = self.make_urn("", type_, name)
-            inputs: dict[str, Any] = {"version": version} if version else {}
-            for full, value in self._config.items():
-                namespace, _, field_ = full.partition(":")
-                if namespace == package and full not in self._secret_keys:  # secrets stay out of the plan
-                    inputs[field_] = _config_value(value)
-            self.records.append(ResourceRecord(
-                urn=urn, type=type_, name=name, parent="", provider="", custom=True, protect=False,
-                retainOnDelete=False, ignoreChanges=[], dependencies=[], inputs=inputs))
-            self._default_providers[key] = f"{urn}::{UNKNOWN}"
+        with self._lock:
+            if key not in self._default_providers:
+                self._default_providers[key] = self._record_default_provider(package, version)
         return self._default_providers[key]
+
+    def _record_default_provider(self, package: str, version: str) -> str:
+        """Record the provider the engine would register, configured from the stack's `<package>:*` config."""
+        name = "default_" + version.replace(".", "_").replace("-", "_") if version else "default"
+        type_ = f"pulumi:providers:{package}"
+        urn = self.make_urn("", type_, name)
+        inputs: dict[str, Any] = {"version": version} if version else {}
+        for full, value in self._config.items():
+            namespace, _, field_ = full.partition(":")
+            if namespace == package and full not in self._secret_keys:  # secrets stay out of the plan
+                inputs[field_] = _config_value(value)
+        self.records.append(ResourceRecord(
+            urn=urn, type=type_, name=name, parent="", provider="", custom=True, protect=False,
+            retainOnDelete=False, ignoreChanges=[], dependencies=[], inputs=inputs))
+        return f"{urn}::{UNKNOWN}"
 
 
 def _config_value(value: str) -> Any:
