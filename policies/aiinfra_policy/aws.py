@@ -1,4 +1,4 @@
-"""AWS resource rules: S3, EKS, EC2/launch templates, FSx, KMS, security groups, load balancers, IAM."""
+"""AWS resource rules: S3, EKS, EC2/launch templates, subnets, FSx, KMS, security groups, load balancers, IAM."""
 
 from __future__ import annotations
 
@@ -107,6 +107,17 @@ def no_public_ip(props: Any, ctx: Context) -> Iterator[str]:
     for nic in items(props, "networkInterfaces"):
         if str(get(nic, "associatePublicIpAddress", "false")).lower() == "true":
             yield "a network interface gets a public IP address"
+
+
+@rule("aws-subnet-no-public-ip-on-launch", "Checks whether subnets avoid giving every instance launched in them a public IP address.",
+      severity="high", types=("aws:ec2/subnet:Subnet",),
+      remediation="Set mapPublicIpOnLaunch false (the API's default). Public subnets do not need it: NAT gateways take an "
+                  "Elastic IP and internet-facing load balancers get their own addresses.",
+      frameworks=EXPOSURE)
+def subnet_public_ip(props: Any, ctx: Context) -> Iterator[str]:
+    # The instance-level rule cannot see this: an instance or node that sets nothing inherits the subnet's attribute.
+    if need(props, "mapPublicIpOnLaunch") is True:
+        yield "mapPublicIpOnLaunch is true: every instance and EKS node launched in this subnet gets a public IP address"
 
 
 @rule("aws-eks-nodegroup-no-ssh", "Checks whether EKS node groups avoid SSH remote access.",

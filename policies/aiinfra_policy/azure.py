@@ -1,4 +1,4 @@
-"""Azure rules: AKS, agent pools, storage accounts, Key Vault, NSGs."""
+"""Azure rules: AKS, agent pools, VM network interfaces, storage accounts, Key Vault, NSGs."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from .registry import Context, rule
 AKS = ("azure-native:containerservice:ManagedCluster",)
 POOLS = ("azure-native:containerservice:AgentPool",)
 STORAGE = ("azure-native:storage:StorageAccount",)
+NIC = "azure-native:network:NetworkInterface"
+VMS = ("azure-native:compute:VirtualMachine", "azure-native:compute:VirtualMachineScaleSet")
 
 
 @rule("azure-aks-private-api", "Checks whether the AKS API server is private or limited to authorized IP ranges.",
@@ -57,6 +59,26 @@ def pool_public_ip(props: Any, ctx: Context) -> Iterator[str]:
     for pool in pools:
         if get(pool, "enableNodePublicIP") is True:
             yield f"pool {get(pool, 'name', ctx.name)} gives nodes public IPs"
+
+
+@rule("azure-vm-no-public-ip", "Checks whether network interfaces and VMs have no public IP address attached.",
+      severity="high", types=(NIC,) + VMS,
+      remediation="Remove publicIPAddress from the NIC's ipConfigurations (publicIPAddressConfiguration on a VM's or scale "
+                  "set's inline NIC); reach VMs through Azure Bastion or a private network, and give them egress through a NAT gateway.",
+      frameworks=EXPOSURE)
+def vm_public_ip(props: Any, ctx: Context) -> Iterator[str]:
+    # A PublicIPAddress resource alone exposes nothing: NAT gateways, load balancers and Bastion need one. It is the
+    # attachment to a NIC's IP configuration that puts a VM on the internet, so that is what this rule checks.
+    if ctx.type == NIC:
+        for config in items(props, "ipConfigurations"):
+            if need(config, "publicIPAddress") is not None:
+                yield f"IP configuration {get(config, 'name', '?')} attaches a public IP address"
+        return
+    profile = "virtualMachineProfile.networkProfile" if ctx.type == VMS[1] else "networkProfile"
+    for nic in items(props, f"{profile}.networkInterfaceConfigurations"):
+        for config in items(nic, "ipConfigurations"):
+            if need(config, "publicIPAddressConfiguration") is not None:
+                yield f"NIC {get(nic, 'name', '?')} IP configuration {get(config, 'name', '?')} creates a public IP address"
 
 
 @rule("azure-storage-secure-transfer", "Checks whether storage accounts require HTTPS with TLS 1.2 and block public blob access.",

@@ -1,5 +1,5 @@
-"""GCP rules: GKE clusters and node pools, Cloud TPU VMs and queued resources, Cloud Storage, subnets, firewalls,
-SSL policies, KMS."""
+"""GCP rules: GKE clusters and node pools, Cloud TPU VMs and queued resources, Compute Engine VMs, Cloud Storage,
+subnets, firewalls, SSL policies, KMS."""
 
 from __future__ import annotations
 
@@ -23,6 +23,10 @@ IAM_MEMBERS = ("gcp:storage/bucketIAMMember:BucketIAMMember", "gcp:storage/bucke
                "gcp:cloudrunv2/serviceIamMember:ServiceIamMember", "gcp:cloudrunv2/serviceIamBinding:ServiceIamBinding")
 TPU_VM = ("gcp:tpu/v2Vm:V2Vm",)
 TPU_QUEUED = ("gcp:tpu/v2QueuedResource:V2QueuedResource",)
+GCE_VMS = ("gcp:compute/instance:Instance", "gcp:compute/instanceTemplate:InstanceTemplate",
+           "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate",
+           # networkInterfaces set here replace the template's, so an override can add an external IP
+           "gcp:compute/instanceFromTemplate:InstanceFromTemplate")
 DEFAULT_COMPUTE_SA = "-compute@developer.gserviceaccount.com"
 """Suffix of the Compute Engine default service account (`<project-number>-compute@...`), Editor on the project."""
 _NINETY_DAYS_S = 90 * 24 * 3600
@@ -106,6 +110,20 @@ def tpu_vm_no_external_ip(props: Any, ctx: Context) -> Iterator[str]:
         value = need(node, "networkConfig.enableExternalIps")
         if value is not False:
             yield f"{label} has networkConfig.enableExternalIps {value if value is not None else 'unset'}; its workers may get external IPs"
+
+
+@rule("gcp-compute-no-public-ip", "Checks whether Compute Engine instances and instance templates have no external IP addresses.",
+      severity="high", types=GCE_VMS,
+      remediation="Remove accessConfigs and ipv6AccessConfigs from networkInterfaces; reach the VM through IAP TCP forwarding "
+                  "or a bastion, and give it egress through Cloud NAT and Private Google Access.",
+      frameworks={**EXPOSURE, "CIS": ("GCP 4.9",)})
+def compute_no_public_ip(props: Any, ctx: Context) -> Iterator[str]:
+    for index, nic in enumerate(items(props, "networkInterfaces")):
+        # Any access config is an external address, even an empty one (the API then picks an ephemeral IP).
+        if list(items(nic, "accessConfigs")):
+            yield f"network interface {index} has accessConfigs, so the VM gets an external IPv4 address"
+        if list(items(nic, "ipv6AccessConfigs")):
+            yield f"network interface {index} has ipv6AccessConfigs, so the VM gets an external IPv6 address"
 
 
 @rule("gcp-gke-shielded-nodes", "Checks whether GKE nodes use Shielded VM secure boot and integrity monitoring.",

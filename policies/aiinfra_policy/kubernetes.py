@@ -1,4 +1,4 @@
-"""Kubernetes workload rules: privileged or host-network pods, GPU limits, internal load balancers."""
+"""Kubernetes workload rules: privileged or host-network pods, GPU limits, internal load balancers, NodePort Services."""
 
 from __future__ import annotations
 
@@ -94,3 +94,15 @@ def internal_lb(props: Any, ctx: Context) -> Iterator[str]:
     annotations = need(props, "metadata.annotations", {}) or {}
     if not any(str(annotations.get(key, "")) in values for key, values in INTERNAL_ANNOTATIONS.items()):
         yield "a LoadBalancer Service without an internal annotation gets a public address"
+
+
+@rule("k8s-no-nodeport-services", "Checks whether Services avoid type NodePort.",
+      severity="high", types=("kubernetes:core/v1:Service",),
+      remediation="Use a ClusterIP Service behind an Ingress or Gateway, or an internal LoadBalancer Service; "
+                  "reach it from a workstation with kubectl port-forward.",
+      frameworks=EXPOSURE)
+def no_nodeport(props: Any, ctx: Context) -> Iterator[str]:
+    # A NodePort Service listens on every node's addresses, so its reach is the nodes' reach (the internet when nodes
+    # have public IPs). LoadBalancer Services also get node ports, but `k8s-internal-load-balancer` covers them.
+    if need(props, "spec.type", "ClusterIP") == "NodePort":
+        yield "a NodePort Service opens its port on every node's address, reachable from wherever the nodes are"
