@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from components.spec.aws import LoadBalancerKind
+
+from .elb_logs import LOG_DELIVERY, access_log_writer, needs_own_statement
+
 Document = dict[str, Any]
 _ENCRYPT = ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"]
 MIN_TLS_VERSION = "1.2"
@@ -83,29 +87,28 @@ def bucket_policy(bucket_arn: str, key_arn: str) -> Document:
     )
 
 
-def log_bucket_policy(bucket_arn: str, account_id: str, elb_account_arn: str | None) -> Document:
+def log_bucket_policy(bucket_arn: str, account_id: str, load_balancer: LoadBalancerKind | None = None) -> Document:
     """The region's log bucket: TLS only; S3 server access logs, AWS log delivery (VPC and Global Accelerator
-    flow logs) and, when `elb_account_arn` is given, load balancer access logs may write, for this account only."""
+    flow logs, NLB access logs) and, with an Application `load_balancer`, ALB access logs may write, for this
+    account only. Who writes what, with sources: components/aws/elb_logs.py."""
     source = {"aws:SourceAccount": account_id}
     statements = [
         *_deny_insecure_transport(bucket_arn),
         {"Sid": "S3ServerAccessLogs", "Effect": "Allow", "Principal": {"Service": "logging.s3.amazonaws.com"},
          "Action": "s3:PutObject", "Resource": f"{bucket_arn}/{S3_ACCESS_LOG_PREFIX}*", "Condition": {"StringEquals": source}},
-        {"Sid": "LogDeliveryWrite", "Effect": "Allow", "Principal": {"Service": "delivery.logs.amazonaws.com"},
+        {"Sid": "LogDeliveryWrite", "Effect": "Allow", "Principal": {"Service": LOG_DELIVERY},
          "Action": "s3:PutObject", "Resource": f"{bucket_arn}/*/AWSLogs/{account_id}/*",
          "Condition": {"StringEquals": {**source, "s3:x-amz-acl": "bucket-owner-full-control"}}},
-        {"Sid": "LogDeliveryAclCheck", "Effect": "Allow", "Principal": {"Service": "delivery.logs.amazonaws.com"},
+        {"Sid": "LogDeliveryAclCheck", "Effect": "Allow", "Principal": {"Service": LOG_DELIVERY},
          "Action": ["s3:GetBucketAcl", "s3:ListBucket"], "Resource": bucket_arn, "Condition": {"StringEquals": source}},
     ]
-    if elb_account_arn is not None:
-        # Regions opened before August 2022 deliver ALB logs as the regional ELB account; newer ones as the
-        # log delivery service principal. Both may write under the load balancer prefix only.
+    if load_balancer is not None and needs_own_statement(load_balancer):
+        # The documented statement as is (no condition: the guide shows none for this principal); the resource
+        # keeps it to this account's logs under the load balancer prefix.
         statements.append(
-            {"Sid": "LoadBalancerAccessLogs", "Effect": "Allow",
-             "Principal": {"AWS": elb_account_arn, "Service": "logdelivery.elasticloadbalancing.amazonaws.com"},
+            {"Sid": "LoadBalancerAccessLogs", "Effect": "Allow", "Principal": {"Service": access_log_writer(load_balancer)},
              "Action": "s3:PutObject", "Resource": f"{bucket_arn}/{LB_ACCESS_LOG_PREFIX}/AWSLogs/{account_id}/*"})
     return document(*statements)
-
 
 
 def assume_role(service: str, account_id: str | None = None) -> Document:

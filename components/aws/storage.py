@@ -4,12 +4,13 @@ that also denies other encryption, versioning, access logs, lifecycle tiering) a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import pulumi
 import pulumi_aws as aws
 
 from components.spec import BucketSpec
-from components.spec.aws import WarmStorageClass
+from components.spec.aws import LoadBalancerKind, WarmStorageClass
 
 from .context import AwsContext, render
 from .lifecycle import Lifecycle, lifecycle
@@ -86,8 +87,9 @@ class LogBucketArgs:
     context: AwsContext
     retention_days: int
     """Days access and flow logs are kept (the network's flow log retention)."""
-    load_balancer_logs: bool = False
-    """Let Elastic Load Balancing write access logs. Default: off (no load balancer in the region)."""
+    load_balancer: LoadBalancerKind | None = None
+    """The kind of the region's load balancer, whose access logs land here (ALBs get their delivery statement,
+    NLBs use the shared log delivery one). Default: none, no load balancer in the region."""
 
 
 class LogBucket(_BucketBase):
@@ -104,9 +106,9 @@ class LogBucket(_BucketBase):
                              sse_algorithm="AES256")))
         self._lifecycle(Lifecycle(transitions=(), expire_after_days=args.retention_days,
                                   noncurrent_expire_after_days=NONCURRENT_LOG_DAYS))
-        elb = (aws.elb.get_service_account_output(region=ctx.region, opts=pulumi.InvokeOutputOptions(parent=self)).arn
-               if args.load_balancer_logs else None)
-        policy = self._policy(render(log_bucket_policy, self.bucket.arn, ctx.account_id, elb))
+        # No per-Region lookup: the documented delivery principal is the same in every Region (elb_logs.py).
+        policy = self._policy(render(partial(log_bucket_policy, load_balancer=args.load_balancer), self.bucket.arn,
+                                     ctx.account_id))
         self.target = LogTarget(self.bucket.bucket, self.bucket.arn, policy)
         self.register_outputs({"bucket": self.bucket.bucket, "arn": self.bucket.arn})
 

@@ -94,7 +94,8 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
     out["kms_key_arn"] = key.arn
     logs = None
     if spec.buckets or serving or cloud_spec.flow_log_destination is FlowLogDestination.S3:
-        logs = LogBucket(f"{name}-log-archive", LogBucketArgs(ctx, retention, load_balancer_logs=serving), opts=opts).target
+        logs = LogBucket(f"{name}-log-archive", LogBucketArgs(
+            ctx, retention, load_balancer=cloud_spec.inference_load_balancer if serving else None), opts=opts).target
         out["log_bucket"] = logs.bucket
     network = Network(name, NetworkArgs(
         ctx, spec.network, key.arn, cloud_spec.flow_log_destination, logs=logs,

@@ -121,10 +121,7 @@ def test_log_bucket_policy_admits_log_delivery_for_this_account_only() -> None:
     assert without_lb["S3ServerAccessLogs"]["Principal"] == {"Service": "logging.s3.amazonaws.com"}
     assert without_lb["S3ServerAccessLogs"]["Condition"] == {"StringEquals": {"aws:SourceAccount": "123456789012"}}
     assert without_lb["LogDeliveryWrite"]["Resource"] == f"{BUCKET}/*/AWSLogs/123456789012/*"
-    elb = "arn:aws:iam::127311923021:root"
-    with_lb = {s["Sid"]: s for s in policies.log_bucket_policy(BUCKET, "123456789012", elb)["Statement"]}
-    assert with_lb["LoadBalancerAccessLogs"]["Principal"] == {"AWS": elb, "Service": "logdelivery.elasticloadbalancing.amazonaws.com"}
-    assert with_lb["LoadBalancerAccessLogs"]["Resource"] == f"{BUCKET}/lb/AWSLogs/123456789012/*"
+    # ALB access logs: tests/aws/test_elb_logs.py.
 
 
 def test_key_policy_scopes_service_use_to_the_account_and_region() -> None:
