@@ -100,7 +100,7 @@ def imdsv2(props: Any, ctx: Context) -> Iterator[str]:
 @rule("aws-ec2-no-public-ip", "Checks whether instances and launch templates avoid public IP addresses.",
       severity="high", types=LAUNCH_TEMPLATE + ("aws:ec2/instance:Instance",),
       remediation="Set associatePublicIpAddress false and reach instances through private networking or SSM.",
-      frameworks={**EXPOSURE, "CIS": ("AWS 5.1",)})
+      frameworks=EXPOSURE)  # no CIS AWS Foundations control covers instance public IPs (5.1 is network ACLs)
 def no_public_ip(props: Any, ctx: Context) -> Iterator[str]:
     if need(props, "associatePublicIpAddress") is True:
         yield "the instance gets a public IP address"

@@ -87,7 +87,7 @@ def gpu_limits(props: Any, ctx: Context) -> Iterator[str]:
 
 @rule("k8s-internal-load-balancer", "Checks whether LoadBalancer Services carry a cloud's internal annotation.",
       severity="high", types=("kubernetes:core/v1:Service",), remediation="Annotate the Service as internal and publish through the global endpoint.",
-      frameworks={**EXPOSURE, "CIS": ("K8s 5.7.4",)})
+      frameworks=EXPOSURE)  # CIS Kubernetes has no control for internal load balancers (5.7.4 is the default namespace)
 def internal_lb(props: Any, ctx: Context) -> Iterator[str]:
     if need(props, "spec.type", "ClusterIP") != "LoadBalancer":
         return
