@@ -77,6 +77,7 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> dict[str, Any]:
             "teams": list(tenancy.teams),
             "monitoring": monitoring.outputs,
         }
+        namespaces = {t: team.namespace for t, team in tenancy.teams.items()}
         if handle.lustre:  # the region's Lustre file systems, a claim of each in every team's namespace
             driver: list[pulumi.Resource] = []
             if handle.cloud is Cloud.AZURE:  # AKS has no managed Lustre driver: the layer installs it
@@ -85,11 +86,10 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> dict[str, Any]:
                 driver.append(csi)
             outputs[handle.name]["lustre_claims"] = LustreVolumes(f"{handle.name}-lustre", LustreVolumesArgs(
                 environment=platform.environment, mounts=handle.lustre, teams=list(tenancy.teams),
-                namespaces={t: team.namespace for t, team in tenancy.teams.items()}, cluster=handle.resource,
+                namespaces=namespaces, cluster=handle.resource,
                 driver=driver), opts).claims
         if handle.eks is not None:  # EKS: node group autoscaling and the inference target group's binding
-            eks = EksControllersArgs(handle.eks, handle.resource, {t: team.namespace for t, team in tenancy.teams.items()},
-                                     retain_namespace=platform.protected)
+            eks = EksControllersArgs(handle.eks, handle.resource, namespaces, retain_namespace=platform.protected)
             outputs[handle.name]["cluster_autoscaler"] = ClusterAutoscaler(f"{handle.name}-cluster-autoscaler", eks, opts).outputs
             outputs[handle.name]["lb_controller"] = LoadBalancerController(f"{handle.name}-lb-controller", eks, opts).outputs
         if handle.autoneg is not None:  # a GKE cluster behind the GCP global load balancer

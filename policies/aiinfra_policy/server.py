@@ -17,7 +17,6 @@ the diagnostics are identical to the SDK's on the reference environments and on 
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Sequence
 from inspect import isawaitable
 
@@ -50,16 +49,15 @@ class TypedAnalyzer(sdk._PolicyAnalyzerServicer):  # noqa: SLF001 (the SDK's ser
     def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
         super().__init__(*args, **kwargs)
         self._by_type: dict[str, list[ResourceValidationPolicy]] = {}
-        self._by_type_lock = threading.Lock()
         self._runtime_configured = False
 
     def _policies_for(self, type_: str) -> list[ResourceValidationPolicy]:
         policies = self._by_type.get(type_)
         if policies is None:
+            # Two threads may both compute a type's list; they compute the same one, so no lock is needed.
             policies = [p for p in self._PolicyAnalyzerServicer__policies  # type: ignore[attr-defined]
                         if isinstance(p, ResourceValidationPolicy) and _applies(p, type_)]
-            with self._by_type_lock:
-                self._by_type[type_] = policies
+            self._by_type[type_] = policies
         return policies
 
     def Analyze(self, request, _context):  # noqa: ANN001, ANN201, N802 (gRPC method)
