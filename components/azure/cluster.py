@@ -17,6 +17,7 @@ from components.k8s.cluster import ACCELERATOR_LABEL, CAPACITY_LABEL, POOL_LABEL
 from components.spec import ApiAccess, ClusterSpec, UpgradeChannel
 from components.spec.azure import AKS_SYSTEM_POOL, AZURE_ZONES, AksNetworkPolicy
 
+from .base import AzureComponent
 from .context import AzureContext, grant, send_logs
 
 DEFAULT_SYSTEM_VM_SIZE = "Standard_D4ds_v5"  # on the VNet encryption hardware list (Ddsv5)
@@ -54,12 +55,12 @@ class ClusterArgs:
     `ManagedPrometheus` component's). Default off: the self-managed stack scrapes instead."""
 
 
-class Cluster(pulumi.ComponentResource):
+class Cluster(AzureComponent):
     """`ai-infra:azure:Cluster`. Children: `<name>-aks-identity`, `-aks-network`, `-aks-des-reader`, `-aks`, `-aks-audit`,
     `-aks-insights`, `-aks-insights-link`."""
 
     def __init__(self, name: str, args: ClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("ai-infra:azure:Cluster", name, None, opts)
+        super().__init__("ai-infra:azure:Cluster", name, opts)
         ctx, spec = args.context, args.cluster
         child = pulumi.ResourceOptions(parent=self)
         # A user-assigned control-plane identity can be granted its roles before the cluster exists.

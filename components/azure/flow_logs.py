@@ -11,6 +11,7 @@ import pulumi_azure_native as azure_native
 
 from components.spec.azure import NetworkWatcherMode
 
+from .base import AzureComponent
 from .context import AzureContext, grant
 from .keyvault import CustomerKey
 from .storage import secure_account
@@ -34,12 +35,12 @@ class FlowLogsArgs:
     """Default: attach to the watcher Azure creates per region; `create` makes one here."""
 
 
-class FlowLogs(pulumi.ComponentResource):
+class FlowLogs(AzureComponent):
     """`ai-infra:azure:FlowLogs`. Children: `<name>-flowlogs-account`, `-flowlogs-identity`, `-flowlogs-writer`,
     `-watcher` (mode `create`), `-flowlog`."""
 
     def __init__(self, name: str, args: FlowLogsArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("ai-infra:azure:FlowLogs", name, None, opts)
+        super().__init__("ai-infra:azure:FlowLogs", name, opts)
         ctx = args.context
         # Network Watcher writes as a trusted Microsoft service; nothing else reaches the account.
         self.account = secure_account(f"{name}-flowlogs-account", self, ctx, args.cmk, account_name=ctx.global_name("fl"),

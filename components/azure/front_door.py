@@ -16,6 +16,7 @@ import pulumi_azure_native as azure_native
 
 from components.spec import AzureFrontDoorTier, GlobalEndpointSpec
 
+from .base import AzureComponent
 from .context import AzureContext, send_logs
 from .naming import alphanumeric_name
 
@@ -51,12 +52,12 @@ class FrontDoorArgs:
     """Log Analytics workspace for access, health probe and WAF logs."""
 
 
-class FrontDoor(pulumi.ComponentResource):
+class FrontDoor(AzureComponent):
     """`ai-infra:azure:FrontDoor`. Children: `<name>-rg`, `-waf`, `-profile`, `-endpoint`, `-origin-group`,
     `-origin-<region>`, `-certificate`, `-domain`, `-route`, `-waf-link`, `-logs`."""
 
     def __init__(self, name: str, args: FrontDoorArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("ai-infra:azure:FrontDoor", name, None, opts)
+        super().__init__("ai-infra:azure:FrontDoor", name, opts)
         ctx, spec = args.context, args.endpoint
         premium = spec.azure_tier is AzureFrontDoorTier.PREMIUM
         child = pulumi.ResourceOptions(parent=self)

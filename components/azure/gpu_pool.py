@@ -14,6 +14,7 @@ from components.k8s.sharing import sharing_node_labels
 from components.spec import CapacityType, Cloud, GpuDriver, GpuPoolSpec, SharingMode, accelerator_node_labels, accelerator_taint
 from components.spec.azure import AZURE_ZONES, aks_mig_profile, aks_pool_name
 
+from .base import AzureComponent
 from .context import AzureContext, grant
 
 # AKS adds this taint to every spot pool itself; declaring it keeps Pulumi from trying to remove it.
@@ -63,11 +64,11 @@ class GpuPoolArgs:
     """Network zones; the pool uses `pool.zones` or all of them."""
 
 
-class GpuPool(pulumi.ComponentResource):
+class GpuPool(AzureComponent):
     """`ai-infra:azure:GpuPool`. Children: `<name>-agentpool`, and `<name>-reservation-access` for reserved capacity."""
 
     def __init__(self, name: str, args: GpuPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("ai-infra:azure:GpuPool", name, None, opts)
+        super().__init__("ai-infra:azure:GpuPool", name, opts)
         ctx, pool, row = args.context, args.pool, args.instance
         depends_on: list[pulumi.Resource] = []
         if pool.capacity is CapacityType.RESERVED:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_azure_native as azure_native
 
+from .base import AzureComponent
 from .context import AzureContext, grant, send_logs
 from .private_link import private_endpoint
 
@@ -48,12 +49,12 @@ class KeyVaultArgs:
     """Log Analytics workspace that receives the vault's audit events."""
 
 
-class KeyVault(pulumi.ComponentResource):
+class KeyVault(AzureComponent):
     """`ai-infra:azure:KeyVault`. Children: `<name>-kv`, `-key`, `-cmk-identity`, `-cmk-identity-crypto`, `-kv-pe`,
     `-kv-pe-dns`, `-kv-audit`, `-des`."""
 
     def __init__(self, name: str, args: KeyVaultArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("ai-infra:azure:KeyVault", name, None, opts)
+        super().__init__("ai-infra:azure:KeyVault", name, opts)
         ctx = args.context
         child = pulumi.ResourceOptions(parent=self)
         self.vault = azure_native.keyvault.Vault(

@@ -12,6 +12,7 @@ import pulumi_azure_native as azure_native
 from components import catalog
 from components.spec import LustreSpec
 
+from .base import AzureComponent
 from .context import AzureContext
 from .keyvault import CustomerKey
 
@@ -48,11 +49,11 @@ class LustreArgs:
     """Default None: no blob integration."""
 
 
-class Lustre(pulumi.ComponentResource):
+class Lustre(AzureComponent):
     """`ai-infra:azure:Lustre`. Children: `<name>-amlfs`."""
 
     def __init__(self, name: str, args: LustreArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("ai-infra:azure:Lustre", name, None, opts)
+        super().__init__("ai-infra:azure:Lustre", name, opts)
         ctx, spec, tier = args.context, args.spec, args.tier
         if spec.size_gib % _GIB_PER_TIB:
             # The spec checks guarantee whole TiB through the catalog increments; fail loudly if that ever changes.

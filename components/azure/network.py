@@ -13,6 +13,7 @@ import pulumi_azure_native as azure_native
 from components.spec import NatMode, NetworkSpec
 from components.spec.azure import AZURE_ZONES, lustre_subnets, transit_enforcement
 
+from .base import AzureComponent
 from .context import AzureContext
 from .private_link import PRIVATE_DNS_ZONES
 
@@ -54,13 +55,13 @@ class NetworkArgs:
     Default None: nothing inbound from outside the VNet."""
 
 
-class Network(pulumi.ComponentResource):
+class Network(AzureComponent):
     """`ai-infra:azure:Network` — see the module docstring. Children: `<name>-rg` (unless the region names an existing
     group), `-logs`, `-vnet`, `-nsg`, `-nat-ip` and `-nat` (unless nat `none`), `-subnet-<role>`, `-dns-<zone>`,
     `-dns-<zone>-link`, `-inference-ip` (Front Door Standard only)."""
 
     def __init__(self, name: str, args: NetworkArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("ai-infra:azure:Network", name, None, opts)
+        super().__init__("ai-infra:azure:Network", name, opts)
         ctx, spec = args.context, args.network
         child = pulumi.ResourceOptions(parent=self)
         if ctx.resource_group_name is None:

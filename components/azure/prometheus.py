@@ -18,6 +18,7 @@ import pulumi_azure_native as azure_native
 
 from components.k8s.monitoring_objects import alert_rule_groups
 
+from .base import AzureComponent
 from .context import AzureContext
 
 STREAM = "Microsoft-PrometheusMetrics"
@@ -54,12 +55,12 @@ class ManagedPrometheusArgs:
     """AKS cluster name: the rule group evaluates this cluster's series only."""
 
 
-class ManagedPrometheus(pulumi.ComponentResource):
+class ManagedPrometheus(AzureComponent):
     """`ai-infra:azure:ManagedPrometheus`. Children: `<name>-prom-workspace` (Azure Monitor workspace, protected
     outside dev), `<name>-prom-dce`, `<name>-prom-dcr`, `<name>-prom-link` (rule association) and `<name>-prom-rules`."""
 
     def __init__(self, name: str, args: ManagedPrometheusArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("ai-infra:azure:ManagedPrometheus", name, None, opts)
+        super().__init__("ai-infra:azure:ManagedPrometheus", name, opts)
         ctx = args.context
         child = pulumi.ResourceOptions(parent=self)
         collector = f"msprom-{name}"[:_DCE_MAX].rstrip("-")  # Microsoft's naming: MSProm-<location>-<cluster>

@@ -11,6 +11,7 @@ import pulumi_azure_native as azure_native
 
 from components.spec import BucketSpec
 
+from .base import AzureComponent
 from .context import AzureContext, grant
 from .keyvault import CustomerKey
 from .lifecycle import account_sku, blob_lifecycle
@@ -34,12 +35,12 @@ class BlobStorageArgs:
     `lustre-logs` container, and the provider gets the two roles it needs. Default None: no link."""
 
 
-class BlobStorage(pulumi.ComponentResource):
+class BlobStorage(AzureComponent):
     """`ai-infra:azure:BlobStorage`. Children: `<name>-account`, `-blob-service`, `-container`, `-lifecycle`,
     `-pe`, `-pe-dns`, and with a Lustre link `-lustre-logs`, `-lustre-account-access`, `-lustre-data-access`."""
 
     def __init__(self, name: str, args: BlobStorageArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("ai-infra:azure:BlobStorage", name, None, opts)
+        super().__init__("ai-infra:azure:BlobStorage", name, opts)
         ctx, bucket = args.context, args.bucket
         linked = args.lustre_principal_id is not None
         self.account = secure_account(
