@@ -7,11 +7,15 @@ Prints figures measured in this run; asserts nothing. Run: `uv run python bench/
      same inputs (the cost of the inputs' volume alone);
   2. `aiinfra --help` cold start (fresh interpreter each run);
   3. which provider SDKs an AWS-only plan imports (fresh interpreter).
+Every timed run starts after a full collection (`fresh_heap`). `--profile` adds where one warm plan's time goes.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import gc
+import pstats
 import statistics
 import subprocess
 import sys
@@ -31,6 +35,13 @@ print(json.dumps({'resources': len(result.resources), 'provider_sdks': mods}))
 """
 
 
+def fresh_heap() -> None:
+    """Collect what earlier runs left, so each timed run starts from the heap a fresh `aiinfra plan` process has.
+    Without it, a run pays for collecting the previous plan's cyclic garbage (about 1 s: a full collection over the
+    ~10^6 objects of the imported SDKs)."""
+    gc.collect()
+
+
 def floor(count: int) -> float:
     import pulumi
 
@@ -40,6 +51,7 @@ def floor(count: int) -> float:
         for i in range(count):
             pulumi.CustomResource("bench:index:Plain", f"r{i}", {"value": i, "tags": {"team": "bench"}})
 
+    fresh_heap()
     start = time.perf_counter()
     run_program(program, project="bench", stack="floor")
     return time.perf_counter() - start
@@ -61,6 +73,7 @@ def replay(records: list) -> float:
             else:
                 pulumi.ComponentResource(r.type, r.name, None)
 
+    fresh_heap()
     start = time.perf_counter()
     run_program(program, project="bench", stack="replay")
     return time.perf_counter() - start
@@ -70,9 +83,50 @@ def plan_once(stack: str) -> tuple[float, list]:
     from aiinfra.plan.program import plan_stack
     from aiinfra.plan.project import load_project
 
+    fresh_heap()
     start = time.perf_counter()
     result = plan_stack(load_project(ROOT), stack)
     return time.perf_counter() - start, result.resources
+
+
+def _area(filename: str) -> str:
+    if "site-packages/" in filename:
+        package = filename.split("site-packages/")[1].split("/")[0]
+        return "Pulumi SDK (pulumi)" if package == "pulumi" else \
+            "provider SDKs (pulumi_*)" if package.startswith("pulumi_") else "other libraries (protobuf, grpc, yaml, ...)"
+    if filename.startswith(str(ROOT)):
+        return "the toolkit (aiinfra, components, stacks)"
+    if any(f"/{m}" in filename for m in ("traceback.py", "linecache.py", "pathlib.py", "urllib/")):
+        return "stack traces the SDK records per resource (traceback, linecache, pathlib)"
+    if "/asyncio/" in filename:
+        return "asyncio event loop"
+    return "builtins and other stdlib"
+
+
+def profile_split(stack: str) -> list[tuple[str, float]]:
+    """Self time of one warm plan (under cProfile, which inflates it) by where the code lives, as shares. A builtin's
+    time counts for the code that called it."""
+    from aiinfra.plan.program import plan_stack
+    from aiinfra.plan.project import load_project
+
+    project = load_project(ROOT)
+    plan_stack(project, stack)
+    profile = cProfile.Profile()
+    fresh_heap()
+    profile.enable()
+    plan_stack(project, stack)
+    profile.disable()
+    areas: dict[str, float] = {}
+    for (filename, _, _), (_, _, self_time, _, callers) in pstats.Stats(profile).stats.items():  # type: ignore[attr-defined]
+        if filename != "~":
+            areas[_area(filename)] = areas.get(_area(filename), 0.0) + self_time
+            continue
+        # A builtin (isinstance, Context.run, ...): its time goes to the areas of the code that called it.
+        for (caller_file, _, _), (_, _, time_from_caller, _) in callers.items():
+            area = _area(caller_file) if caller_file != "~" else "builtins and other stdlib"
+            areas[area] = areas.get(area, 0.0) + time_from_caller
+    total = sum(areas.values())
+    return sorted(((area, t / total) for area, t in areas.items()), key=lambda x: -x[1])
 
 
 def cli_cold_start(runs: int) -> list[float]:
@@ -90,6 +144,7 @@ def main() -> None:
     parser.add_argument("--stack", default="prod")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--aws-only-program", default=str(ROOT / "bench" / "aws_only"))
+    parser.add_argument("--profile", action="store_true", help="also print where a warm plan's time goes")
     args = parser.parse_args()
 
     cold, records = plan_once(args.stack)
@@ -106,6 +161,11 @@ def main() -> None:
     print(f"  ratio first plan / floor: {cold / floor_med:.2f}x")
     print(f"  same registrations replayed as plain resources with the same inputs, median: {replay_med:.2f} s "
           f"(warm plan / replay: {warm_med / replay_med:.2f}x; replay / floor: {replay_med / floor_med:.2f}x)")
+
+    if args.profile:
+        print("where a warm plan's time goes (cProfile self time):")
+        for area, share in profile_split(args.stack):
+            print(f"  {share:6.1%}  {area}")
 
     times = cli_cold_start(5)
     print(f"aiinfra --help cold start: median {statistics.median(times):.3f} s, max {max(times):.3f} s (target <= 0.5 s)")

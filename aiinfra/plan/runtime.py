@@ -148,7 +148,7 @@ class RecordingMonitor(mocks.MockMonitor):
         self.records.append(ResourceRecord(
             urn=response.urn, type=request.type, name=request.name, parent=request.parent, provider=provider,
             custom=bool(request.custom), protect=bool(request.protect), retainOnDelete=bool(request.retainOnDelete),
-            ignoreChanges=list(request.ignoreChanges), dependencies=list(request.dependencies),
+            ignoreChanges=list(request.ignoreChanges), dependencies=sorted(request.dependencies),
             inputs=wire_to_plain(json_format.MessageToDict(request.object))))
         return response
 
