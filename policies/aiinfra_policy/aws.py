@@ -102,8 +102,14 @@ def imdsv2(props: Any, ctx: Context) -> Iterator[str]:
       remediation="Set associatePublicIpAddress false and reach instances through private networking or SSM.",
       frameworks=EXPOSURE)  # no CIS AWS Foundations control covers instance public IPs (5.1 is network ACLs)
 def no_public_ip(props: Any, ctx: Context) -> Iterator[str]:
-    if need(props, "associatePublicIpAddress") is True:
+    public = need(props, "associatePublicIpAddress")
+    if public is True:
         yield "the instance gets a public IP address"
+    elif (public is None and ctx.type == "aws:ec2/instance:Instance"
+          and get(props, "subnetId") is None and not get(props, "networkInterfaces")):
+        # EC2: "If launching into a default subnet, the default value is true" (InstanceNetworkInterfaceSpecification).
+        yield ("the instance names no subnet, so it launches in a default subnet of the default VPC, where instances "
+               "get a public IP address unless associatePublicIpAddress is false")
     for nic in items(props, "networkInterfaces"):
         if str(get(nic, "associatePublicIpAddress", "false")).lower() == "true":
             yield "a network interface gets a public IP address"

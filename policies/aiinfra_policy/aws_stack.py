@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .aws import EXPOSURE, LOGGING
+from .aws import ENC, EXPOSURE, LOGGING, S3_SSE
 from .props import get, need
 from .registry import Context, rule
 
@@ -55,6 +55,18 @@ def buckets_blocked(resources: list[Any], ctx: Context) -> Iterator[tuple[str, s
     for bucket, side in _missing_side(resources, ("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",), "__none__"):
         if side is None:
             yield bucket.urn, "bucket has no public access block"
+
+
+@rule("aws-s3-bucket-default-encryption", "Checks whether every S3 bucket has a default encryption configuration.",
+      severity="high", remediation="Add an aws.s3.BucketServerSideEncryptionConfiguration with sseAlgorithm aws:kms and "
+                                   "kmsMasterKeyId of your KMS key for each bucket.",
+      frameworks={**ENC, "CIS": ("AWS 2.1.1",)})
+def buckets_encrypted(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
+    # `aws-s3-kms-encryption` checks the configurations that exist; this finds the buckets that have none.
+    for bucket, side in _missing_side(resources, S3_SSE, "serverSideEncryptionConfiguration"):
+        if side is None:
+            yield bucket.urn, ("bucket has no default encryption configuration: S3 encrypts its objects with "
+                               "S3-managed keys (SSE-S3), not a customer-managed KMS key")
 
 
 @rule("aws-s3-bucket-versioning", "Checks whether every S3 bucket keeps object versions.",

@@ -88,3 +88,26 @@ def test_inline_vm_and_scale_set_nics_with_public_ips_are_reported() -> None:
 def test_only_nodeport_services_are_reported(spec: dict, flagged: bool) -> None:
     found = run_resource("k8s-no-nodeport-services", SERVICE, {"metadata": {"name": "web"}, "spec": spec})
     assert bool(found) is flagged, found
+
+
+INSTANCE = "aws:ec2/instance:Instance"
+
+
+@pytest.mark.parametrize(("props", "public"), [
+    ({"ami": "ami-1", "instanceType": "t3.micro"}, True),  # no subnet: a default subnet, public IP by default
+    ({"ami": "ami-1", "associatePublicIpAddress": False}, False),
+    ({"ami": "ami-1", "subnetId": "subnet-1"}, False),
+    ({"ami": "ami-1", "subnetId": UNKNOWN}, False),  # a subnet created in the same program: named, just not known yet
+    ({"ami": "ami-1", "networkInterfaces": [{"networkInterfaceId": "eni-1", "deviceIndex": 0}]}, False),
+])
+def test_an_instance_that_names_no_subnet_lands_in_the_default_vpc(props: dict, public: bool) -> None:
+    found = run_resource("aws-ec2-no-public-ip", INSTANCE, props)
+    assert bool(found) is public, found
+    if public:
+        assert found == ["the instance names no subnet, so it launches in a default subnet of the default VPC, where "
+                         "instances get a public IP address unless associatePublicIpAddress is false"]
+
+
+def test_a_launch_template_without_a_subnet_is_not_flagged() -> None:
+    # The subnet comes from the Auto Scaling group or node group that uses the template.
+    assert run_resource("aws-ec2-no-public-ip", "aws:ec2/launchTemplate:LaunchTemplate", {"imageId": "ami-1"}) == []

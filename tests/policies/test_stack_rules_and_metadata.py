@@ -54,6 +54,20 @@ def test_bucket_side_resources_are_joined_by_dependency() -> None:
     assert run_stack("aws-s3-bucket-versioning", [bucket]) and run_stack("aws-s3-bucket-public-access-blocked", [bucket])
 
 
+def test_a_bucket_without_any_encryption_configuration_is_flagged() -> None:
+    sse = "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
+    kms = {"rules": [{"applyServerSideEncryptionByDefault": {"sseAlgorithm": "aws:kms", "kmsMasterKeyId": "k"}}]}
+    bare = resource("aws:s3/bucket:Bucket", {}, "bare")
+    by_dependency = resource("aws:s3/bucket:Bucket", {}, "data")
+    by_reference = resource("aws:s3/bucketV2:BucketV2", {"bucket": "models-1234"}, "models")
+    inline = resource("aws:s3/bucket:Bucket", {"serverSideEncryptionConfiguration": {"rule": {
+        "applyServerSideEncryptionByDefault": {"sseAlgorithm": "aws:kms", "kmsMasterKeyId": "k"}}}}, "legacy")
+    side = [resource(sse, kms, "data-sse", deps=[by_dependency]), resource(sse, {**kms, "bucket": "models-1234"}, "models-sse")]
+    found = run_stack("aws-s3-bucket-default-encryption", [bare, by_dependency, by_reference, inline, *side])
+    assert found == [(bare.urn, "bucket has no default encryption configuration: S3 encrypts its objects with "
+                                "S3-managed keys (SSE-S3), not a customer-managed KMS key")]
+
+
 def test_vpc_without_flow_log_is_flagged() -> None:
     vpc = resource("aws:ec2/vpc:Vpc", {}, "vpc")
     flow = resource("aws:ec2/flowLog:FlowLog", {"trafficType": "ALL", "vpcId": "x"}, "fl", deps=[vpc])
