@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 EXIT_ERROR = 1
 EXIT_MANDATORY_VIOLATION = 2
@@ -60,6 +62,22 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_ERROR
+
+
+def run() -> NoReturn:
+    """The `aiinfra` console script: `main`, then exit without tearing the interpreter down.
+
+    A plan leaves ~10^6 objects of the provider SDKs on the heap, and freeing them one by one at interpreter exit
+    took 3.7 s of a 9.5 s `aiinfra plan --stack prod`. Nothing is left to do at exit by then: the plan's files are
+    written and closed and the policy pack's process is stopped, so the streams are flushed and the process leaves.
+    Exceptions (argparse's SystemExit, a bug's traceback) take the normal way out.
+    """
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
 
 
 class UserError(Exception):
@@ -197,4 +215,4 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -48,3 +49,27 @@ def test_usage_errors_exit_1_not_the_policy_code(argv: list[str], capsys: pytest
         main(argv)
     assert caught.value.code == 1  # 2 is reserved for mandatory policy violations
     assert "usage: aiinfra" in capsys.readouterr().err
+
+
+def _console(*argv: str) -> subprocess.CompletedProcess[str]:
+    """`aiinfra ...` as the console script runs it (`aiinfra.cli:run`, which leaves with os._exit)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # buffered, as on most machines
+    return subprocess.run([sys.executable, "-c", "from aiinfra.cli import run; run()", *argv],
+                          capture_output=True, text=True, timeout=300, env=env)
+
+
+def test_the_console_script_flushes_everything_before_its_fast_exit(capsys: pytest.CaptureFixture[str]) -> None:
+    # Many small prints through a pipe: what sits in stdout's buffer (here all of it) os._exit would drop unflushed.
+    assert main(["catalog"]) == 0
+    expected = capsys.readouterr().out
+    done = _console("catalog")
+    assert done.returncode == 0, done.stderr
+    assert len(expected) > 4000 and done.stdout == expected
+
+
+def test_the_console_script_keeps_the_exit_codes() -> None:
+    missing = _console("plan", "--stack", "nope", "--no-policy")
+    assert missing.returncode == 1
+    assert missing.stderr.startswith("error: stack 'nope' has no config file")
+    usage = _console("catalog", "--cloud", "oracle")  # argparse's SystemExit takes the normal way out
+    assert usage.returncode == 1 and "usage: aiinfra" in usage.stderr
