@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from components.catalog import find_instance
+
 from .runtime import UNKNOWN, PlanResult, ResourceRecord
 
 Facts = Callable[[dict[str, Any]], str]
@@ -24,8 +26,15 @@ def _range(lo: Any, hi: Any) -> str:
     return f"{lo if lo is not None else '?'}..{hi if hi is not None else '?'} nodes"
 
 
+def _with_accelerators(cloud: str, instance_type: Any) -> str:
+    """`p5.48xlarge (8x h100-80gb)`: the catalog's accelerators of a known GPU/Neuron type, else the type alone."""
+    row = find_instance(cloud, instance_type) if isinstance(instance_type, str) else None
+    name = instance_type if instance_type is not None else "?"
+    return f"{name} ({row.accelerator_count}x {row.accelerator})" if row is not None else str(name)
+
+
 def _aws_node_group(i: dict[str, Any]) -> str:
-    types = ",".join(_get(i, "instanceTypes") or ["?"])
+    types = ",".join(_with_accelerators("aws", t) for t in _get(i, "instanceTypes") or ["?"])
     sc = _get(i, "scalingConfig") or {}
     return f"{types} {_get(i, 'amiType') or ''} {_get(i, 'capacityType') or 'ON_DEMAND'} {_range(sc.get('minSize'), sc.get('maxSize'))}"
 
@@ -42,17 +51,24 @@ def _gcp_node_pool(i: dict[str, Any]) -> str:
 
 
 def _azure_agent_pool(i: dict[str, Any]) -> str:
-    return f"{_get(i, 'vmSize')} {_get(i, 'scaleSetPriority') or 'Regular'} {_range(_get(i, 'minCount'), _get(i, 'maxCount'))}"
+    size = _with_accelerators("azure", _get(i, "vmSize"))
+    return f"{size} {_get(i, 'scaleSetPriority') or 'Regular'} {_range(_get(i, 'minCount'), _get(i, 'maxCount'))}"
+
+
+def _throughput(i: dict[str, Any]) -> str:
+    """Provisioned throughput, when the resource sets one (FSx SCRATCH_2 has a fixed baseline and sets none)."""
+    value = _get(i, "perUnitStorageThroughput")
+    return f" {value} MB/s/TiB" if value is not None else ""
 
 
 FACTS: dict[str, Facts] = {
     "aws:eks/cluster:Cluster": lambda i: f"k8s {_get(i, 'version') or 'default'}, public endpoint={_get(i, 'vpcConfig', 'endpointPublicAccess')}",
     "aws:eks/nodeGroup:NodeGroup": _aws_node_group,
-    "aws:fsx/lustreFileSystem:LustreFileSystem": lambda i: f"{_get(i, 'storageCapacity')} GiB {_get(i, 'deploymentType')} {_get(i, 'perUnitStorageThroughput') or ''} MB/s/TiB",
+    "aws:fsx/lustreFileSystem:LustreFileSystem": lambda i: f"{_get(i, 'storageCapacity')} GiB {_get(i, 'deploymentType')}{_throughput(i)}",
     "aws:ec2/vpc:Vpc": lambda i: f"{_get(i, 'cidrBlock')}",
     "gcp:container/cluster:Cluster": lambda i: f"private endpoint={_get(i, 'privateClusterConfig', 'enablePrivateEndpoint')}, channel={_get(i, 'releaseChannel', 'channel')}",
     "gcp:container/nodePool:NodePool": _gcp_node_pool,
-    "gcp:lustre/instance:Instance": lambda i: f"{_get(i, 'capacityGib')} GiB {_get(i, 'perUnitStorageThroughput')} MB/s/TiB",
+    "gcp:lustre/instance:Instance": lambda i: f"{_get(i, 'capacityGib')} GiB{_throughput(i)}",
     "gcp:tpu/v2QueuedResource:V2QueuedResource": lambda i: "TPU VM queued resource",
     "gcp:compute/network:Network": lambda i: "custom-mode VPC" if _get(i, "autoCreateSubnetworks") is False else "VPC",
     "azure-native:containerservice:ManagedCluster": lambda i: f"k8s {_get(i, 'kubernetesVersion') or 'default'}, private={_get(i, 'apiServerAccessProfile', 'enablePrivateCluster')}",
@@ -156,7 +172,8 @@ def _facts(resources: list[ResourceRecord]) -> list[str]:
     for record in resources:
         extractor = FACTS.get(record.type)
         if extractor is not None:
-            lines.append(f"{record.type.split(':')[-1]} {record.name}: {' '.join(extractor(record.inputs).split())}")
+            text = extractor(record.inputs).replace(UNKNOWN, "?")  # a value known only after deploy reads as '?'
+            lines.append(f"{record.type.split(':')[-1]} {record.name}: {' '.join(text.split())}")
     counts = Counter(COUNTED[r.type] for r in resources if r.type in COUNTED)
     if counts:
         lines.append(", ".join(f"{n} {what}" for what, n in sorted(counts.items())))

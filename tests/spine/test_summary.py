@@ -1,0 +1,98 @@
+"""The plan summary: resources grouped by cloud, region and component, with the key facts (GPU types and counts,
+node min/max, storage sizes)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiinfra.plan.runtime import UNKNOWN, PlanResult, ResourceRecord
+from aiinfra.plan.summary import render_summary
+
+STACK = "urn:pulumi:dev::ai-infra::pulumi:pulumi:Stack::ai-infra-dev"
+
+
+def record(type_: str, name: str, inputs: dict[str, Any] | None = None, parent: str = STACK,
+           custom: bool = True) -> ResourceRecord:
+    return ResourceRecord(urn=f"urn:pulumi:dev::ai-infra::{type_}::{name}", type=type_, name=name, parent=parent,
+                          provider="", custom=custom, protect=False, retainOnDelete=False, ignoreChanges=[],
+                          dependencies=[], inputs=inputs or {})
+
+
+def component(type_: str, name: str) -> ResourceRecord:
+    return record(type_, name, custom=False)
+
+
+def plan(*records: ResourceRecord) -> PlanResult:
+    return PlanResult(project="ai-infra", stack="dev",
+                      resources=[record("pulumi:pulumi:Stack", "ai-infra-dev", custom=False), *records])
+
+
+def test_components_are_grouped_by_cloud_and_region_with_their_facts() -> None:
+    train = component("ai-infra:aws:GpuNodePool", "dev-us-east-1-train")
+    scratch = component("ai-infra:aws:Lustre", "dev-us-east-1-scratch")
+    gke = component("ai-infra:gcp:GpuPool", "dev-us-central1-l4")
+    aks = component("ai-infra:azure:GpuPool", "dev-eastus2-serve")
+    vnet = component("ai-infra:azure:Network", "dev-eastus2")
+    text = render_summary(plan(
+        train, scratch, gke, aks, vnet,
+        record("aws:eks/nodeGroup:NodeGroup", "train-ng", {
+            "instanceTypes": ["p5.48xlarge"], "amiType": "AL2023_x86_64_NVIDIA", "capacityType": "SPOT",
+            "scalingConfig": {"minSize": 0, "maxSize": 4, "desiredSize": 0}}, parent=train.urn),
+        record("aws:fsx/lustreFileSystem:LustreFileSystem", "scratch-fs", {
+            "storageCapacity": 1200, "deploymentType": "SCRATCH_2"}, parent=scratch.urn),
+        record("aws:s3/bucketV2:BucketV2", "scratch-bucket", {"region": "us-east-1"}, parent=scratch.urn),
+        record("gcp:container/nodePool:NodePool", "l4-pool", {
+            "location": "us-central1", "nodeConfig": {"machineType": "g2-standard-4", "spot": True,
+                                                      "guestAccelerators": [{"count": 1, "type": "nvidia-l4"}]},
+            "autoscaling": {"totalMinNodeCount": 0, "totalMaxNodeCount": 2}}, parent=gke.urn),
+        record("azure-native:containerservice:AgentPool", "serve-pool", {
+            "vmSize": "Standard_NC24ads_A100_v4", "minCount": 1, "maxCount": 3}, parent=aks.urn),
+        # An agent pool takes no location: the region comes from the component's name, known from other inputs.
+        record("azure-native:network:VirtualNetwork", "vnet", {
+            "location": "eastus2", "addressSpace": {"addressPrefixes": ["10.40.0.0/16"]}}, parent=vnet.urn),
+        record("aws:s3/bucketV2:BucketV2", "loose-bucket", {"region": "us-east-1"}),
+    ))
+    assert text.splitlines() == [
+        "Plan for ai-infra/dev: 7 resources to create (6 components/stack)",
+        "",
+        "aws",
+        "  us-east-1",
+        "    Lustre dev-us-east-1-scratch  (2 resources)",
+        "      - LustreFileSystem scratch-fs: 1200 GiB SCRATCH_2",  # SCRATCH_2's throughput is fixed: none set
+        "      - 1 buckets",
+        "    GpuNodePool dev-us-east-1-train  (1 resources)",
+        "      - NodeGroup train-ng: p5.48xlarge (8x h100-80gb) AL2023_x86_64_NVIDIA SPOT 0..4 nodes",
+        "",
+        "azure",
+        "  eastus2",
+        "    Network dev-eastus2  (1 resources)",
+        "      - VirtualNetwork vnet: 10.40.0.0/16",
+        "    GpuPool dev-eastus2-serve  (1 resources)",
+        "      - AgentPool serve-pool: Standard_NC24ads_A100_v4 (1x a100-80gb) Regular 1..3 nodes",
+        "",
+        "gcp",
+        "  us-central1",
+        "    GpuPool dev-us-central1-l4  (1 resources)",
+        "      - NodePool l4-pool: g2-standard-4 1x nvidia-l4 spot 0..2 nodes",
+        "",
+        "resources outside components",
+        "  aws / us-east-1",
+        "    1 x aws:s3/bucketV2:BucketV2",
+        "      - 1 buckets",
+    ]
+
+
+def test_unknown_and_uncatalogued_values_read_as_such() -> None:
+    pool = component("ai-infra:aws:GpuNodePool", "dev-us-east-1-custom")
+    text = render_summary(plan(pool, record("aws:eks/nodeGroup:NodeGroup", "ng", {
+        "instanceTypes": ["x9.huge"], "scalingConfig": {"minSize": 1, "maxSize": UNKNOWN}}, parent=pool.urn)))
+    # A type the catalog doesn't know is shown as given; an unknown size as '?', never as the sentinel.
+    assert "      - NodeGroup ng: x9.huge ON_DEMAND 1..? nodes" in text.splitlines()
+    assert UNKNOWN not in text
+
+
+def test_provisioned_lustre_throughput_is_shown() -> None:
+    fs = component("ai-infra:aws:Lustre", "dev-us-east-1-train")
+    text = render_summary(plan(fs, record("aws:fsx/lustreFileSystem:LustreFileSystem", "train-fs", {
+        "storageCapacity": 4800, "deploymentType": "PERSISTENT_2", "perUnitStorageThroughput": 500}, parent=fs.urn)))
+    assert "      - LustreFileSystem train-fs: 4800 GiB PERSISTENT_2 500 MB/s/TiB" in text.splitlines()
