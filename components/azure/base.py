@@ -5,8 +5,8 @@ pulumi-azure-native v3's typed classes alias each resource to every API-versione
 stack which once used an explicitly versioned module keeps its resources. This toolkit has only ever registered
 the unversioned types (`azure-native:network:Subnet`), so these aliases can never match a resource in its state.
 They still cost time: the Python SDK builds URN outputs for each alias when the resource is constructed (about
-1.4 s of a 3 s prod plan, `bench/plan_speed.py`, and the same in a real `pulumi preview`), and the engine
-resolves each.
+1.4 s of a 3 s prod plan, measured with `bench/plan_speed.py`; a real `pulumi preview` runs the same SDK code),
+and each is sent to the engine.
 
 The aliases are dropped by a `transformations` option on the component, which its children inherit. It is the
 only hook that runs before the SDK looks at the aliases: the engine calls `transforms` back after the SDK has
