@@ -78,14 +78,14 @@ FACTS: dict[str, Facts] = {
     "kubernetes:helm.sh/v3:Release": lambda i: f"{_get(i, 'chart')} {_get(i, 'version')}",
 }
 COUNTED = {
-    "aws:s3/bucket:Bucket": "buckets",
-    "aws:s3/bucketV2:BucketV2": "buckets",
-    "gcp:storage/bucket:Bucket": "buckets",
-    "azure-native:storage:BlobContainer": "containers",
-    "aws:kms/key:Key": "KMS keys",
-    "gcp:kms/cryptoKey:CryptoKey": "KMS keys",
-    "azure-native:keyvault:Key": "Key Vault keys",
-    "kubernetes:core/v1:Namespace": "namespaces",
+    "aws:s3/bucket:Bucket": ("bucket", "buckets"),
+    "aws:s3/bucketV2:BucketV2": ("bucket", "buckets"),
+    "gcp:storage/bucket:Bucket": ("bucket", "buckets"),
+    "azure-native:storage:BlobContainer": ("container", "containers"),
+    "aws:kms/key:Key": ("KMS key", "KMS keys"),
+    "gcp:kms/cryptoKey:CryptoKey": ("KMS key", "KMS keys"),
+    "azure-native:keyvault:Key": ("Key Vault key", "Key Vault keys"),
+    "kubernetes:core/v1:Namespace": ("namespace", "namespaces"),
 }
 
 
@@ -176,5 +176,5 @@ def _facts(resources: list[ResourceRecord]) -> list[str]:
             lines.append(f"{record.type.split(':')[-1]} {record.name}: {' '.join(text.split())}")
     counts = Counter(COUNTED[r.type] for r in resources if r.type in COUNTED)
     if counts:
-        lines.append(", ".join(f"{n} {what}" for what, n in sorted(counts.items())))
+        lines.append(", ".join(f"{n} {what[n != 1]}" for what, n in sorted(counts.items())))
     return lines

@@ -59,7 +59,7 @@ def test_components_are_grouped_by_cloud_and_region_with_their_facts() -> None:
         "  us-east-1",
         "    Lustre dev-us-east-1-scratch  (2 resources)",
         "      - LustreFileSystem scratch-fs: 1200 GiB SCRATCH_2",  # SCRATCH_2's throughput is fixed: none set
-        "      - 1 buckets",
+        "      - 1 bucket",
         "    GpuNodePool dev-us-east-1-train  (1 resources)",
         "      - NodeGroup train-ng: p5.48xlarge (8x h100-80gb) AL2023_x86_64_NVIDIA SPOT 0..4 nodes",
         "",
@@ -78,7 +78,7 @@ def test_components_are_grouped_by_cloud_and_region_with_their_facts() -> None:
         "resources outside components",
         "  aws / us-east-1",
         "    1 x aws:s3/bucketV2:BucketV2",
-        "      - 1 buckets",
+        "      - 1 bucket",
     ]
 
 
@@ -96,3 +96,10 @@ def test_provisioned_lustre_throughput_is_shown() -> None:
     text = render_summary(plan(fs, record("aws:fsx/lustreFileSystem:LustreFileSystem", "train-fs", {
         "storageCapacity": 4800, "deploymentType": "PERSISTENT_2", "perUnitStorageThroughput": 500}, parent=fs.urn)))
     assert "      - LustreFileSystem train-fs: 4800 GiB PERSISTENT_2 500 MB/s/TiB" in text.splitlines()
+
+
+def test_counts_read_in_the_plural_from_two() -> None:
+    store = component("ai-infra:aws:Bucket", "dev-us-east-1-data")
+    text = render_summary(plan(store, *(record("aws:s3/bucketV2:BucketV2", f"b{i}", {"region": "us-east-1"}, parent=store.urn)
+                                        for i in range(2)), record("aws:kms/key:Key", "k", parent=store.urn)))
+    assert "      - 1 KMS key, 2 buckets" in text.splitlines()
