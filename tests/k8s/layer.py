@@ -7,7 +7,7 @@ import copy
 from typing import Any
 
 import pulumi
-from helpers import platform_dict
+from helpers import platform_dict, run_platform
 
 from aiinfra.plan.runtime import PlanResult, run_program
 from components.compose.kubernetes import build
@@ -30,6 +30,22 @@ current-context: c
 """
 
 NETWORK = {"aws": "10.10.0.0/16", "gcp": "10.20.0.0/16", "azure": "10.30.0.0/16"}
+
+# One region per cloud with one Lustre file system (FSx, Managed Lustre, AMLFS), for plans through the real compositions.
+LUSTRE_CLOUDS: dict[str, Any] = {
+    "aws": {"regions": {"us-east-1": {"network": {"cidr": "10.60.0.0/16"}, "cluster": {},
+                                      "lustre": {"train": {"size_gib": 1200}}}}},
+    "gcp": {"project": "acme-ml-test",
+            "regions": {"us-central1": {"network": {"cidr": "10.20.0.0/16"}, "cluster": {},
+                                        "lustre": {"scratch": {"size_gib": 18000}}}}},
+    "azure": {"regions": {"eastus2": {"network": {"cidr": "10.30.0.0/16", "transit_encryption": "monitor"}, "cluster": {},
+                                      "lustre": {"shared": {"size_gib": 16384}}}}},
+}
+
+
+def plan_clouds(clouds: dict[str, Any], teams: dict[str, Any]) -> PlanResult:
+    """Plan a platform of `clouds` and `teams` through every cloud composition and the Kubernetes layer."""
+    return run_platform(load_platform(platform_dict(clouds, teams=teams)))
 REGION = {"aws": "us-east-1", "gcp": "us-central1", "azure": "eastus2"}
 
 # One region per cloud with the accelerators each cloud offers: MIG, time-slicing, spot, Neuron, TPU.

@@ -5,19 +5,19 @@ staging and prod by name only."""
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import platform_dict, run_platform
+from k8s.layer import LUSTRE_CLOUDS, plan_clouds
 from k8s.validation import validate
 from policy_helpers import run_resource
 
 from aiinfra.plan.runtime import PlanResult, ResourceRecord
 from components.k8s import azure_lustre, lustre
-from components.spec import load_platform
 
 pytestmark = pytest.mark.slow
 
@@ -26,29 +26,21 @@ COMPONENT = "ai-infra:kubernetes:AzureLustreCsi"
 DAEMONSET, CSI_DRIVER = "kubernetes:apps/v1:DaemonSet", "kubernetes:storage.k8s.io/v1:CSIDriver"
 PV = "kubernetes:core/v1:PersistentVolume"
 GPU = {"a100": {"accelerator": "a100-80gb", "accelerators_per_node": 1, "max_nodes": 2, "capacity": "spot"}}
-CLOUDS: dict[str, Any] = {
-    "aws": {"regions": {"us-east-1": {"network": {"cidr": "10.60.0.0/16"}, "cluster": {},
-                                      "lustre": {"train": {"size_gib": 1200}}}}},
-    "gcp": {"project": "acme-ml-test",
-            "regions": {"us-central1": {"network": {"cidr": "10.20.0.0/16"}, "cluster": {},
-                                        "lustre": {"scratch": {"size_gib": 18000}}}}},
-    "azure": {"regions": {
-        "eastus2": {"network": {"cidr": "10.30.0.0/16", "transit_encryption": "monitor"}, "cluster": {}, "gpu_pools": GPU,
-                    "lustre": {"shared": {"size_gib": 16384}}},
-        # An AKS cluster in a region without AMLFS: no driver.
-        "westus3": {"network": {"cidr": "10.31.0.0/16", "transit_encryption": "monitor"}, "cluster": {}}}},
-}
+CLOUDS: dict[str, Any] = copy.deepcopy(LUSTRE_CLOUDS)
+CLOUDS["azure"]["regions"]["eastus2"]["gpu_pools"] = GPU
+# An AKS cluster in a region without AMLFS: no driver.
+CLOUDS["azure"]["regions"]["westus3"] = {"network": {"cidr": "10.31.0.0/16", "transit_encryption": "monitor"}, "cluster": {}}
 CLUSTER = "test-eastus2"
 NAME = f"{CLUSTER}-azure-lustre-csi"
 
 
-def plan_clouds(clouds: dict[str, Any]) -> PlanResult:
-    return run_platform(load_platform(platform_dict(clouds, teams={"research": {"gpu_quota": 0}})))
+def plan_csi(clouds: dict[str, Any]) -> PlanResult:
+    return plan_clouds(clouds, {"research": {"gpu_quota": 0}})
 
 
 @pytest.fixture(scope="module")
 def plan() -> PlanResult:
-    return plan_clouds(CLOUDS)
+    return plan_csi(CLOUDS)
 
 
 def children(plan: PlanResult) -> list[ResourceRecord]:
@@ -81,7 +73,7 @@ def test_installed_only_on_aks_clusters_of_regions_with_amlfs(plan):
 def test_nothing_without_lustre():
     clouds = {"azure": {"regions": {"eastus2": {**CLOUDS["azure"]["regions"]["eastus2"]}}}}
     del clouds["azure"]["regions"]["eastus2"]["lustre"]
-    bare = plan_clouds(clouds)
+    bare = plan_csi(clouds)
     assert not bare.of_type(COMPONENT) and not bare.of_type(CSI_DRIVER) and not bare.of_type(DAEMONSET)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pulumi
 import pytest
-from helpers import platform_dict, run_platform
+from k8s.layer import LUSTRE_CLOUDS, plan_clouds
 from k8s.validation import validate
 from pulumi.runtime import rpc
 
@@ -17,42 +17,32 @@ from aiinfra.plan.runtime import PlanResult
 from components.aws.cluster import FSX_CSI_ADDON, FSX_CSI_VERSION
 from components.k8s import lustre
 from components.k8s.storage import volume_name
-from components.spec import load_platform
 
 pytestmark = pytest.mark.slow
 
 PV, PVC = "kubernetes:core/v1:PersistentVolume", "kubernetes:core/v1:PersistentVolumeClaim"
 ADDON = "aws:eks/addon:Addon"
 TEAMS = {"research": {"gpu_quota": 0}, "vision": {"gpu_quota": 0}}
-CLOUDS: dict[str, Any] = {
-    "aws": {"regions": {"us-east-1": {"network": {"cidr": "10.60.0.0/16"}, "cluster": {},
-                                      "lustre": {"train": {"size_gib": 1200}}}}},
-    "gcp": {"project": "acme-ml-test",
-            "regions": {"us-central1": {"network": {"cidr": "10.20.0.0/16"}, "cluster": {},
-                                        "lustre": {"scratch": {"size_gib": 18000}}}}},
-    "azure": {"regions": {"eastus2": {"network": {"cidr": "10.30.0.0/16", "transit_encryption": "monitor"}, "cluster": {},
-                                      "lustre": {"shared": {"size_gib": 16384}}}}},
-}
 CLUSTER = {"aws": "test-us-east-1", "gcp": "test-us-central1", "azure": "test-eastus2"}
 FS = {"aws": "train", "gcp": "scratch", "azure": "shared"}
 
 
-def plan_clouds(clouds: dict[str, Any]) -> PlanResult:
-    return run_platform(load_platform(platform_dict(clouds, teams=TEAMS)))
+def plan_lustre(clouds: dict[str, Any]) -> PlanResult:
+    return plan_clouds(clouds, TEAMS)
 
 
 @pytest.fixture(scope="module")
 def plan() -> PlanResult:
-    return plan_clouds(CLOUDS)
+    return plan_lustre(LUSTRE_CLOUDS)
 
 
 @pytest.fixture(scope="module")
 def no_lustre() -> PlanResult:
-    clouds = copy.deepcopy(CLOUDS)
+    clouds = copy.deepcopy(LUSTRE_CLOUDS)
     for cloud in clouds.values():
         for region in cloud["regions"].values():
             del region["lustre"]
-    return plan_clouds(clouds)
+    return plan_lustre(clouds)
 
 
 def volume(plan: PlanResult, cloud: str, team: str) -> dict[str, Any]:
