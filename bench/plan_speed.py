@@ -94,10 +94,10 @@ def _area(filename: str) -> str:
         package = filename.split("site-packages/")[1].split("/")[0]
         return "Pulumi SDK (pulumi)" if package == "pulumi" else \
             "provider SDKs (pulumi_*)" if package.startswith("pulumi_") else "other libraries (protobuf, grpc, yaml, ...)"
-    if filename.startswith(str(ROOT)):
+    if filename.startswith(str(ROOT)) and not filename.endswith("aiinfra/plan/stacktrace.py"):
         return "the toolkit (aiinfra, components, stacks)"
-    if any(f"/{m}" in filename for m in ("traceback.py", "linecache.py", "pathlib.py", "urllib/")):
-        return "stack traces the SDK records per resource (traceback, linecache, pathlib)"
+    if any(f"/{m}" in filename for m in ("traceback.py", "linecache.py", "pathlib.py", "urllib/", "stacktrace.py")):
+        return "stack traces the SDK records per resource (aiinfra/plan/stacktrace.py; traceback, pathlib)"
     if "/asyncio/" in filename:
         return "asyncio event loop"
     return "builtins and other stdlib"

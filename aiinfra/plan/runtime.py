@@ -23,6 +23,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from .invokes import placeholder_result
+from .stacktrace import sdk_stack_traces
 
 UNKNOWN = rpc.UNKNOWN
 SECRET_SIG = rpc._special_sig_key  # "4dabf18193072939515e22adb298388d"
@@ -222,7 +223,8 @@ def run_program(
             struct = await rpc.serialize_properties(exported, {})
             outputs.update(wire_to_plain(json_format.MessageToDict(struct)))
 
-        _sync_await(run_pulumi_func(lambda: body()))
+        with sdk_stack_traces():
+            _sync_await(run_pulumi_func(lambda: body()))
         return PlanResult(project=project, stack=stack, resources=monitor.records, outputs=outputs)
     finally:
         gc.set_threshold(*gc_threshold)
