@@ -33,8 +33,17 @@ def _with_accelerators(cloud: str, instance_type: Any) -> str:
     return f"{name} ({row.accelerator_count}x {row.accelerator})" if row is not None else str(name)
 
 
+def _types_with_accelerators(cloud: str, types: list[Any]) -> str:
+    """`g6.xlarge, g6.2xlarge (1x l4)` when every type has the same accelerators; else each with its own."""
+    labels = [_with_accelerators(cloud, t) for t in types]
+    suffixes = {label[len(str(t)):] for label, t in zip(labels, types)}
+    if len(suffixes) == 1:
+        return ", ".join(str(t) for t in types) + suffixes.pop()
+    return ", ".join(labels)
+
+
 def _aws_node_group(i: dict[str, Any]) -> str:
-    types = ",".join(_with_accelerators("aws", t) for t in _get(i, "instanceTypes") or ["?"])
+    types = _types_with_accelerators("aws", _get(i, "instanceTypes") or ["?"])
     sc = _get(i, "scalingConfig") or {}
     return f"{types} {_get(i, 'amiType') or ''} {_get(i, 'capacityType') or 'ON_DEMAND'} {_range(sc.get('minSize'), sc.get('maxSize'))}"
 
@@ -108,6 +117,9 @@ class Group:
         return regions.most_common(1)[0][0] if regions else "global"
 
 
+PROVIDER_PREFIX = "pulumi:providers:"
+
+
 def _region_of(record: ResourceRecord) -> str | None:
     """A resource's region or location input, lower-cased (GCS writes US-CENTRAL1); zones map to their region."""
     for key in ("region", "location"):
@@ -152,8 +164,10 @@ def render_summary(plan: PlanResult) -> str:
         for region in sorted(tree[cloud]):
             lines.append(f"  {region}")
             for group in sorted(tree[cloud][region], key=lambda g: g.component.name):
-                lines.append(f"    {group.component.type.split(':')[-1]} {group.component.name}  ({len(group.resources)} resources)")
+                lines.append(f"    {group.component.type.split(':')[-1]} {group.component.name}  ({_count(len(group.resources), 'resource', 'resources')})")
                 lines += [f"      - {line}" for line in _facts(group.resources)]
+    providers = [r for r in loose if r.type.startswith(PROVIDER_PREFIX)]
+    loose = [r for r in loose if not r.type.startswith(PROVIDER_PREFIX)]
     if loose:
         lines.append("")
         lines.append("resources outside components")
@@ -164,6 +178,10 @@ def render_summary(plan: PlanResult) -> str:
             lines.append(f"  {cloud} / {region}")
             lines += [f"    {count} x {kind}" for kind, count in sorted(Counter(r.type for r in records).items())]
             lines += [f"      - {line}" for line in _facts(records)]
+    if providers:
+        lines += ["", "providers"]
+        kinds = Counter((r.type[len(PROVIDER_PREFIX):], _region_of(r) or "") for r in providers)
+        lines += [f"  {n} x {package}" + (f", region {region}" if region else "") for (package, region), n in sorted(kinds.items())]
     return "\n".join(lines)
 
 
@@ -176,5 +194,10 @@ def _facts(resources: list[ResourceRecord]) -> list[str]:
             lines.append(f"{record.type.split(':')[-1]} {record.name}: {' '.join(text.split())}")
     counts = Counter(COUNTED[r.type] for r in resources if r.type in COUNTED)
     if counts:
-        lines.append(", ".join(f"{n} {what[n != 1]}" for what, n in sorted(counts.items())))
+        lines.append(", ".join(_count(n, *what) for what, n in sorted(counts.items())))
     return lines
+
+
+def _count(n: int, singular: str, plural: str) -> str:
+    """`1 bucket`, `2 buckets`."""
+    return f"{n} {singular if n == 1 else plural}"

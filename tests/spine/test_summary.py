@@ -60,19 +60,19 @@ def test_components_are_grouped_by_cloud_and_region_with_their_facts() -> None:
         "    Lustre dev-us-east-1-scratch  (2 resources)",
         "      - LustreFileSystem scratch-fs: 1200 GiB SCRATCH_2",  # SCRATCH_2's throughput is fixed: none set
         "      - 1 bucket",
-        "    GpuNodePool dev-us-east-1-train  (1 resources)",
+        "    GpuNodePool dev-us-east-1-train  (1 resource)",
         "      - NodeGroup train-ng: p5.48xlarge (8x h100-80gb) AL2023_x86_64_NVIDIA SPOT 0..4 nodes",
         "",
         "azure",
         "  eastus2",
-        "    Network dev-eastus2  (1 resources)",
+        "    Network dev-eastus2  (1 resource)",
         "      - VirtualNetwork vnet: 10.40.0.0/16",
-        "    GpuPool dev-eastus2-serve  (1 resources)",
+        "    GpuPool dev-eastus2-serve  (1 resource)",
         "      - AgentPool serve-pool: Standard_NC24ads_A100_v4 (1x a100-80gb) Regular 1..3 nodes",
         "",
         "gcp",
         "  us-central1",
-        "    GpuPool dev-us-central1-l4  (1 resources)",
+        "    GpuPool dev-us-central1-l4  (1 resource)",
         "      - NodePool l4-pool: g2-standard-4 1x nvidia-l4 spot 0..2 nodes",
         "",
         "resources outside components",
@@ -103,3 +103,21 @@ def test_counts_read_in_the_plural_from_two() -> None:
     text = render_summary(plan(store, *(record("aws:s3/bucketV2:BucketV2", f"b{i}", {"region": "us-east-1"}, parent=store.urn)
                                         for i in range(2)), record("aws:kms/key:Key", "k", parent=store.urn)))
     assert "      - 1 KMS key, 2 buckets" in text.splitlines()
+
+
+def test_instance_types_with_the_same_accelerators_name_them_once() -> None:
+    pool = component("ai-infra:aws:GpuNodePool", "dev-us-east-1-l4")
+    text = render_summary(plan(pool, *(record("aws:eks/nodeGroup:NodeGroup", name, {
+        "instanceTypes": types, "capacityType": "SPOT", "scalingConfig": {"minSize": 0, "maxSize": 4}}, parent=pool.urn)
+        for name, types in (("same", ["g6.xlarge", "g6.2xlarge"]), ("mixed", ["g6.xlarge", "g6e.xlarge", "m6i.large"])))))
+    lines = text.splitlines()
+    assert "      - NodeGroup same: g6.xlarge, g6.2xlarge (1x l4) SPOT 0..4 nodes" in lines
+    assert "      - NodeGroup mixed: g6.xlarge (1x l4), g6e.xlarge (1x l40s), m6i.large SPOT 0..4 nodes" in lines
+    assert "    GpuNodePool dev-us-east-1-l4  (2 resources)" in lines
+
+
+def test_providers_are_listed_apart_with_their_region() -> None:
+    text = render_summary(plan(*(record(f"pulumi:providers:{package}", name, inputs) for package, name, inputs in (
+        ("aws", "default_7_0_0", {"region": "us-east-1"}), ("kubernetes", "eks", {}), ("kubernetes", "gke", {})))))
+    assert text.splitlines()[-4:] == ["", "providers", "  1 x aws, region us-east-1", "  2 x kubernetes"]
+    assert "resources outside components" not in text
