@@ -80,7 +80,8 @@ FACTS: dict[str, Facts] = {
     "gcp:lustre/instance:Instance": lambda i: f"{_get(i, 'capacityGib')} GiB{_throughput(i)}",
     "gcp:tpu/v2QueuedResource:V2QueuedResource": lambda i: "TPU VM queued resource",
     "gcp:compute/network:Network": lambda i: "custom-mode VPC" if _get(i, "autoCreateSubnetworks") is False else "VPC",
-    "azure-native:containerservice:ManagedCluster": lambda i: f"k8s {_get(i, 'kubernetesVersion') or 'default'}, private={_get(i, 'apiServerAccessProfile', 'enablePrivateCluster')}",
+    "azure-native:containerservice:ManagedCluster": lambda i: f"k8s {_get(i, 'kubernetesVersion') or 'AKS default'}, "
+    f"upgrade channel={_get(i, 'autoUpgradeProfile', 'upgradeChannel') or 'none'}, private={_get(i, 'apiServerAccessProfile', 'enablePrivateCluster')}",
     "azure-native:containerservice:AgentPool": _azure_agent_pool,
     "azure-native:storagecache:AmlFilesystem": lambda i: f"{_get(i, 'storageCapacityTiB')} TiB {_get(i, 'sku', 'name')}",
     "azure-native:network:VirtualNetwork": lambda i: ",".join(_get(i, "addressSpace", "addressPrefixes") or []),

@@ -121,3 +121,11 @@ def test_providers_are_listed_apart_with_their_region() -> None:
         ("aws", "default_7_0_0", {"region": "us-east-1"}), ("kubernetes", "eks", {}), ("kubernetes", "gke", {})))))
     assert text.splitlines()[-4:] == ["", "providers", "  1 x aws, region us-east-1", "  2 x kubernetes"]
     assert "resources outside components" not in text
+
+
+def test_an_aks_cluster_without_a_version_shows_its_upgrade_channel() -> None:
+    cluster = component("ai-infra:azure:Cluster", "prod-eastus2")
+    text = render_summary(plan(cluster, record("azure-native:containerservice:ManagedCluster", "aks", {
+        "location": "eastus2", "autoUpgradeProfile": {"upgradeChannel": "stable"},
+        "apiServerAccessProfile": {"enablePrivateCluster": True}}, parent=cluster.urn)))
+    assert "      - ManagedCluster aks: k8s AKS default, upgrade channel=stable, private=True" in text.splitlines()
