@@ -86,6 +86,15 @@ FACTS: dict[str, Facts] = {
     "azure-native:storagecache:AmlFilesystem": lambda i: f"{_get(i, 'storageCapacityTiB')} TiB {_get(i, 'sku', 'name')}",
     "azure-native:network:VirtualNetwork": lambda i: ",".join(_get(i, "addressSpace", "addressPrefixes") or []),
     "kubernetes:helm.sh/v3:Release": lambda i: f"{_get(i, 'chart')} {_get(i, 'version')}",
+    # Load balancers and the global endpoint: who can reach them and where traffic goes.
+    "aws:lb/loadBalancer:LoadBalancer": lambda i: f"{_get(i, 'loadBalancerType') or 'application'}, internal={_get(i, 'internal')}",
+    "aws:globalaccelerator/endpointGroup:EndpointGroup": lambda i: f"{_get(i, 'endpointGroupRegion')}, "
+    f"traffic dial {_get(i, 'trafficDialPercentage') if _get(i, 'trafficDialPercentage') is not None else 100}%",
+    "gcp:compute/backendService:BackendService": lambda i: f"{_get(i, 'loadBalancingScheme')} {_get(i, 'protocol')}",
+    "azure-native:cdn:AFDOrigin": lambda i: f"{_get(i, 'hostName')}"
+    + (f" through Private Link in {region}" if (region := _get(i, 'sharedPrivateLinkResource', 'privateLinkLocation')) else ""),
+    "kubernetes:core/v1:PersistentVolumeClaim": lambda i: f"{_get(i, 'metadata', 'namespace')}/{_get(i, 'metadata', 'name')} "
+    f"{_get(i, 'spec', 'resources', 'requests', 'storage')}",
 }
 COUNTED = {
     "aws:s3/bucket:Bucket": ("bucket", "buckets"),

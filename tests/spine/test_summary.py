@@ -129,3 +129,26 @@ def test_an_aks_cluster_without_a_version_shows_its_upgrade_channel() -> None:
         "location": "eastus2", "autoUpgradeProfile": {"upgradeChannel": "stable"},
         "apiServerAccessProfile": {"enablePrivateCluster": True}}, parent=cluster.urn)))
     assert "      - ManagedCluster aks: k8s AKS default, upgrade channel=stable, private=True" in text.splitlines()
+
+
+def test_endpoints_and_volume_claims_show_reach_and_size() -> None:
+    endpoint = component("ai-infra:aws:InferenceEndpoint", "prod-us-east-1-inference")
+    front_door = component("ai-infra:azure:FrontDoor", "prod-frontdoor")
+    volumes = component("ai-infra:kubernetes:LustreVolumes", "prod-us-east-1-lustre")
+    text = render_summary(plan(
+        endpoint, front_door, volumes,
+        record("aws:lb/loadBalancer:LoadBalancer", "lb", {"region": "us-east-1", "internal": True,
+                                                          "loadBalancerType": "application"}, parent=endpoint.urn),
+        record("aws:globalaccelerator/endpointGroup:EndpointGroup", "eg", {"endpointGroupRegion": "us-east-1"},
+               parent=endpoint.urn),
+        record("azure-native:cdn:AFDOrigin", "origin", {"hostName": "10.80.224.10", "sharedPrivateLinkResource": {
+            "privateLinkLocation": "eastus2"}}, parent=front_door.urn),
+        record("kubernetes:core/v1:PersistentVolumeClaim", "pvc", {
+            "metadata": {"namespace": "research", "name": "train"},
+            "spec": {"resources": {"requests": {"storage": "4800Gi"}}}}, parent=volumes.urn),
+    ))
+    lines = text.splitlines()
+    assert "      - LoadBalancer lb: application, internal=True" in lines
+    assert "      - EndpointGroup eg: us-east-1, traffic dial 100%" in lines  # AWS's default dial when none is set
+    assert "      - AFDOrigin origin: 10.80.224.10 through Private Link in eastus2" in lines
+    assert "      - PersistentVolumeClaim pvc: research/train 4800Gi" in lines
