@@ -173,7 +173,7 @@ def render_summary(plan: PlanResult) -> str:
         lines.append(f"{cloud}")
         for region in sorted(tree[cloud]):
             lines.append(f"  {region}")
-            for group in sorted(tree[cloud][region], key=lambda g: g.component.name):
+            for group in sorted(tree[cloud][region], key=lambda g: (g.component.name, g.component.type)):
                 lines.append(f"    {group.component.type.split(':')[-1]} {group.component.name}  ({_count(len(group.resources), 'resource', 'resources')})")
                 lines += [f"      - {line}" for line in _facts(group.resources)]
     providers = [r for r in loose if r.type.startswith(PROVIDER_PREFIX)]
@@ -197,7 +197,7 @@ def render_summary(plan: PlanResult) -> str:
 
 def _facts(resources: list[ResourceRecord]) -> list[str]:
     lines = []
-    for record in resources:
+    for record in sorted(resources, key=lambda r: (r.name, r.type)):  # registration order varies from run to run
         extractor = FACTS.get(record.type)
         if extractor is not None:
             text = extractor(record.inputs).replace(UNKNOWN, "?")  # a value known only after deploy reads as '?'

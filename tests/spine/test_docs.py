@@ -43,3 +43,16 @@ def test_cli_prints_the_schema(capsys: pytest.CaptureFixture[str]) -> None:
     printed = json.loads(capsys.readouterr().out)
     assert printed["title"].startswith("ai-infra platform")
     assert "clouds" in printed["properties"]
+
+
+def test_the_readme_excerpt_of_the_dev_plan_is_what_the_plan_prints() -> None:
+    from aiinfra.plan.program import plan_stack
+    from aiinfra.plan.project import load_project
+    from aiinfra.plan.summary import render_summary
+
+    readme = (ROOT / "README.md").read_text()
+    excerpt = readme.split("The dev plan starts like this", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    printed = iter(render_summary(plan_stack(load_project(ROOT), "dev")).splitlines())
+    for line in excerpt.splitlines():
+        if line.strip() != "...":
+            assert line in printed, f"README excerpt line not in the dev plan (or out of order): {line!r}"

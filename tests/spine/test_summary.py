@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from aiinfra.plan.runtime import UNKNOWN, PlanResult, ResourceRecord
 from aiinfra.plan.summary import render_summary
 
@@ -152,3 +155,20 @@ def test_endpoints_and_volume_claims_show_reach_and_size() -> None:
     assert "      - EndpointGroup eg: us-east-1, traffic dial 100%" in lines  # AWS's default dial when none is set
     assert "      - AFDOrigin origin: 10.80.224.10 through Private Link in eastus2" in lines
     assert "      - PersistentVolumeClaim pvc: research/train 4800Gi" in lines
+
+
+NETWORK = component("ai-infra:aws:Network", "dev-us-east-1")
+CLUSTER = component("ai-infra:aws:Cluster", "dev-us-east-1")  # the same name as the network: ordered by type
+VOLUMES = component("ai-infra:kubernetes:LustreVolumes", "dev-us-east-1-lustre")
+SAME_NAMES = [
+    NETWORK, CLUSTER, VOLUMES,
+    record("aws:ec2/vpc:Vpc", "vpc", {"region": "us-east-1", "cidrBlock": "10.10.0.0/16"}, parent=NETWORK.urn),
+    record("aws:eks/cluster:Cluster", "eks", {"region": "us-east-1", "version": "1.35"}, parent=CLUSTER.urn),
+    *(record("kubernetes:core/v1:PersistentVolumeClaim", f"{team}-pvc", {"metadata": {"namespace": team, "name": "scratch"}},
+             parent=VOLUMES.urn) for team in ("research", "inference", "applied-ml")),
+]
+
+
+@given(st.permutations(SAME_NAMES))
+def test_the_summary_does_not_depend_on_registration_order(records: list[ResourceRecord]) -> None:
+    assert render_summary(plan(*records)) == render_summary(plan(*SAME_NAMES))
