@@ -114,8 +114,9 @@ def _plan(args: argparse.Namespace) -> int:
         traceback.print_exc()
         raise UserError(f"the program of stack '{args.stack}' failed: {type(err).__name__}: {err}") from None
     document = result.to_json()
+    summary = render_summary(result)
     if not args.quiet:
-        print(render_summary(result))
+        print(summary)
     report = None
     if not args.no_policy:
         report = _evaluate_policy(args, project, result)
@@ -132,7 +133,7 @@ def _plan(args: argparse.Namespace) -> int:
     if args.markdown:
         from aiinfra.plan.markdown import render_markdown
 
-        Path(args.markdown).write_text(render_markdown(document))
+        Path(args.markdown).write_text(render_markdown(document, summary))
     if report is not None and report.mandatory:
         print(f"\n{len(report.mandatory)} mandatory policy violation(s): the plan would be blocked", file=sys.stderr)
         return EXIT_MANDATORY_VIOLATION

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from aiinfra.cli import main
 from aiinfra.plan.diff import diff_plans, render_diff_text
-from aiinfra.plan.markdown import MARKER, combine, render_markdown
+from aiinfra.plan.markdown import GITHUB_COMMENT_LIMIT, MARKER, combine, render_markdown
 
 PROGRAM = Path(__file__).resolve().parents[1] / "data" / "programs" / "invokes"
 
@@ -78,3 +78,36 @@ def test_cli_writes_the_comment_and_stores_the_diff(tmp_path: Path) -> None:
     assert document["diff"]["counts"]["added"] == len(document["resources"])
     assert code == (2 if any(v["enforcementLevel"] == "mandatory" for v in document["policy"]["violations"]) else 0)
     assert "aws-launch-template-imdsv2" in comment.read_text()  # the demo instance allows IMDSv1
+    # the grouped summary, folded away: the instance's subnets as the terminal shows them
+    assert "<details><summary>What the plan creates</summary>" in comment.read_text()
+    assert "    2 x aws:ec2/subnet:Subnet" in comment.read_text()
+
+
+def _section(stack: str, violations: int, summary_lines: int) -> str:
+    document = {"stack": stack, "resources": [], "policy": {"pack": "p@v1", "violations": [
+        {"policy": f"rule-{i}", "enforcementLevel": "mandatory", "urn": f"urn:x::r{i}", "message": "m"}
+        for i in range(violations)]}}
+    return render_markdown(document, "\n".join(f"    Bucket {stack}-{i}  (7 resources)" for i in range(summary_lines)))
+
+
+def test_a_comment_over_githubs_limit_drops_the_summaries_first() -> None:
+    sections = [_section(stack, 3, 1500) for stack in ("dev", "staging", "prod")]
+    assert len("".join(sections)) > GITHUB_COMMENT_LIMIT
+    comment = combine(sections)
+    assert len(comment) <= GITHUB_COMMENT_LIMIT
+    assert "Bucket" not in comment and "Plan summaries left out" in comment
+    for stack in ("dev", "staging", "prod"):  # every verdict and rule row stays
+        assert f"### `{stack}`: ❌ blocked" in comment
+    assert comment.count("| mandatory | `rule-2` |") == 3
+
+
+def test_a_comment_still_over_the_limit_is_cut_at_the_end() -> None:
+    comment = combine([_section("prod", 50, 10), "x" * GITHUB_COMMENT_LIMIT])
+    assert len(comment) <= GITHUB_COMMENT_LIMIT
+    assert comment.startswith(MARKER) and "### `prod`: ❌ blocked" in comment
+    assert comment.endswith("… cut to fit GitHub's comment limit; the job log has the rest.\n")
+
+
+def test_a_comment_within_the_limit_is_left_whole() -> None:
+    sections = [_section("dev", 2, 20)]
+    assert combine(sections) == "\n".join([MARKER, "## ai-infra plan", "", *sections])
