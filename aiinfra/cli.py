@@ -141,7 +141,7 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _evaluate_policy(args: argparse.Namespace, project, result):  # noqa: ANN001, ANN202
-    from aiinfra.policy_eval import evaluate_pack
+    from aiinfra.policy_eval import PolicyError, evaluate_pack
 
     pack = Path(args.policy_pack) if args.policy_pack else REPO_ROOT / "policies"
     if not (pack / "PulumiPolicy.yaml").is_file():
@@ -154,7 +154,10 @@ def _evaluate_policy(args: argparse.Namespace, project, result):  # noqa: ANN001
     if not config_path.is_file():
         raise UserError(f"policy config {config_path} does not exist")
     records = [r.to_json() for r in result.resources]
-    return evaluate_pack(pack, records, config_path=config_path, project=result.project, stack=result.stack)
+    try:
+        return evaluate_pack(pack, records, config_path=config_path, project=result.project, stack=result.stack)
+    except PolicyError as err:
+        raise UserError(str(err)) from None
 
 
 def _print_policy(report) -> None:  # noqa: ANN001

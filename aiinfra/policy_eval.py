@@ -61,6 +61,7 @@ def evaluate_pack(pack_dir: str | Path, resources: list[dict], *, config: dict |
                   organization: str = "organization", dry_run: bool = True,
                   python: str | None = None) -> PolicyReport:
     """Run the pack at `pack_dir` over plan `resources` (records with wire-form inputs)."""
+    pack_dir = Path(pack_dir).resolve()  # the pack runs from its own directory: a relative path would not hold there
     if config is None and config_path is not None:
         try:
             config = json.loads(Path(config_path).read_text())
@@ -78,10 +79,10 @@ def evaluate_pack(pack_dir: str | Path, resources: list[dict], *, config: dict |
             await stub.Configure(analyzer_pb2.ConfigureAnalyzerRequest(policyConfig=_policy_config(info, config or {})))
             return info, await _analyze(stub, resources)
 
-    with _pack_process(Path(pack_dir), python or sys.executable, env) as address:
+    with _pack_process(pack_dir, python or sys.executable, env) as address:
         info, diagnostics = asyncio.run(session(address))
     return PolicyReport(
-        pack=f"{info.name}@v{_pack_version(Path(pack_dir)) or info.version}",
+        pack=f"{info.name}@v{_pack_version(pack_dir) or info.version}",
         violations=[Violation(d.policyName, _LEVEL_NAMES.get(d.enforcementLevel, "advisory"), d.urn, d.message or d.description)
                     for d in diagnostics],
     )

@@ -69,3 +69,23 @@ def test_unknown_stack_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> N
 def test_missing_project_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ProjectError, match="no Pulumi.yaml"):
         load_project(tmp_path)
+
+
+def test_a_relative_policy_pack_path_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "plan.json"
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])  # the repository root, which holds policies/
+    code = main(["plan", "--program", str(PROGRAM), "--stack", "demo", "--policy-pack", "policies",
+                 "--json", str(out), "-q"])
+    document = json.loads(out.read_text())
+    assert document["policy"]["pack"].startswith("ai-infra-compliance@v")
+    assert "aws-launch-template-imdsv2" in {v["policy"] for v in document["policy"]["violations"]}
+    assert code == 2  # that rule is mandatory in the baseline config
+
+
+def test_a_policy_config_naming_unknown_rules_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "policy.json"
+    config.write_text(json.dumps({"no-such-rule": "mandatory"}))
+    assert main(["plan", "--program", str(PROGRAM), "--stack", "demo", "--policy-config", str(config), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert "policy config names unknown policies: no-such-rule" in err and "required-tags" in err
+    assert "Traceback" not in err
