@@ -87,11 +87,45 @@ class UserError(Exception):
 def _project(args: argparse.Namespace):
     from aiinfra.plan.project import ProjectError, load_project
 
-    root = Path(args.program) if getattr(args, "program", None) else Path.cwd()
+    if getattr(args, "program", None):
+        root = Path(args.program).resolve()
+    else:  # like the Pulumi CLI: the nearest Pulumi.yaml in this directory or a parent
+        here = Path.cwd().resolve()
+        root = next((d for d in (here, *here.parents) if (d / "Pulumi.yaml").is_file()), None)
+        if root is None:
+            raise UserError(f"no Pulumi.yaml in {here} or any parent; run inside a Pulumi project or pass --program DIR")
     try:
-        return load_project(root.resolve())
+        return load_project(root)
     except ProjectError as err:
         raise UserError(str(err)) from None
+
+
+def _read_base_plan(path: str) -> dict:
+    """The --diff base: a plan document written by `aiinfra plan --json`."""
+    try:
+        document = json.loads(Path(path).read_text())
+    except OSError as err:
+        raise UserError(f"--diff {path}: cannot read it ({err.strerror})") from None
+    except json.JSONDecodeError as err:
+        raise UserError(f"--diff {path}: not JSON ({err})") from None
+    resources = document.get("resources") if isinstance(document, dict) else None
+    if not isinstance(resources, list) or not all(isinstance(r, dict) and "urn" in r and "type" in r for r in resources):
+        raise UserError(f"--diff {path}: not a plan from `aiinfra plan --json` (expected a 'resources' list of records "
+                        "with 'urn' and 'type')")
+    return document
+
+
+def _check_output(option: str, path: str | None) -> None:
+    """Fail before planning when an output file cannot be written where asked."""
+    if path is not None and not Path(path).resolve().parent.is_dir():
+        raise UserError(f"{option} {path}: directory {Path(path).resolve().parent} does not exist")
+
+
+def _write(option: str, path: str, text: str) -> None:
+    try:
+        Path(path).write_text(text)
+    except OSError as err:
+        raise UserError(f"{option} {path}: cannot write it ({err.strerror})") from None
 
 
 def _plan(args: argparse.Namespace) -> int:
@@ -102,6 +136,9 @@ def _plan(args: argparse.Namespace) -> int:
     from aiinfra.plan.summary import render_summary
 
     project = _project(args)
+    base = _read_base_plan(args.diff) if args.diff else None
+    _check_output("--json", args.json)
+    _check_output("--markdown", args.markdown)
     try:
         result = plan_stack(project, args.stack)
     except ProjectError as err:
@@ -122,18 +159,17 @@ def _plan(args: argparse.Namespace) -> int:
         report = _evaluate_policy(args, project, result)
         document["policy"] = report.to_json()
         _print_policy(report)
-    if args.diff:
+    if base is not None:
         from aiinfra.plan.diff import diff_plans, render_diff_text
 
-        base = json.loads(Path(args.diff).read_text())
         document["diff"] = diff_plans(base, document)
         print(render_diff_text(document["diff"]))
     if args.json:
-        Path(args.json).write_text(json.dumps(document, indent=2, sort_keys=False) + "\n")
+        _write("--json", args.json, json.dumps(document, indent=2, sort_keys=False) + "\n")
     if args.markdown:
         from aiinfra.plan.markdown import render_markdown
 
-        Path(args.markdown).write_text(render_markdown(document, summary))
+        _write("--markdown", args.markdown, render_markdown(document, summary))
     if report is not None and report.mandatory:
         print(f"\n{len(report.mandatory)} mandatory policy violation(s): the plan would be blocked", file=sys.stderr)
         return EXIT_MANDATORY_VIOLATION
@@ -192,7 +228,7 @@ def _schema(args: argparse.Namespace) -> int:
 
     text = json.dumps(json_schema(), indent=2) + "\n"
     if args.output:
-        Path(args.output).write_text(text)
+        _write("--output", args.output, text)
     else:
         sys.stdout.write(text)
     return 0

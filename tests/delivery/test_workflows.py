@@ -44,6 +44,45 @@ def test_preview_plans_base_and_head_comments_once_and_fails_on_violations(flows
     assert action["with"]["command"] == "preview" and action["with"]["policyPacks"] == "policies"
 
 
+FAKE_UV = """#!/bin/sh
+# `uv run --frozen aiinfra plan --stack ENV --no-policy --json FILE -q`: plans fail for the stack in FAIL_STACK
+while [ $# -gt 0 ]; do
+  case "$1" in --stack) stack="$2"; shift ;; --json) out="$2"; shift ;; esac
+  shift
+done
+[ "$stack" = "$FAIL_STACK" ] && exit 1
+echo '{"project": "ai-infra", "stack": "'"$stack"'", "resources": [{"urn": "urn:x", "type": "t"}], "outputs": {}}' > "$out"
+"""
+
+
+@pytest.mark.parametrize(("setup_code", "fail_stack", "empty"), [
+    (1, "", {"dev", "staging", "prod"}),  # the base cannot be set up at all
+    (0, "prod", {"prod"}),  # the base predates an environment
+    (0, "", set()),
+])
+def test_the_base_plan_step_always_leaves_a_base_the_head_can_diff(
+        flows: dict[str, dict], tmp_path: Path, setup_code: int, fail_stack: str, empty: set[str]) -> None:
+    from aiinfra.cli import _read_base_plan
+
+    step = next(s for s in flows["preview"]["jobs"]["offline-plan"]["steps"] if s.get("working-directory") == "base")
+    bin_dir, base = tmp_path / "bin", tmp_path / "base"
+    bin_dir.mkdir()
+    base.mkdir()
+    (bin_dir / "make").write_text(f"#!/bin/sh\nexit {setup_code}\n")
+    (bin_dir / "uv").write_text(FAKE_UV)
+    for tool in ("make", "uv"):
+        (bin_dir / tool).chmod(0o755)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "FAIL_STACK": fail_stack}
+    # GitHub runs `run:` scripts with `bash --noprofile --norc -eo pipefail`.
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=base, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    for stack in ("dev", "staging", "prod"):
+        document = _read_base_plan(str(tmp_path / f"base-{stack}.json"))  # what the head's --diff accepts
+        assert document["stack"] == stack
+        assert (document["resources"] == []) == (stack in empty)
+
+
 def test_deploy_goes_dev_then_staging_then_prod_with_protection(flows: dict[str, dict]) -> None:
     deploy = flows["deploy"]
     assert deploy[True]["push"]["branches"] == ["main"]

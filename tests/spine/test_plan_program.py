@@ -89,3 +89,39 @@ def test_a_policy_config_naming_unknown_rules_is_a_clear_error(tmp_path: Path, c
     err = capsys.readouterr().err
     assert "policy config names unknown policies: no-such-rule" in err and "required-tags" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--diff", "{missing}"], "--diff {missing}: cannot read it (No such file or directory)"),
+    (["--diff", "{not_json}"], "--diff {not_json}: not JSON"),
+    (["--diff", "{not_a_plan}"], "--diff {not_a_plan}: not a plan from `aiinfra plan --json`"),
+    (["--json", "{no_dir}/plan.json"], "--json {no_dir}/plan.json: directory {no_dir} does not exist"),
+    (["--markdown", "{no_dir}/comment.md"], "--markdown {no_dir}/comment.md: directory {no_dir} does not exist"),
+])
+def test_bad_plan_files_are_clear_errors_before_anything_is_planned(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        argv: list[str], message: str) -> None:
+    paths = {"missing": tmp_path / "missing.json", "not_json": tmp_path / "bad.json",
+             "not_a_plan": tmp_path / "list.json", "no_dir": tmp_path / "nowhere"}
+    paths["not_json"].write_text("{bad")
+    paths["not_a_plan"].write_text("[1, 2]")
+    monkeypatch.setattr("aiinfra.plan.program.plan_stack", lambda *_: pytest.fail("planned despite a bad file"))
+    argv = [a.format(**paths) for a in argv]
+    assert main(["plan", "--program", str(PROGRAM), "--stack", "demo", "--no-policy", "-q", *argv]) == 1
+    err = capsys.readouterr().err
+    assert message.format(**paths) in err and "Traceback" not in err
+
+
+def test_the_project_is_found_in_a_parent_directory_as_the_pulumi_cli_does(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(root / "components" / "spec")
+    assert main(["validate", "--stack", "dev"]) == 0
+    assert capsys.readouterr().out.startswith("ok: dev")
+
+
+def test_no_project_anywhere_up_the_tree_is_a_clear_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["validate", "--stack", "dev"]) == 1
+    assert f"no Pulumi.yaml in {tmp_path.resolve()} or any parent" in capsys.readouterr().err
