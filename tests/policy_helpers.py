@@ -39,10 +39,12 @@ def resource(type_: str, props: dict, name: str = "r", provider: dict | None = N
                           None, deps or [], {})
 
 
-def run_stack(name: str, resources: list[PolicyResource], config: dict | None = None) -> list[tuple[str | None, str]]:
+def run_stack(name: str, resources: list[PolicyResource], config: dict | None = None,
+              found: list[tuple[str | None, str]] | None = None) -> list[tuple[str | None, str]]:
+    """The violations reported, in `found` if given (so they can be read after the validator raised)."""
     rule = RULES[name]
     args = StackValidationArgs(resources, {**defaults(rule), **(config or {})})
-    found: list[tuple[str | None, str]] = []
+    found = [] if found is None else found
     stack_validator(rule)(args, lambda message, urn=None: found.append((urn, message)))
     return found
 

@@ -7,10 +7,12 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 from policy_helpers import RULES, resource, run_stack
 
 from aiinfra.policy_eval import evaluate_pack
+from pulumi_policy.proxy import UnknownValueError
 from aiinfra_policy.registry import FRAMEWORKS, PROFILES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,6 +68,20 @@ def test_a_bucket_without_any_encryption_configuration_is_flagged() -> None:
     found = run_stack("aws-s3-bucket-default-encryption", [bare, by_dependency, by_reference, inline, *side])
     assert found == [(bare.urn, "bucket has no default encryption configuration: S3 encrypts its objects with "
                                 "S3-managed keys (SSE-S3), not a customer-managed KMS key")]
+
+
+def test_tls_rule_checks_every_known_bucket_policy_when_one_is_unknown_in_preview() -> None:
+    unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the engine's unknown-value sentinel
+    bucket_policy = "aws:s3/bucketPolicy:BucketPolicy"
+    tls = json.dumps({"Statement": [{"Effect": "Deny", "Condition": {"Bool": {"aws:SecureTransport": "false"}}}]})
+    pending, bare, safe = (resource("aws:s3/bucket:Bucket", {}, name) for name in ("pending", "bare", "safe"))
+    policies = [resource(bucket_policy, {"policy": unknown}, "pending-policy", deps=[pending]),
+                resource(bucket_policy, {"policy": tls}, "safe-policy", deps=[safe])]
+    with pytest.raises(UnknownValueError):  # the SDK turns this into its "can't run during preview" advisory
+        run_stack("aws-s3-bucket-tls-only", [pending, bare, safe, *policies], found=(found := []))
+    # ...after the bucket with no policy at all was reported, though it comes after the unknown one
+    assert found == [(bare.urn, "no bucket policy denies non-TLS (aws:SecureTransport=false) requests")]
+    assert run_stack("aws-s3-bucket-tls-only", [bare, safe, policies[1]]) == found
 
 
 def test_vpc_without_flow_log_is_flagged() -> None:
