@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .aws import ENC, EXPOSURE, LOGGING, S3_SSE
-from .props import Unknown, get, need
+from .props import Unknowns, get, need
 from .registry import Context, rule
 
 BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
@@ -84,19 +84,13 @@ def buckets_versioned(resources: list[Any], ctx: Context) -> Iterator[tuple[str,
       severity="high", remediation="Add a bucket policy statement denying s3:* when aws:SecureTransport is false.",
       frameworks={"HIPAA": ("164.312(e)(1)",), "SOC2": ("CC6.7",), "PCI-DSS-v4": ("4.2.1",), "NIST-800-53": ("SC-8",), "CIS": ("AWS 2.1.2",)})
 def buckets_tls(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
-    # A policy unknown during preview (it names ARNs not yet assigned) can't be checked; the other buckets still
-    # are, and the first unknown is raised at the end, so the "can't run during preview" advisory still shows.
-    unknown: Unknown | None = None
+    unknowns = Unknowns()  # a policy naming ARNs not yet assigned is unknown in preview; the other buckets are checked
     for bucket, side in _missing_side(resources, ("aws:s3/bucketPolicy:BucketPolicy",), "__none__"):
-        try:
+        with unknowns.skip():
             policy = need(side.props, "policy") if side is not None else None
-        except Unknown as err:
-            unknown = unknown or err
-            continue
-        if not isinstance(policy, str) or "aws:SecureTransport" not in policy:
-            yield bucket.urn, "no bucket policy denies non-TLS (aws:SecureTransport=false) requests"
-    if unknown is not None:
-        raise unknown
+            if not isinstance(policy, str) or "aws:SecureTransport" not in policy:
+                yield bucket.urn, "no bucket policy denies non-TLS (aws:SecureTransport=false) requests"
+    unknowns.raise_first()
 
 
 @rule("aws-vpc-flow-logs", "Checks whether every VPC has a flow log capturing all traffic.",

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .common import ALLOWED_REGIONS, ENVIRONMENT
-from .props import Unknown, get, items, need
+from .props import Unknown, Unknowns, get, items, need
 from .registry import Context, rule
 
 EKS_POOL, GKE_POOL, AKS_POOL = "aws:eks/nodeGroup:NodeGroup", "gcp:container/nodePool:NodePool", "azure-native:containerservice:AgentPool"
@@ -38,6 +38,15 @@ class Pool:
     taints: list[str]
 
 
+def _first(props: Any, *paths: str) -> Any:
+    """The value at the first of `paths` that is set (None if none is); an unknown one on the way raises Unknown."""
+    for path in paths:
+        value = need(props, path)
+        if value is not None:
+            return value
+    return None
+
+
 def pool_of(type_: str, props: Any) -> Pool:
     """What a node pool carries, from the inputs each cloud's API receives (raises Unknown when it can't tell)."""
     if type_ == EKS_POOL:
@@ -56,9 +65,8 @@ def pool_of(type_: str, props: Any) -> Pool:
             model, count = "tpu", int(tpu.group(1))
         else:
             model, count = _table().get(f"gcp:{machine}", (None, 0))
-        auto = get(props, "autoscaling") or {}
-        low = get(auto, "totalMinNodeCount", get(auto, "minNodeCount", get(props, "nodeCount", 0)))
-        high = get(auto, "totalMaxNodeCount", get(auto, "maxNodeCount", get(props, "nodeCount", get(props, "initialNodeCount", 0))))
+        low = _first(props, "autoscaling.totalMinNodeCount", "autoscaling.minNodeCount", "nodeCount")
+        high = _first(props, "autoscaling.totalMaxNodeCount", "autoscaling.maxNodeCount", "nodeCount", "initialNodeCount")
         taints = [f"{get(t, 'key')}:{get(t, 'effect')}" for t in items(props, "nodeConfig.taints")]
         if model and model != "tpu":
             taints.append("nvidia.com/gpu:NO_SCHEDULE")  # GKE adds this taint to every GPU node pool itself
@@ -134,13 +142,14 @@ GLOBAL_SERVICES = ("aws:iam/", "aws:route53/", "aws:cloudfront/", "aws:globalacc
 
 
 def _region(props: Any, provider: Any, type_: str = "") -> str | None:
+    """The resource's region, zone or location, else its provider's region; an unknown one raises Unknown."""
     for key in ("region", "location", "zone"):
-        value = get(props, key)
+        value = need(props, key)
         if isinstance(value, str):
             return value.lower()
     if type_.startswith(GLOBAL_SERVICES):
         return None
-    value = get(provider, "region") if provider is not None else None
+    value = need(provider, "region") if provider is not None else None
     return value.lower() if isinstance(value, str) else None
 
 
@@ -152,14 +161,17 @@ def residency(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
     allowed = [r.lower() for r in ctx.config.get("allowedRegions") or []]
     if not allowed:
         return
+    unknowns = Unknowns()  # e.g. `location=resource_group.location` of a group whose location is not yet known
     for r in resources:
         if r.resource_type.startswith(("pulumi:", "kubernetes:")):
             continue
-        region = _region(r.props, r.provider.props if getattr(r, "provider", None) is not None else None, r.resource_type)
-        if region is None or region == "global" or region in ("us", "eu", "asia"):
-            continue
-        if not any(region == a or region.startswith(a + "-") for a in allowed):
-            yield r.urn, f"region {region} is outside the allowed regions {', '.join(allowed)}"
+        with unknowns.skip():
+            region = _region(r.props, r.provider.props if getattr(r, "provider", None) is not None else None, r.resource_type)
+            if region is None or region == "global" or region in ("us", "eu", "asia"):
+                continue
+            if not any(region == a or region.startswith(a + "-") for a in allowed):
+                yield r.urn, f"region {region} is outside the allowed regions {', '.join(allowed)}"
+    unknowns.raise_first()
 
 
 @rule("data-zone-residency", "Checks whether data labelled with a residency zone stays in that zone's regions.",
@@ -168,9 +180,12 @@ def residency(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
       config={"dataZones": {"type": "object", "default": {}, "description": "Zone name -> allowed regions, e.g. {\"eu\": [\"eu-west-1\"]}."}})
 def data_zones(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
     zones = ctx.config.get("dataZones") or {}
+    unknowns = Unknowns()
     for r in resources:
-        labels = get(r.props, "tags") or get(r.props, "labels") or {}
-        zone = labels.get("data-zone") if isinstance(labels, dict) else None
-        region = _region(r.props, None)
-        if zone and region and zone in zones and region not in [z.lower() for z in zones[zone]]:
-            yield r.urn, f"data-zone {zone} data is in {region}; allowed: {', '.join(zones[zone])}"
+        with unknowns.skip():
+            labels = need(r.props, "tags") or need(r.props, "labels") or {}
+            zone = need(labels, "data-zone") if isinstance(labels, dict) else None
+            region = _region(r.props, None) if zone else None
+            if zone and region and zone in zones and region not in [z.lower() for z in zones[zone]]:
+                yield r.urn, f"data-zone {zone} data is in {region}; allowed: {', '.join(zones[zone])}"
+    unknowns.raise_first()

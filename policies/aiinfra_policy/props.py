@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from pulumi_policy.proxy import (
@@ -23,6 +24,33 @@ class Unknown(Exception):
     def __init__(self, path: str):
         super().__init__(f"{path} is unknown during preview, so it cannot be verified; the check runs again on `pulumi up`")
         self.path = path
+
+
+class Unknowns:
+    """For stack rules: go on past a resource whose needed value is unknown during preview, and raise the first such
+    value once every other resource was checked, so the SDK's "can't run during preview" advisory still shows but
+    no decidable violation is hidden behind it.
+
+        unknowns = Unknowns()
+        for r in resources:
+            with unknowns.skip():
+                ...  # need(...), yield violations
+        unknowns.raise_first()
+    """
+
+    def __init__(self) -> None:
+        self.first: Unknown | None = None
+
+    @contextmanager
+    def skip(self) -> Iterator[None]:
+        try:
+            yield
+        except Unknown as err:
+            self.first = self.first or err
+
+    def raise_first(self) -> None:
+        if self.first is not None:
+            raise self.first
 
 
 _PLAIN = frozenset({dict, list, str, tuple, int, float, bool, type(None)})

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .common import ENVIRONMENT
-from .props import get, need
+from .props import Unknowns, get, need
 from .registry import Context, rule
 
 # Resource types that carry tags or labels, by where they keep them.
@@ -48,19 +48,22 @@ def _provider_tags(provider: Any, key: str) -> dict[str, str]:
       frameworks={"SOC2": ("CC2.1",), "NIST-800-53": ("CM-8",), "CIS": ("Controls 1.1",)}, config=REQUIRED)
 def required_tags(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
     required = ctx.config.get("requiredTags") or REQUIRED["requiredTags"]["default"]
+    unknowns = Unknowns()  # tags computed from other resources' outputs may be unknown in preview
     for r in resources:
         provider = r.provider.props if getattr(r, "provider", None) is not None else None
-        if r.resource_type in AWS_TAGGABLE:
-            tags = {**_provider_tags(provider, "defaultTags"), **(get(r.props, "tags") or {})}
-        elif r.resource_type in GCP_LABELLED:
-            tags = {**_provider_tags(provider, "defaultLabels"), **(get(r.props, GCP_LABELLED[r.resource_type]) or {})}
-        elif r.resource_type.startswith("azure-native:") and get(r.props, "location") is not None:
-            tags = get(r.props, "tags") or {}
-        else:
-            continue
-        missing = [k for k in required if k not in tags]
-        if missing:
-            yield r.urn, f"missing tags: {', '.join(missing)}"
+        with unknowns.skip():
+            if r.resource_type in AWS_TAGGABLE:
+                tags = {**_provider_tags(provider, "defaultTags"), **(need(r.props, "tags") or {})}
+            elif r.resource_type in GCP_LABELLED:
+                tags = {**_provider_tags(provider, "defaultLabels"), **(need(r.props, GCP_LABELLED[r.resource_type]) or {})}
+            elif r.resource_type.startswith("azure-native:") and get(r.props, "location") is not None:
+                tags = need(r.props, "tags") or {}
+            else:
+                continue
+            missing = [k for k in required if k not in tags]
+            if missing:
+                yield r.urn, f"missing tags: {', '.join(missing)}"
+    unknowns.raise_first()
 
 
 @rule("stateful-resources-protected", "Checks whether stateful resources (keys, buckets, file systems) are protected outside dev.",
