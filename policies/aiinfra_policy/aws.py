@@ -61,7 +61,7 @@ def eks_endpoint(props: Any, ctx: Context) -> Iterator[str]:
       severity="high", types=EKS_CLUSTER, remediation="Add encryptionConfig {resources: [secrets], provider: {keyArn}}.",
       frameworks={**ENC, "CIS": ("EKS 5.3.1",)})
 def eks_secrets(props: Any, ctx: Context) -> Iterator[str]:
-    if "secrets" not in (need(props, "encryptionConfig.resources") or []):
+    if "secrets" not in list(items(props, "encryptionConfig.resources")):
         yield "Kubernetes secrets are not envelope-encrypted with a KMS key"
 
 
@@ -69,7 +69,7 @@ def eks_secrets(props: Any, ctx: Context) -> Iterator[str]:
       severity="medium", types=EKS_CLUSTER, remediation="Set enabledClusterLogTypes to include api, audit and authenticator.",
       frameworks={**LOGGING, "CIS": ("EKS 2.1.1",)})
 def eks_logs(props: Any, ctx: Context) -> Iterator[str]:
-    missing = {"api", "audit", "authenticator"} - set(need(props, "enabledClusterLogTypes") or [])
+    missing = {"api", "audit", "authenticator"} - set(items(props, "enabledClusterLogTypes"))
     if missing:
         yield f"control-plane logs {', '.join(sorted(missing))} are off"
 

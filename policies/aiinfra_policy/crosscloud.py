@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .common import ALLOWED_REGIONS, ENVIRONMENT
-from .props import Unknown, Unknowns, get, items, need
+from .props import Unknowns, get, items, need
 from .registry import Context, rule
 
 EKS_POOL, GKE_POOL, AKS_POOL = "aws:eks/nodeGroup:NodeGroup", "gcp:container/nodePool:NodePool", "azure-native:containerservice:AgentPool"
@@ -52,7 +52,7 @@ def pool_of(type_: str, props: Any) -> Pool:
     if type_ == EKS_POOL:
         kinds = need(props, "instanceTypes", []) or []
         model, count = _table().get(f"aws:{kinds[0]}", (None, 0)) if kinds else (None, 0)
-        taints = [f"{get(t, 'key')}:{get(t, 'effect')}" for t in items(props, "taints")]
+        taints = [f"{need(t, 'key')}:{need(t, 'effect')}" for t in items(props, "taints")]
         return Pool(model, count, int(need(props, "scalingConfig.minSize", 0)), int(need(props, "scalingConfig.maxSize", 0)),
                     need(props, "capacityType", "ON_DEMAND") == "SPOT", taints)
     if type_ == GKE_POOL:
@@ -67,14 +67,14 @@ def pool_of(type_: str, props: Any) -> Pool:
             model, count = _table().get(f"gcp:{machine}", (None, 0))
         low = _first(props, "autoscaling.totalMinNodeCount", "autoscaling.minNodeCount", "nodeCount")
         high = _first(props, "autoscaling.totalMaxNodeCount", "autoscaling.maxNodeCount", "nodeCount", "initialNodeCount")
-        taints = [f"{get(t, 'key')}:{get(t, 'effect')}" for t in items(props, "nodeConfig.taints")]
+        taints = [f"{need(t, 'key')}:{need(t, 'effect')}" for t in items(props, "nodeConfig.taints")]
         if model and model != "tpu":
             taints.append("nvidia.com/gpu:NO_SCHEDULE")  # GKE adds this taint to every GPU node pool itself
         spot = need(props, "nodeConfig.spot", False) is True or need(props, "nodeConfig.preemptible", False) is True
         return Pool(model, count, int(low or 0), int(high or 0), spot, taints)
     vm = str(need(props, "vmSize", ""))
     model, count = _table().get(f"azure:{vm}", (None, 0))
-    taints = [str(t) for t in need(props, "nodeTaints", []) or []]
+    taints = [str(t) for t in items(props, "nodeTaints")]
     low = need(props, "minCount", get(props, "count", 0))
     high = need(props, "maxCount", get(props, "count", 0))
     return Pool(model, count, int(low or 0), int(high or 0), need(props, "scaleSetPriority", "Regular") == "Spot", taints)
@@ -124,16 +124,15 @@ def dev_pools(props: Any, ctx: Context) -> Iterator[str]:
       config={"maxGpusPerEnvironment": {"type": "integer", "default": 512, "description": "Most accelerators the environment may scale to."}})
 def gpu_cap_env(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
     total, cap = 0, int(ctx.config.get("maxGpusPerEnvironment", 512))
+    unknowns = Unknowns()  # pools that can't be counted in preview only add to the total: the known ones may do
     for r in resources:
         if r.resource_type in POOLS:
-            try:
+            with unknowns.skip():
                 pool = pool_of(r.resource_type, r.props)
-            except Unknown as unknown:
-                yield r.urn, f"cannot count this pool's accelerators: {unknown}"
-                continue
-            total += pool.per_node * pool.max_nodes if pool.accelerator else 0
+                total += pool.per_node * pool.max_nodes if pool.accelerator else 0
     if total > cap:
         yield "", f"accelerator pools can scale to {total} accelerators in total; the environment cap is {cap}"
+    unknowns.raise_first()
 
 
 GLOBAL_SERVICES = ("aws:iam/", "aws:route53/", "aws:cloudfront/", "aws:globalaccelerator/", "aws:organizations/",

@@ -98,9 +98,12 @@ def need(props: Any, path: str, default: Any = None) -> Any:
 
 
 def items(props: Any, path: str) -> Iterator[Any]:
-    """The elements of a list at `path` (none if absent); an unknown list raises `Unknown`."""
+    """The elements of a list at `path` (none if absent); an unknown list or element raises `Unknown`, since a
+    list with an unknown element can't be told to hold (or lack) a value."""
     value = need(props, path, [])
-    for element in raw(value) or []:
+    for index, element in enumerate(raw(value) or []):
+        if is_unknown(raw(element)):
+            raise Unknown(f"{path}.{index}")
         yield raw(element)
 
 
