@@ -151,7 +151,7 @@ def _plan(args: argparse.Namespace) -> int:
         traceback.print_exc()
         raise UserError(f"the program of stack '{args.stack}' failed: {type(err).__name__}: {err}") from None
     document = result.to_json()
-    summary = render_summary(result)
+    summary = render_summary(result) if not args.quiet or args.markdown else None
     if not args.quiet:
         print(summary)
     report = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pulumi_policy import PolicyProviderResource, PolicyResource, PolicyResourceOptions, ResourceValidationArgs, StackValidationArgs
-from pulumi_policy.proxy import unknown_checking_proxy
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, unknown_checking_proxy
 
 from aiinfra_policy import load_rules
 from aiinfra_policy.pack import resource_validator, stack_validator
@@ -13,6 +13,8 @@ from aiinfra_policy.props import Unknown
 from aiinfra_policy.registry import Rule
 
 RULES = {r.name: r for r in load_rules()}
+UNKNOWN = UNKNOWN_STRING_VALUE
+"""The engine's unknown string: what a plan's inputs and the policy SDK carry for a value unknown during preview."""
 
 
 def defaults(rule: Rule) -> dict[str, Any]:
@@ -49,4 +51,4 @@ def run_stack(name: str, resources: list[PolicyResource], config: dict | None = 
     return found
 
 
-__all__ = ["RULES", "Unknown", "resource", "run_resource", "run_stack"]
+__all__ = ["RULES", "UNKNOWN", "Unknown", "resource", "run_resource", "run_stack"]

@@ -13,26 +13,20 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 from types import FrameType
 
 from pulumi.runtime import resource as _sdk_resource
 from pulumi.runtime.proto import source_pb2
 
-_URIS: dict[str, str | None] = {}  # filename -> file URI, or None where the SDK gives no position
-
-
+@cache
 def _uri(filename: str) -> str | None:
+    """The file URI of a frame's filename, or None where the SDK gives no position."""
     try:
-        return _URIS[filename]
-    except KeyError:
-        pass
-    try:
-        uri: str | None = Path(filename).as_uri() if filename else None
+        return Path(filename).as_uri() if filename else None
     except ValueError:  # a relative name such as "<frozen runpy>" or "<string>" has no file URI
-        uri = None
-    _URIS[filename] = uri
-    return uri
+        return None
 
 
 def _frame(frame: FrameType) -> source_pb2.StackFrame:

@@ -7,12 +7,11 @@ from __future__ import annotations
 import copy
 
 import pytest
-from policy_helpers import RULES, run_resource
+from policy_helpers import RULES, UNKNOWN, run_resource
 from pulumi_policy.proxy import UnknownValueError
 
 RULE = "k8s-no-privileged-pods"
 DAEMONSET, DEPLOYMENT = "kubernetes:apps/v1:DaemonSet", "kubernetes:apps/v1:Deployment"
-UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 ENTRY = "kube-system/DaemonSet/csi-azurelustre-node-jammy"
 CONFIG = {"privilegedWorkloads": [ENTRY]}
 FLAGGED = ["hostNetwork is on", "container azurelustre is privileged"]

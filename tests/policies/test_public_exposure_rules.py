@@ -4,10 +4,9 @@ the cases beyond test_rules.py's one compliant and one violating case per rule."
 from __future__ import annotations
 
 import pytest
-from policy_helpers import run_resource
+from policy_helpers import UNKNOWN, run_resource
 from pulumi_policy.proxy import UnknownValueError
 
-UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 SUBNET = "aws:ec2/subnet:Subnet"
 GCE = "gcp:compute/instance:Instance"
 NIC = "azure-native:network:NetworkInterface"

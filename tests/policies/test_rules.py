@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from policy_helpers import RULES, run_resource
+from policy_helpers import RULES, UNKNOWN, run_resource
 from pulumi_policy.proxy import UnknownValueError
 
 KEY = "arn:aws:kms:us-east-1:123456789012:key/k"
-UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
 ALLOW_ALL = json.dumps({"Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]})
 ALLOW_ONE = json.dumps({"Statement": [{"Effect": "Allow", "Action": ["s3:GetObject"], "Resource": "arn:aws:s3:::b/*"}]})

@@ -20,9 +20,9 @@ from aiinfra.plan.project import load_project
 from aiinfra_policy import load_rules
 from aiinfra_policy.pack import to_policy
 from aiinfra_policy.server import TypedAnalyzer, TypedResourcePolicy
+from policy_helpers import UNKNOWN
 
 ROOT = Path(__file__).resolve().parents[2]
-UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 STACK = "urn:pulumi:t::p::pulumi:pulumi:Stack::p-t"
 PROVIDER = "urn:pulumi:t::p::pulumi:providers:aws::east"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from policy_helpers import RULES, resource, run_stack
+from policy_helpers import RULES, UNKNOWN, resource, run_stack
 
 from aiinfra.policy_eval import evaluate_pack
 from pulumi_policy.proxy import UnknownValueError
@@ -71,11 +71,10 @@ def test_a_bucket_without_any_encryption_configuration_is_flagged() -> None:
 
 
 def test_tls_rule_checks_every_known_bucket_policy_when_one_is_unknown_in_preview() -> None:
-    unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the engine's unknown-value sentinel
     bucket_policy = "aws:s3/bucketPolicy:BucketPolicy"
     tls = json.dumps({"Statement": [{"Effect": "Deny", "Condition": {"Bool": {"aws:SecureTransport": "false"}}}]})
     pending, bare, safe = (resource("aws:s3/bucket:Bucket", {}, name) for name in ("pending", "bare", "safe"))
-    policies = [resource(bucket_policy, {"policy": unknown}, "pending-policy", deps=[pending]),
+    policies = [resource(bucket_policy, {"policy": UNKNOWN}, "pending-policy", deps=[pending]),
                 resource(bucket_policy, {"policy": tls}, "safe-policy", deps=[safe])]
     with pytest.raises(UnknownValueError):  # the SDK turns this into its "can't run during preview" advisory
         run_stack("aws-s3-bucket-tls-only", [pending, bare, safe, *policies], found=(found := []))
@@ -136,7 +135,7 @@ def test_pack_over_grpc_reports_violations_with_levels_and_urns() -> None:
          "dependencies": [], "inputs": {"enableKeyRotation": False}},
         {"urn": "urn:pulumi:t::p::aws:eks/cluster:Cluster::eks", "type": "aws:eks/cluster:Cluster", "name": "eks", "parent": stack,
          "provider": "", "custom": True, "protect": False, "retainOnDelete": False, "ignoreChanges": [], "dependencies": [],
-         "inputs": {"vpcConfig": {"endpointPublicAccess": "04da6b54-80e4-46f7-96ec-b56ff0331ba9"},
+         "inputs": {"vpcConfig": {"endpointPublicAccess": UNKNOWN},
                     "encryptionConfig": {"resources": ["secrets"]}, "enabledClusterLogTypes": ["api", "audit", "authenticator"]}},
     ]
     config = {"all": "mandatory", "stateful-resources-protected": {"enforcementLevel": "advisory", "environment": "prod"}}
