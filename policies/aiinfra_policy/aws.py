@@ -171,9 +171,9 @@ def _sg_rules(props: Any, ctx: Context) -> Iterator[dict]:
       frameworks={**EXPOSURE, "CIS": ("AWS 5.2", "AWS 5.3")})
 def sg_ingress(props: Any, ctx: Context) -> Iterator[str]:
     for ingress in _sg_rules(props, ctx):
-        cidrs = set(get(ingress, "cidrBlocks") or []) | set(get(ingress, "ipv6CidrBlocks") or [])
+        cidrs = set(items(ingress, "cidrBlocks")) | set(items(ingress, "ipv6CidrBlocks"))
         if cidrs & OPEN_CIDRS:
-            for hit in port_range_hits(get(ingress, "fromPort"), get(ingress, "toPort"), get(ingress, "protocol")):
+            for hit in port_range_hits(need(ingress, "fromPort"), need(ingress, "toPort"), need(ingress, "protocol")):
                 yield f"ingress from {', '.join(sorted(cidrs & OPEN_CIDRS))} to {hit}"
 
 

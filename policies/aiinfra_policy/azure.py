@@ -125,12 +125,12 @@ def keyvault(props: Any, ctx: Context) -> Iterator[str]:
 def nsg(props: Any, ctx: Context) -> Iterator[str]:
     rules = list(items(props, "securityRules")) if ctx.type.endswith("NetworkSecurityGroup") else [props]
     for r in rules:
-        if get(r, "direction") != "Inbound" or get(r, "access") != "Allow":
+        if need(r, "direction") != "Inbound" or need(r, "access") != "Allow":
             continue
-        sources = {get(r, "sourceAddressPrefix")} | set(get(r, "sourceAddressPrefixes") or [])
+        sources = {need(r, "sourceAddressPrefix")} | set(items(r, "sourceAddressPrefixes"))
         if not sources & OPEN_CIDRS:
             continue
-        ports = [get(r, "destinationPortRange")] + list(get(r, "destinationPortRanges") or [])
+        ports = [need(r, "destinationPortRange")] + list(items(r, "destinationPortRanges"))
         for port in filter(None, ports):
             lo, _, hi = str(port).partition("-")
             if port == "*":

@@ -185,10 +185,9 @@ def firewall(props: Any, ctx: Context) -> Iterator[str]:
     if not set(sources) & OPEN_CIDRS:
         return
     for allow in items(props, "allows"):
-        ports = get(allow, "ports") or []
-        spans = [p.split("-") for p in ports] or [["0", "65535"]]
+        spans = [p.split("-") for p in items(allow, "ports")] or [["0", "65535"]]
         for span in spans:
-            for hit in port_range_hits(int(span[0]), int(span[-1]), "tcp" if get(allow, "protocol") != "all" else "all"):
+            for hit in port_range_hits(int(span[0]), int(span[-1]), "tcp" if need(allow, "protocol") != "all" else "all"):
                 yield f"ingress from 0.0.0.0/0 to {hit}"
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from policy_helpers import RULES, resource, run_resource, run_stack
+from policy_helpers import RULES, UNKNOWN, resource, run_resource, run_stack
 from pulumi_policy.proxy import UnknownValueError
 
 from aiinfra_policy.registry import Rule
@@ -19,18 +19,15 @@ from aiinfra.plan.program import plan_stack
 from aiinfra.plan.project import load_project
 
 ROOT = Path(__file__).resolve().parents[2]
-UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the engine's unknown string, as a plan's inputs carry it
-MAX_PATHS = 200
-
-
 @cache
-def samples() -> dict[str, dict[str, Any]]:
-    """The inputs of one prod resource of each type: real shapes, from every cloud and the Kubernetes layer."""
-    found: dict[str, dict[str, Any]] = {}
+def samples() -> list[tuple[str, dict[str, Any]]]:
+    """Prod resources of every type, one per distinct set of property paths (a security group with open ingress
+    and one without are both here): real shapes from every cloud and the Kubernetes layer, in a fixed order."""
+    found: dict[tuple[str, frozenset[tuple[str, ...]]], dict[str, Any]] = {}
     for record in plan_stack(load_project(ROOT), "prod").resources:
         if record.custom and not record.type.startswith("pulumi:"):
-            found.setdefault(record.type, record.inputs)
-    return found
+            found.setdefault((record.type, frozenset(paths(record.inputs))), record.inputs)
+    return sorted(((type_, inputs) for (type_, _), inputs in found.items()), key=lambda s: (s[0], sorted(paths(s[1]))))
 
 
 def paths(value: Any, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
@@ -50,12 +47,6 @@ def unknown_at(inputs: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
     return inputs
 
 
-def cases() -> Iterator[tuple[str, dict[str, Any], tuple[str, ...]]]:
-    for type_, inputs in sorted(samples().items()):
-        for path in list(paths(inputs))[:MAX_PATHS]:
-            yield type_, inputs, path
-
-
 def _findings(rule: Rule, type_: str, props: dict[str, Any]) -> list[str] | None:
     """What the rule reports on one resource; None when it says it can't run during preview."""
     try:
@@ -67,25 +58,25 @@ def _findings(rule: Rule, type_: str, props: dict[str, Any]) -> list[str] | None
 
 
 def test_an_unknown_value_anywhere_in_real_inputs_is_neither_a_crash_nor_a_finding() -> None:
-    failures, clean = [], {}
-    for type_, inputs, path in cases():
-        props = unknown_at(inputs, path)
+    failures, clean = [], 0
+    for type_, inputs in samples():
         for rule in RULES.values():
             if not rule.stack and type_ not in rule.types:
                 continue
-            if (rule.name, type_) not in clean:
-                clean[rule.name, type_] = _findings(rule, type_, inputs) == []
-            where = f"{rule.name} on {type_} with {'.'.join(path)} unknown"
-            try:
-                found = _findings(rule, type_, props)
-            except Exception as err:  # noqa: BLE001 collected, so one run lists every failure
-                failures.append(f"{where}: {err!r}")
-                continue
-            if found and clean[rule.name, type_]:  # the known value passed: the unknown one can't be a violation
-                failures.append(f"{where}: reported {found[0]!r}")
+            passed = _findings(rule, type_, inputs) == []
+            clean += passed
+            for path in paths(inputs):
+                where = f"{rule.name} on {type_} with {'.'.join(path)} unknown"
+                try:
+                    found = _findings(rule, type_, unknown_at(inputs, path))
+                except Exception as err:  # noqa: BLE001 collected, so one run lists every failure
+                    failures.append(f"{where}: {err!r}")
+                    continue
+                if found and passed:  # the known value passed: the unknown one can't be a violation
+                    failures.append(f"{where}: reported {found[0]!r}")
     assert not failures, "\n".join(failures[:20])
-    assert len(samples()) > 60  # the sample covers the prod plan's types, not a handful
-    assert sum(clean.values()) > 300  # and most rule/type pairs start from a passing resource
+    assert len({type_ for type_, _ in samples()}) > 60  # the sample covers the prod plan's types, not a handful
+    assert clean > 300  # and most rule/resource pairs start from a passing resource
 
 
 def _checked_past_unknown(rule: str, unknown: Any, known: Any, config: dict | None = None) -> list:
