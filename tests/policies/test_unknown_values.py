@@ -113,3 +113,17 @@ def test_a_gke_pool_whose_autoscaling_is_unknown_cannot_be_capped() -> None:
             "autoscaling": UNKNOWN}
     with pytest.raises(UnknownValueError):
         run_resource("gpu-cap-per-pool", "gcp:container/nodePool:NodePool", pool)
+
+
+@pytest.mark.parametrize(("rule", "type_", "props"), [
+    ("aws-security-group-no-open-admin-ingress", "aws:ec2/securityGroup:SecurityGroup",
+     {"ingress": [{"protocol": "tcp", "fromPort": 22, "toPort": 22, "cidrBlocks": [UNKNOWN]}]}),
+    ("azure-nsg-no-open-admin-ingress", "azure-native:network:NetworkSecurityGroup",
+     {"securityRules": [{"direction": "Inbound", "access": "Allow", "sourceAddressPrefixes": [UNKNOWN],
+                         "destinationPortRange": "22"}]}),
+    ("gcp-firewall-no-open-admin-ingress", "gcp:compute/firewall:Firewall",
+     {"direction": "INGRESS", "sourceRanges": ["0.0.0.0/0"], "allows": [{"protocol": "tcp", "ports": [UNKNOWN]}]}),
+])
+def test_an_unknown_source_or_port_of_admin_ingress_is_not_a_silent_pass(rule: str, type_: str, props: dict) -> None:
+    with pytest.raises(UnknownValueError):
+        run_resource(rule, type_, props)
