@@ -4,7 +4,8 @@ Prints figures measured in this run; asserts nothing. Run: `uv run python bench/
   1. plan time of the stack vs the floor: the same number of plain resources registered on the same
      mock runtime, in the same process (warm: SDK modules already imported; cold: first plan incl. imports);
      and, to show where the gap lies, the plan's own registrations replayed as plain resources with the
-     same inputs (the cost of the inputs' volume alone);
+     same inputs (the cost of the inputs' volume alone), then again with as many properties as the typed provider
+     classes give each resource (their output properties too, each of which the SDK turns into an Output);
   2. `aiinfra --help` cold start and the whole `aiinfra plan` command (fresh interpreter each run);
   3. which provider SDKs an AWS-only plan imports (fresh interpreter).
 Every timed run starts after a full collection (`fresh_heap`). `--profile` adds where one warm plan's time goes.
@@ -57,9 +58,12 @@ def floor(count: int) -> float:
     return time.perf_counter() - start
 
 
-def replay(records: list) -> float:
+def replay(records: list, slots: dict[tuple[str, str], int] | None = None) -> float:
     """The plan's own registrations replayed as plain resources with the same wire inputs: what the input volume
-    alone costs the SDK and the mock engine, without typed provider classes or any toolkit code."""
+    alone costs the SDK and the mock engine, without typed provider classes or any toolkit code. With `slots`
+    (property count per (type, name), from `property_slots`), each resource is padded with None properties up to
+    the count its typed class gave it: a typed class declares every output property, and the SDK builds an
+    Output for each one whether or not it is set."""
     import pulumi
 
     from aiinfra.plan.runtime import run_program
@@ -68,15 +72,40 @@ def replay(records: list) -> float:
         for r in records:
             if r.type == "pulumi:pulumi:Stack":
                 continue
+            props = dict(r.inputs)
+            for i in range(len(props), (slots or {}).get((r.type, r.name), 0)):
+                props[f"slot{i}"] = None
             if r.custom:
-                pulumi.CustomResource(r.type, r.name, dict(r.inputs))
+                pulumi.CustomResource(r.type, r.name, props)
             else:
-                pulumi.ComponentResource(r.type, r.name, None)
+                pulumi.ComponentResource(r.type, r.name, props or None)
 
     fresh_heap()
     start = time.perf_counter()
     run_program(program, project="bench", stack="replay")
     return time.perf_counter() - start
+
+
+def property_slots(stack: str) -> dict[tuple[str, str], int]:
+    """How many properties the SDK turned into Outputs for each resource of one (untimed) plan."""
+    from pulumi.runtime import rpc
+
+    from aiinfra.plan.program import plan_stack
+    from aiinfra.plan.project import load_project
+
+    slots: dict[tuple[str, str], int] = {}
+    transfer = rpc.transfer_properties
+
+    def counting(res, props, custom):  # type: ignore[no-untyped-def]
+        slots[(res._type, res._name)] = len(props)
+        return transfer(res, props, custom)
+
+    rpc.transfer_properties = counting
+    try:
+        plan_stack(load_project(ROOT), stack)
+    finally:
+        rpc.transfer_properties = transfer
+    return slots
 
 
 def plan_once(stack: str) -> tuple[float, list]:
@@ -153,7 +182,10 @@ def main() -> None:
     warm = [plan_once(args.stack)[0] for _ in range(args.runs)]
     floors = [floor(count) for _ in range(args.runs)]
     replays = [replay(records) for _ in range(args.runs)]
+    slots = property_slots(args.stack)
+    padded = [replay(records, slots) for _ in range(args.runs)]
     warm_med, floor_med, replay_med = statistics.median(warm), statistics.median(floors), statistics.median(replays)
+    padded_med = statistics.median(padded)
     print(f"plan of stack '{args.stack}': {count} registrations")
     print(f"  first plan (includes SDK imports): {cold:.2f} s")
     print(f"  warm plan, median of {args.runs}: {warm_med:.2f} s  (runs: {', '.join(f'{t:.2f}' for t in warm)})")
@@ -162,6 +194,8 @@ def main() -> None:
     print(f"  ratio first plan / floor: {cold / floor_med:.2f}x")
     print(f"  same registrations replayed as plain resources with the same inputs, median: {replay_med:.2f} s "
           f"(warm plan / replay: {warm_med / replay_med:.2f}x; replay / floor: {replay_med / floor_med:.2f}x)")
+    print(f"  the same, padded to the typed classes' {sum(slots.values())} properties, median: {padded_med:.2f} s "
+          f"(warm plan / padded replay: {warm_med / padded_med:.2f}x; padded replay / floor: {padded_med / floor_med:.2f}x)")
 
     if args.profile:
         print("where a warm plan's time goes (cProfile self time):")
