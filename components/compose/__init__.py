@@ -18,7 +18,7 @@ from .types import ClusterHandle, CloudResult, region_name
 CONFIG_NAMESPACE = "ai-infra"
 CONFIG_KEY = "platform"
 
-__all__ = ["ClusterHandle", "CloudResult", "build_platform", "load_from_config", "region_name"]
+__all__ = ["ClusterHandle", "CloudResult", "build_platform", "deploy", "load_from_config", "region_name", "validate"]
 
 
 def load_from_config() -> Platform:
@@ -26,10 +26,22 @@ def load_from_config() -> Platform:
     raw = pulumi.Config(CONFIG_NAMESPACE).get_object(CONFIG_KEY)
     if raw is None:
         raise pulumi.RunError(f"stack config '{CONFIG_NAMESPACE}:{CONFIG_KEY}' is missing; see README 'Config reference'")
+    return validate(raw)
+
+
+def validate(raw: Any, *, root: str = CONFIG_KEY) -> Platform:
+    """Validate a platform value into the spec. Bad input stops the program before anything is registered, and
+    `pulumi.RunError` makes the CLI print the message alone, without a traceback."""
     try:
-        return load_platform(raw, root=CONFIG_KEY)
+        return load_platform(raw, root=root)
     except SpecError as err:
         raise pulumi.RunError(str(err)) from None
+
+
+def deploy(spec: Platform) -> None:
+    """Register every resource of the platform and export its outputs as the stack's outputs."""
+    for key, value in build_platform(spec).items():
+        pulumi.export(key, value)
 
 
 def build_platform(spec: Platform) -> dict[str, Any]:

@@ -2,8 +2,7 @@
 
 import pulumi
 
-from components.compose import build_platform
-from components.spec import SpecError, load_platform
+from components.compose import deploy, validate
 
 config = pulumi.Config()
 cloud, region = config.require("cloud"), config.require("region")
@@ -24,14 +23,9 @@ region_spec = {
 cloud_spec = {"regions": {region: region_spec}}
 if cloud == "gcp":
     cloud_spec["project"] = config.require("gcpProject")
-try:
-    spec = load_platform({
-        "environment": pulumi.get_stack(),
-        "labels": {"owner": team, "team": team, "cost_center": team, "extra": {"monthly-budget-usd": str(budget)}},
-        "clouds": {cloud: cloud_spec},
-        "teams": {team: {"gpu_quota": 8}},
-    })
-except SpecError as err:
-    raise pulumi.RunError(str(err)) from None
-for key, value in build_platform(spec).items():
-    pulumi.export(key, value)
+deploy(validate({
+    "environment": pulumi.get_stack(),
+    "labels": {"owner": team, "team": team, "cost_center": team, "extra": {"monthly-budget-usd": str(budget)}},
+    "clouds": {cloud: cloud_spec},
+    "teams": {team: {"gpu_quota": 8}},
+}))

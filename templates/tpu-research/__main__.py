@@ -3,8 +3,7 @@ queued resources, per `tpuMode`) and a bucket."""
 
 import pulumi
 
-from components.compose import build_platform
-from components.spec import SpecError, load_platform
+from components.compose import deploy, validate
 
 config = pulumi.Config()
 team, budget, cloud = config.require("team"), int(config.require("monthlyBudgetUsd")), config.require("cloud")
@@ -22,14 +21,9 @@ region = {
 }
 # Any cloud but gcp is refused by the spec with "TPU slices are GCP-only".
 cloud_spec = {"regions": {config.require("region"): region}, **({"project": config.require("gcpProject")} if cloud == "gcp" else {})}
-try:
-    spec = load_platform({
-        "environment": pulumi.get_stack(),
-        "labels": {"owner": team, "team": team, "cost_center": team, "extra": {"monthly-budget-usd": str(budget)}},
-        "clouds": {cloud: cloud_spec},
-        "teams": {team: {"tpu_quota": 64}},
-    })
-except SpecError as err:
-    raise pulumi.RunError(str(err)) from None
-for key, value in build_platform(spec).items():
-    pulumi.export(key, value)
+deploy(validate({
+    "environment": pulumi.get_stack(),
+    "labels": {"owner": team, "team": team, "cost_center": team, "extra": {"monthly-budget-usd": str(budget)}},
+    "clouds": {cloud: cloud_spec},
+    "teams": {team: {"tpu_quota": 64}},
+}))
