@@ -131,7 +131,7 @@ def _write(option: str, path: str, text: str) -> None:
 def _plan(args: argparse.Namespace) -> int:
     import pulumi
 
-    from aiinfra.plan.program import plan_stack
+    from aiinfra.plan.program import plan_stack, program_traceback
     from aiinfra.plan.project import ProjectError
     from aiinfra.plan.summary import render_summary
 
@@ -146,9 +146,7 @@ def _plan(args: argparse.Namespace) -> int:
     except pulumi.RunError as err:
         raise UserError(str(err)) from None
     except Exception as err:  # noqa: BLE001 a program bug: show where, like `pulumi preview` does
-        import traceback
-
-        traceback.print_exc()
+        print(program_traceback(err), end="", file=sys.stderr)
         raise UserError(f"the program of stack '{args.stack}' failed: {type(err).__name__}: {err}") from None
     document = result.to_json()
     summary = render_summary(result) if not args.quiet or args.markdown else None

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import runpy
 import sys
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
+
+import pulumi
+from pulumi.runtime import stack as sdk_stack
+from pulumi.runtime import sync_await
 
 from .project import Project, load_stack_config
 from .runtime import PlanResult, run_program
@@ -36,13 +42,39 @@ def _program_environment(project: Project) -> Iterator[None]:
 def plan_stack(project: Project, stack: str, organization: str = "organization") -> PlanResult:
     """Plan `stack` of `project`. Program errors propagate (pulumi.RunError carries a user-facing message)."""
     config, secret_keys = load_stack_config(project, stack)
-    target = str(project.main)
+    target = str(project.entry_point())
     with _program_environment(project):
         return run_program(
-            lambda: runpy.run_path(target, run_name="__main__"),
+            lambda: _run_main(target),
             project=project.name,
             stack=stack,
             config=config,
             secret_keys=secret_keys,
             organization=organization,
         )
+
+
+def _run_main(target: str) -> None:
+    """Run the program as `__main__`. A `sys.exit()` in it ends the program, as it ends the process of the Python
+    language host: with status 0 or None what it registered so far is the plan; any other status fails the plan
+    with a message (SystemExit would otherwise escape the event loop and leave it running)."""
+    try:
+        runpy.run_path(target, run_name="__main__")
+    except SystemExit as exit_:
+        if exit_.code not in (None, 0):
+            detail = f"exited with status {exit_.code}" if isinstance(exit_.code, int) else f"called sys.exit: {exit_.code}"
+            raise pulumi.RunError(f"the program {detail}") from None
+
+
+# What runs a program without being part of it: this package, the event loop, runpy and the SDK's loop driver.
+_HARNESS = (str(Path(__file__).resolve().parents[1]) + os.sep, str(Path(asyncio.__file__).parent) + os.sep,
+            runpy.__file__, "<frozen runpy>", sdk_stack.__file__, sync_await.__file__)
+
+
+def program_traceback(err: BaseException) -> str:
+    """The traceback of a program's error from its first frame outside the harness that ran it, so it starts in
+    the user's code (or in the SDK code the program called). All of it when no frame is the program's."""
+    tb = err.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename.startswith(_HARNESS):
+        tb = tb.tb_next
+    return "".join(traceback.format_exception(type(err), err, tb or err.__traceback__))

@@ -30,6 +30,15 @@ class Project:
     def stack_file(self, stack: str) -> Path:
         return self.stack_config_dir / f"Pulumi.{stack}.yaml"
 
+    def entry_point(self) -> Path:
+        """What the Python language host runs: `main` itself, or the `__main__.py` of a `main` directory."""
+        where = self.root / "Pulumi.yaml"
+        if not self.main.exists():
+            raise ProjectError(f"{where}: main {self.main} does not exist")
+        if self.main.is_dir() and not (self.main / "__main__.py").is_file():
+            raise ProjectError(f"{where}: main directory {self.main} has no __main__.py (Pulumi runs a directory's __main__.py)")
+        return self.main
+
     def stacks(self) -> list[str]:
         return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in self.stack_config_dir.glob("Pulumi.*.yaml"))
 
@@ -38,7 +47,7 @@ def load_project(root: Path) -> Project:
     path = root / "Pulumi.yaml"
     if not path.is_file():
         raise ProjectError(f"no Pulumi.yaml in {root}; pass --program DIR pointing at a Pulumi project")
-    data = _read_yaml(path)
+    data = _read_mapping(path)
     name = data.get("name")
     if not isinstance(name, str) or not name:
         raise ProjectError(f"{path}: 'name' is required")
@@ -46,11 +55,19 @@ def load_project(root: Path) -> Project:
     runtime_name = runtime.get("name") if isinstance(runtime, dict) else runtime
     if runtime_name != "python":
         raise ProjectError(f"{path}: runtime is {runtime_name!r}; aiinfra plan runs Python programs only")
-    main = (root / data.get("main", ".")).resolve()
-    config_dir = (root / data.get("stackConfigDir", ".")).resolve()
+    main = (root / _relative_path(path, data, "main")).resolve()
+    config_dir = (root / _relative_path(path, data, "stackConfigDir")).resolve()
     defaults, secret = _project_config(path, name, data.get("config"))
     return Project(root=root.resolve(), name=name, main=main, stack_config_dir=config_dir,
                    config_defaults=defaults, secret_defaults=frozenset(secret))
+
+
+def _relative_path(path: Path, data: dict[str, Any], key: str) -> str:
+    """A directory or file setting of Pulumi.yaml, relative to the project root; "." when not set."""
+    value = data.get(key, ".")
+    if not isinstance(value, str) or not value:
+        raise ProjectError(f"{path}: '{key}' must be a path relative to the project, got {value!r}")
+    return value
 
 
 _DECLARATION_KEYS = {"type", "description", "default", "value", "secret", "items"}
@@ -97,7 +114,7 @@ def load_stack_config(project: Project, stack: str) -> tuple[dict[str, str], lis
     if not path.is_file():
         known = ", ".join(project.stacks()) or "none"
         raise ProjectError(f"stack '{stack}' has no config file {path}; known stacks: {known}")
-    data = _read_yaml(path) or {}
+    data = _read_mapping(path)
     raw = data.get("config") or {}
     if not isinstance(raw, dict):
         raise ProjectError(f"{path}: 'config' must be a mapping")
@@ -141,8 +158,18 @@ _CliYamlLoader.yaml_implicit_resolvers = {
 _CliYamlLoader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
 
 
-def _read_yaml(path: Path) -> Any:
+def _read_mapping(path: Path) -> dict[str, Any]:
+    """A project or stack file's settings; an empty file has none."""
     try:
-        return yaml.load(path.read_text(), Loader=_CliYamlLoader)  # noqa: S506 (a SafeLoader subclass)
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_CliYamlLoader)  # noqa: S506 (a SafeLoader subclass)
     except yaml.YAMLError as err:
         raise ProjectError(f"{path} is not valid YAML: {err}") from None
+    except UnicodeDecodeError as err:
+        raise ProjectError(f"{path} is not UTF-8 text: byte {err.object[err.start]:#04x} at offset {err.start}") from None
+    except OSError as err:
+        raise ProjectError(f"{path}: cannot read it ({err.strerror})") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ProjectError(f"{path}: expected a mapping of settings (name: ..., config: ...), got {type(data).__name__}")
+    return data

@@ -125,3 +125,59 @@ def test_no_project_anywhere_up_the_tree_is_a_clear_error(
     monkeypatch.chdir(tmp_path)
     assert main(["validate", "--stack", "dev"]) == 1
     assert f"no Pulumi.yaml in {tmp_path.resolve()} or any parent" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("project", "stack", "message"), [
+    (b"", b"config: {}\n", "Pulumi.yaml: 'name' is required"),
+    (b"- name: x\n", b"config: {}\n", "Pulumi.yaml: expected a mapping of settings (name: ..., config: ...), got list"),
+    (b"name: x\nruntime: python\nmain: 5\n", b"", "Pulumi.yaml: 'main' must be a path relative to the project, got 5"),
+    (b"name: x\nruntime: python\nmain: app.py\n", b"", "Pulumi.yaml: main {root}/app.py does not exist"),
+    (b"name: x\nruntime: python\nmain: src\n", b"", "Pulumi.yaml: main directory {root}/src has no __main__.py"),
+    (b"name: x\nruntime: python\n", b"\xff\xfeconfig: {}\n", "Pulumi.dev.yaml is not UTF-8 text: byte 0xff at offset 0"),
+    (b"name: x\nruntime: python\n", b"just text\n", "Pulumi.dev.yaml: expected a mapping of settings (name: ..., config: ...), got str"),
+])
+def test_malformed_project_files_are_clear_errors_and_run_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], project: bytes, stack: bytes, message: str) -> None:
+    (tmp_path / "Pulumi.yaml").write_bytes(project)
+    (tmp_path / "Pulumi.dev.yaml").write_bytes(stack)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "__main__.py").write_text("raise SystemExit('the program ran')\n")
+    assert main(["plan", "--program", str(tmp_path), "--stack", "dev", "--no-policy", "-q"]) == 1
+    err = capsys.readouterr().err
+    assert message.format(root=tmp_path.resolve()) in err
+    assert "Traceback" not in err and "the program ran" not in err
+
+
+def test_a_program_error_shows_the_programs_own_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The traceback starts in the program (or in SDK code it called), not in this CLI, runpy or the event loop."""
+    (tmp_path / "Pulumi.yaml").write_text("name: x\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (tmp_path / "__main__.py").write_text(
+        "import pulumi\n\ndef check(zones):\n    raise ValueError(f'no zones in {zones}')\n\n"
+        "pulumi.Output.from_input('eu-west-1').apply(check)\n")
+    assert main(["plan", "--program", str(tmp_path), "--stack", "dev", "--no-policy", "-q"]) == 1
+    err = capsys.readouterr().err
+    frames = [line.split('"')[1] for line in err.splitlines() if line.startswith('  File "')]
+    assert frames[-1] == str(tmp_path / "__main__.py")
+    assert frames[0].endswith("pulumi/output.py")  # the apply that called the program's function
+    assert not [f for f in frames if "/aiinfra/" in f or "/asyncio/" in f or "runpy" in f], frames
+    assert err.rstrip().endswith("the program of stack 'dev' failed: ValueError: no zones in eu-west-1")
+
+
+@pytest.mark.parametrize(("exit_call", "code", "message"), [
+    ("sys.exit('no region configured')", 1, "error: the program called sys.exit: no region configured"),
+    ("sys.exit(3)", 1, "error: the program exited with status 3"),
+    ("sys.exit(0)", 0, ""),
+])
+def test_sys_exit_in_a_program_ends_it_as_the_language_host_would(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], exit_call: str, code: int, message: str) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: x\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (tmp_path / "__main__.py").write_text(f"import sys\nimport pulumi\npulumi.export('before', 1)\n{exit_call}\n"
+                                          "pulumi.export('after', 2)\n")
+    out = tmp_path / "plan.json"
+    assert main(["plan", "--program", str(tmp_path), "--stack", "dev", "--no-policy", "-q", "--json", str(out)]) == code
+    err = capsys.readouterr().err
+    assert err.strip() == message
+    if code == 0:  # what ran before the exit is the plan
+        assert json.loads(out.read_text())["outputs"] == {"before": 1}
