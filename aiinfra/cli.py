@@ -139,6 +139,7 @@ def _plan(args: argparse.Namespace) -> int:
     base = _read_base_plan(args.diff) if args.diff else None
     _check_output("--json", args.json)
     _check_output("--markdown", args.markdown)
+    policy = _policy_setup(args)
     try:
         result = plan_stack(project, args.stack)
     except ProjectError as err:
@@ -153,8 +154,8 @@ def _plan(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(summary)
     report = None
-    if not args.no_policy:
-        report = _evaluate_policy(args, project, result)
+    if policy is not None:
+        report = _evaluate_policy(policy, result)
         document["policy"] = report.to_json()
         _print_policy(report)
     if base is not None:
@@ -174,9 +175,12 @@ def _plan(args: argparse.Namespace) -> int:
     return 0
 
 
-def _evaluate_policy(args: argparse.Namespace, project, result):  # noqa: ANN001, ANN202
-    from aiinfra.policy_eval import PolicyError, evaluate_pack
+def _policy_setup(args: argparse.Namespace) -> tuple[Path, dict] | None:
+    """The policy pack and its config, checked before anything is planned; None with --no-policy."""
+    from aiinfra.policy_eval import PolicyError, read_policy_config
 
+    if args.no_policy:
+        return None
     pack = Path(args.policy_pack) if args.policy_pack else REPO_ROOT / "policies"
     if not (pack / "PulumiPolicy.yaml").is_file():
         raise UserError(f"no policy pack at {pack} (PulumiPolicy.yaml missing); pass --policy-pack DIR or --no-policy")
@@ -187,9 +191,19 @@ def _evaluate_policy(args: argparse.Namespace, project, result):  # noqa: ANN001
         config_path = per_stack if (per_stack.is_file() and not args.program) else pack / "config" / "baseline.json"
     if not config_path.is_file():
         raise UserError(f"policy config {config_path} does not exist")
+    try:
+        return pack, read_policy_config(config_path)
+    except PolicyError as err:
+        raise UserError(str(err)) from None
+
+
+def _evaluate_policy(policy: tuple[Path, dict], result):  # noqa: ANN001, ANN202
+    from aiinfra.policy_eval import PolicyError, evaluate_pack
+
+    pack, config = policy
     records = [r.to_json() for r in result.resources]
     try:
-        return evaluate_pack(pack, records, config_path=config_path, project=result.project, stack=result.stack)
+        return evaluate_pack(pack, records, config=config, project=result.project, stack=result.stack)
     except PolicyError as err:
         raise UserError(str(err)) from None
 

@@ -56,6 +56,17 @@ class PolicyReport:
         return {"pack": self.pack, "violations": [asdict(v) for v in self.violations]}
 
 
+def read_policy_config(path: str | Path) -> dict[str, Any]:
+    """A policy config file: a JSON object of {policy name: level or {"enforcementLevel": ..., settings}}."""
+    try:
+        config = json.loads(Path(path).read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise PolicyError(f"policy config {path} is not readable JSON: {err}") from None
+    if not isinstance(config, dict):
+        raise PolicyError(f"policy config {path}: expected a JSON object of policy settings by name, got {type(config).__name__}")
+    return config
+
+
 def evaluate_pack(pack_dir: str | Path, resources: list[dict], *, config: dict | None = None,
                   config_path: str | Path | None = None, project: str, stack: str,
                   organization: str = "organization", dry_run: bool = True,
@@ -63,10 +74,7 @@ def evaluate_pack(pack_dir: str | Path, resources: list[dict], *, config: dict |
     """Run the pack at `pack_dir` over plan `resources` (records with wire-form inputs)."""
     pack_dir = Path(pack_dir).resolve()  # the pack runs from its own directory: a relative path would not hold there
     if config is None and config_path is not None:
-        try:
-            config = json.loads(Path(config_path).read_text())
-        except (OSError, json.JSONDecodeError) as err:
-            raise PolicyError(f"policy config {config_path} is not readable JSON: {err}") from None
+        config = read_policy_config(config_path)
     env = {**os.environ, "PULUMI_PROJECT": project, "PULUMI_STACK": stack,
            "PULUMI_DRY_RUN": "true" if dry_run else "false", "PULUMI_ORGANIZATION": organization}
     configure = analyzer_pb2.AnalyzerStackConfigureRequest(stack=stack, project=project, organization=organization,
