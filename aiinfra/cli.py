@@ -252,14 +252,20 @@ def _validate(args: argparse.Namespace) -> int:
 
     project = _project(args)
     try:
-        config, _ = load_stack_config(project, args.stack)
+        config, secret_keys = load_stack_config(project, args.stack)
     except ProjectError as err:
         raise UserError(str(err)) from None
-    raw = config.get("ai-infra:platform")
+    key = "ai-infra:platform"
+    raw = config.get(key)
     if raw is None:
-        raise UserError(f"stack '{args.stack}' has no ai-infra:platform config")
+        raise UserError(f"stack '{args.stack}' has no {key} config")
+    if key in secret_keys:
+        raise UserError(f"stack '{args.stack}': {key} is a secure value, which aiinfra never decrypts; keep the "
+                        "platform in plain config and put secrets in keys of their own")
     try:
         spec = load_platform(json.loads(raw))
+    except json.JSONDecodeError:
+        raise UserError(f"stack '{args.stack}': {key} must be a mapping of platform settings; got {raw!r}") from None
     except SpecError as err:
         raise UserError(str(err)) from None
     print(f"ok: {args.stack} ({', '.join(c.value for c, _ in spec.clouds.items())})")

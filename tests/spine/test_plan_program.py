@@ -199,3 +199,18 @@ def test_a_bad_policy_pack_or_config_is_a_clear_error_before_anything_is_planned
     assert main(["plan", "--program", str(PROGRAM), "--stack", "demo", "-q", *argv]) == 1
     err = capsys.readouterr().err
     assert message.format(tmp=tmp_path) in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("hello", "stack 'x': ai-infra:platform must be a mapping of platform settings; got 'hello'"),
+    ("\n    secure: AAABAxyz", "stack 'x': ai-infra:platform is a secure value, which aiinfra never decrypts"),
+    ("[1, 2]", "platform: expected a mapping of platform settings, got list"),
+])
+def test_validate_names_a_platform_value_that_is_not_settings(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, value: str, message: str) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: ai-infra\nruntime: python\n")
+    (tmp_path / "Pulumi.x.yaml").write_text(f"config:\n  ai-infra:platform: {value}\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["validate", "--stack", "x"]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
