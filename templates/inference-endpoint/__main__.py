@@ -5,7 +5,9 @@ import pulumi
 from components.compose import deploy, validate
 
 config = pulumi.Config()
-cloud, team, budget = config.require("cloud"), config.require("team"), int(config.require("monthlyBudgetUsd"))
+cloud, team, budget = config.require("cloud"), config.require("team"), config.require_int("monthlyBudgetUsd")
+if budget <= 0:
+    raise pulumi.RunError(f"monthlyBudgetUsd: a positive number of US dollars; got {budget}")
 regions = [r.strip() for r in config.require("region").split(",") if r.strip()]
 certificates = [c.strip() for c in (config.get("certificateArns") or "").split(",") if c.strip()]
 if len(regions) < 2:

@@ -6,7 +6,9 @@ import pulumi
 from components.compose import deploy, validate
 
 config = pulumi.Config()
-team, budget, cloud = config.require("team"), int(config.require("monthlyBudgetUsd")), config.require("cloud")
+team, budget, cloud = config.require("team"), config.require_int("monthlyBudgetUsd"), config.require("cloud")
+if budget <= 0:
+    raise pulumi.RunError(f"monthlyBudgetUsd: a positive number of US dollars; got {budget}")
 generation, _, topology = config.require("accelerator").partition(":")
 # gke: TPU node pools in a GKE cluster. tpu_vm: Cloud TPU VMs with their own service account, no cluster.
 # queued_resource: Cloud TPU queued resources, no cluster; on-demand only, and their VMs run as the Compute Engine

@@ -72,3 +72,19 @@ def test_tpu_research_plans_slices_and_refuses_other_clouds(tmp_path: Path, caps
     wrong = render("tpu-research", tmp_path / "aws", {"cloud": "aws", "region": "us-east-1"})
     assert main(["plan", "--program", str(wrong), "--stack", "dev", "--no-policy", "-q"]) == 1
     assert "TPU slices are GCP-only" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("name", "answers", "message"), [
+    ("gpu-training", {"monthlyBudgetUsd": "5k"}, "Configuration 'team-gpu-training:monthlyBudgetUsd' value '5k' is not a valid 'int'"),
+    ("inference-endpoint", {"monthlyBudgetUsd": "0"}, "monthlyBudgetUsd: a positive number of US dollars; got 0"),
+    ("tpu-research", {"monthlyBudgetUsd": "-100"}, "monthlyBudgetUsd: a positive number of US dollars; got -100"),
+    ("gpu-training", {"cloud": "oracle"}, "platform.clouds.oracle: unknown field; allowed fields: aws, gcp, azure"),
+    ("inference-endpoint", {"cloud": "aws", "region": "us-east-1,eu-west-1"},
+     "platform.clouds.aws.regions.us-east-1.inference.certificate: AWS inference listeners need an ACM certificate ARN"),
+])
+def test_a_wrong_answer_is_a_clear_error_and_plans_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, answers: dict[str, str], message: str) -> None:
+    program = render(name, tmp_path, answers)
+    assert main(["plan", "--program", str(program), "--stack", "dev", "--no-policy", "-q"]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
