@@ -153,6 +153,15 @@ class RecordingMonitor(mocks.MockMonitor):
             inputs=wire_to_plain(json_format.MessageToDict(request.object))))
         return response
 
+    def ReadResource(self, request):  # noqa: N802 (gRPC method name)
+        """A read (`Vpc.get(...)`, StackReference) creates nothing and is not recorded. The engine answers it with
+        the ID the provider read, which is the one asked for; the SDK leaves the ID unknown in a preview without it.
+        The state it read is unknown offline: its outputs stay unknown."""
+        response = super().ReadResource(request)
+        if request.id != UNKNOWN:
+            response.id = request.id
+        return response
+
     def _default_provider(self, package: str, version: str) -> str:
         """The reference (`<urn>::<id>`) of the package's default provider, recorded on first use."""
         key = (package, version)

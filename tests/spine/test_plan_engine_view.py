@@ -71,3 +71,16 @@ def test_data_residency_sees_the_default_providers_region() -> None:
                            project="demo", stack="dev")
     found = [(v.policy, v.urn.rsplit("::", 1)[-1], v.enforcementLevel) for v in report.violations if v.policy == "data-residency"]
     assert found == [("data-residency", "data", "mandatory")]
+
+
+def test_a_read_keeps_the_id_it_was_asked_for_and_its_state_stays_unknown() -> None:
+    """The engine answers a read with the ID the provider read; what the resource holds is unknown offline."""
+    def program() -> None:
+        vpc = aws.ec2.Vpc.get("shared", "vpc-0123")
+        aws.ec2.SecurityGroup("sg", vpc_id=vpc.id, description=vpc.cidr_block.apply(lambda cidr: f"in {cidr}"))
+
+    result = run_program(program, project="demo", stack="dev", config=CONFIG)
+    group = result.one("aws:ec2/securityGroup:SecurityGroup")
+    assert group.inputs["vpcId"] == "vpc-0123"
+    assert group.inputs["description"] == UNKNOWN  # the apply does not run on the unknown CIDR
+    assert not result.of_type("aws:ec2/vpc:Vpc"), "a read creates nothing"
