@@ -148,7 +148,11 @@ def _plan(args: argparse.Namespace) -> int:
         raise UserError(str(err)) from None
     except Exception as err:  # noqa: BLE001 a program bug: show where, like `pulumi preview` does
         print(program_traceback(err), end="", file=sys.stderr)
-        raise UserError(f"the program of stack '{args.stack}' failed: {type(err).__name__}: {err}") from None
+        hint = ""
+        if isinstance(err, ModuleNotFoundError):  # the program's own dependencies are not where aiinfra runs
+            hint = (f"\n  aiinfra runs the program in its own Python environment ({sys.prefix}); install the program's "
+                    "requirements into it")
+        raise UserError(f"the program of stack '{args.stack}' failed: {type(err).__name__}: {err}{hint}") from None
     document = result.to_json()
     summary = render_summary(result) if not args.quiet or args.markdown else None
     if not args.quiet:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -214,3 +215,14 @@ def test_validate_names_a_platform_value_that_is_not_settings(
     assert main(["validate", "--stack", "x"]) == 1
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_a_missing_sdk_says_where_to_install_the_programs_requirements(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: x\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (tmp_path / "__main__.py").write_text("import pulumi_not_installed_anywhere\n")
+    assert main(["plan", "--program", str(tmp_path), "--stack", "dev", "--no-policy", "-q"]) == 1
+    err = capsys.readouterr().err
+    assert "ModuleNotFoundError: No module named 'pulumi_not_installed_anywhere'" in err
+    assert f"aiinfra runs the program in its own Python environment ({sys.prefix}); install the program's requirements into it" in err
