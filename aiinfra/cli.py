@@ -179,13 +179,19 @@ def _plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def _default_policy_pack() -> Path:
+    """The checkout's policies/; in an installed copy, the pack the wheel carries (pyproject.toml's force-include)."""
+    checkout = REPO_ROOT / "policies"
+    return checkout if (checkout / "PulumiPolicy.yaml").is_file() else Path(__file__).resolve().parent / "policy_pack"
+
+
 def _policy_setup(args: argparse.Namespace) -> tuple[Path, dict] | None:
     """The policy pack and its config, checked before anything is planned; None with --no-policy."""
     from aiinfra.policy_eval import PolicyError, read_policy_config
 
     if args.no_policy:
         return None
-    pack = Path(args.policy_pack) if args.policy_pack else REPO_ROOT / "policies"
+    pack = Path(args.policy_pack) if args.policy_pack else _default_policy_pack()
     if not (pack / "PulumiPolicy.yaml").is_file():
         raise UserError(f"no policy pack at {pack} (PulumiPolicy.yaml missing); pass --policy-pack DIR or --no-policy")
     if args.policy_config:
