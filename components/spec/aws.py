@@ -19,6 +19,9 @@ EKS_KUBERNETES_VERSION = "1.35"
 """The EKS minor a cluster runs when `cluster.kubernetes_version` is unset: the newest minor the toolkit pins a
 Cluster Autoscaler chart for (whose minor must match the cluster's). Explicit rather than the service default,
 so the autoscaler is known when planning and a minor upgrade is a reviewed config change, never a surprise."""
+EKS_AUTOSCALER_MINORS = ("1.32", "1.33", "1.34", "1.35")
+"""The EKS minors the Kubernetes layer pins a Cluster Autoscaler chart for (components/k8s/charts.py; a test keeps the
+two in step). With the layer on, another minor is a config error: the autoscaler's minor must match the cluster's."""
 
 
 class FlowLogDestination(str, enum.Enum):
@@ -103,6 +106,11 @@ def extra_checks(platform, cloud_spec: AwsCloudSpec) -> list[Issue]:  # noqa: AN
     issues: list[Issue] = []
     for region, spec in cloud_spec.regions.items():
         issues += list(_check_region(cloud_spec, region, spec, (*base, "regions", region)))
+        minor = spec.cluster.kubernetes_version if spec.cluster is not None else None
+        if platform.addons.enabled and minor is not None and minor not in EKS_AUTOSCALER_MINORS:
+            issues.append(((*base, "regions", region, "cluster", "kubernetes_version"),
+                           f"EKS Kubernetes version {minor!r} has no pinned cluster-autoscaler chart (the autoscaler's minor "
+                           f"must match the cluster's); set kubernetes_version to one of: {', '.join(EKS_AUTOSCALER_MINORS)}"))
     issues += list(_check_global_endpoint(cloud_spec, (*base, "global_endpoint")))
     return issues
 

@@ -57,6 +57,8 @@ CASES = [
     ("global-certificate-unused-on-aws", "global_endpoint/certificate", "projects/p/global/sslCertificates/c", f"{G}.certificate",
      ["inference.certificate"]),
     ("latency-dns-needs-a-zone", "global_endpoint/routing", "latency_dns", f"{G}.routing", ["domain and hosted_zone_id"]),
+    ("eks-minor-without-an-autoscaler-chart", f"{R}/cluster/kubernetes_version", "1.31", f"{E}.cluster.kubernetes_version",
+     ["'1.31'", "cluster-autoscaler", "1.32, 1.33, 1.34, 1.35"]),
     ("unknown-aws-setting", "flow_logs", "s3", "platform.clouds.aws.flow_logs", ["unknown field", "flow_log_destination"]),
 ]
 
@@ -85,3 +87,11 @@ def test_errors_come_before_any_resource_is_registered(prod_config: dict[str, An
         load_platform(platform_dict({"aws": bad}, compliance={"data_zones": {"eu": ["eu-west-1"]}}))
     assert str(caught.value).startswith("invalid platform config (")
     assert any(path.endswith("lustre.train.throughput_mbps_per_tib") for path, _ in caught.value.issues)
+
+
+def test_any_eks_minor_is_accepted_without_the_kubernetes_layer(prod_config: dict[str, Any]) -> None:
+    """Only the layer's Cluster Autoscaler ties the cluster to the pinned minors."""
+    config = change(prod_config, f"{R}/cluster/kubernetes_version", "1.31")
+    spec = load_platform(platform_dict({"aws": config}, environment="prod", addons={"enabled": False},
+                                       compliance={"data_zones": {"eu": ["eu-west-1"]}}))
+    assert spec.clouds.aws.regions["us-east-1"].cluster.kubernetes_version == "1.31"

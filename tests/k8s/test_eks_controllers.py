@@ -27,7 +27,7 @@ from components.compose.types import EksControllers, InferenceTarget, IrsaAccoun
 from components.k8s import charts, eks
 from components.k8s.charts import CLUSTER_AUTOSCALER
 from components.spec import load_platform
-from components.spec.aws import EKS_KUBERNETES_VERSION
+from components.spec.aws import EKS_AUTOSCALER_MINORS, EKS_KUBERNETES_VERSION
 
 CLUSTER = "test-us-east-1"
 AUTOSCALER_ROLE = "arn:aws:iam::123456789012:role/test-us-east-1-autoscaler-role-0a1b2c3"
@@ -182,6 +182,12 @@ def test_the_default_eks_version_has_a_pinned_autoscaler() -> None:
     plan = plan_eks(version=EKS_KUBERNETES_VERSION)
     release = plan.one("kubernetes:helm.sh/v3:Release", f"{CLUSTER}-cluster-autoscaler-release")
     assert release.inputs["version"] == CLUSTER_AUTOSCALER[EKS_KUBERNETES_VERSION].version
+
+
+def test_the_spec_accepts_exactly_the_minors_with_a_pinned_autoscaler() -> None:
+    """The spec refuses another minor before anything is registered; it must know the same minors as the pins."""
+    assert tuple(CLUSTER_AUTOSCALER) == EKS_AUTOSCALER_MINORS
+    assert EKS_KUBERNETES_VERSION in EKS_AUTOSCALER_MINORS
 
 
 def test_an_unsupported_minor_is_a_clear_error() -> None:
