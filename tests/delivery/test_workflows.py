@@ -72,7 +72,7 @@ def test_the_base_plan_step_always_leaves_a_base_the_head_can_diff(
     (bin_dir / "uv").write_text(FAKE_UV)
     for tool in ("make", "uv"):
         (bin_dir / tool).chmod(0o755)
-    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "FAIL_STACK": fail_stack}
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "FAIL_STACK": fail_stack, **flows["preview"]["env"]}
     # GitHub runs `run:` scripts with `bash --noprofile --norc -eo pipefail`.
     done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=base, env=env,
                           capture_output=True, text=True)
@@ -81,6 +81,41 @@ def test_the_base_plan_step_always_leaves_a_base_the_head_can_diff(
         document = _read_base_plan(str(tmp_path / f"base-{stack}.json"))  # what the head's --diff accepts
         assert document["stack"] == stack
         assert (document["resources"] == []) == (stack in empty)
+
+
+def test_every_environment_is_previewed_and_deployed(flows: dict[str, dict]) -> None:
+    """Adding a stack file without adding it to the workflows would leave it out of PR previews and deploys."""
+    stacks = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
+    preview = flows["preview"]
+    assert sorted(preview["env"]["ENVIRONMENTS"].split()) == stacks
+    assert preview["jobs"]["pulumi-preview"]["strategy"]["matrix"]["env"] == preview["env"]["ENVIRONMENTS"].split()
+    deployed = [job["with"]["stack"] for job in flows["deploy"]["jobs"].values()]
+    assert deployed == preview["env"]["ENVIRONMENTS"].split()  # in promotion order
+
+
+FAKE_UV_HEAD = """#!/bin/bash
+# `uv run --frozen aiinfra plan ... --markdown FILE ...` writes FILE; `uv run --frozen python -m aiinfra.plan.markdown
+# FILES` prints the files it was given, in order.
+if [ "$5" = aiinfra.plan.markdown ]; then shift 5; echo "$@"; exit 0; fi
+while [ $# -gt 0 ]; do [ "$1" = --markdown ] && echo "### $2" > "$2"; shift; done
+"""
+
+
+def test_the_head_plan_step_comments_on_every_environment_in_order(flows: dict[str, dict], tmp_path: Path) -> None:
+    step = next(s for s in flows["preview"]["jobs"]["offline-plan"]["steps"] if s.get("id") == "plan")
+    bin_dir, head = tmp_path / "bin", tmp_path / "head"
+    bin_dir.mkdir()
+    head.mkdir()
+    (bin_dir / "uv").write_text(FAKE_UV_HEAD)
+    (bin_dir / "uv").chmod(0o755)
+    output = tmp_path / "github_output"
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "GITHUB_OUTPUT": str(output), **flows["preview"]["env"]}
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=head, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    order = flows["preview"]["env"]["ENVIRONMENTS"].split()
+    assert (tmp_path / "comment.md").read_text().split() == [f"../comment-{e}.md" for e in order]
+    assert output.read_text() == "status=0\n"
 
 
 def test_deploy_goes_dev_then_staging_then_prod_with_protection(flows: dict[str, dict]) -> None:

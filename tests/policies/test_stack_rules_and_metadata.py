@@ -111,7 +111,9 @@ def test_generated_configs_are_fresh_and_match_the_stacks() -> None:
     spec.loader.exec_module(module)
     stale = [p.name for p, text in module.outputs().items() if p.read_text() != text]
     assert not stale, f"run `uv run python policies/aiinfra_policy/gen_config.py`: {stale}"
-    for env in ("dev", "staging", "prod"):
+    stacks = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
+    assert sorted(set(module.ENVIRONMENTS) - {"baseline"}) == stacks, "every stack has its policy config, and only they"
+    for env in stacks:
         stack = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{env}.yaml").read_text())["config"]["ai-infra:platform"]
         config = json.loads((PACK / "config" / f"{env}.json").read_text())
         regions = sorted(r for cloud in stack["clouds"].values() for r in cloud["regions"])

@@ -56,3 +56,23 @@ def test_the_readme_excerpt_of_the_dev_plan_is_what_the_plan_prints() -> None:
     for line in excerpt.splitlines():
         if line.strip() != "...":
             assert line in printed, f"README excerpt line not in the dev plan (or out of order): {line!r}"
+
+
+def test_the_readme_config_example_and_its_error_example_are_what_the_spec_says() -> None:
+    """The config reference's example is valid, and the error example is what its two mistakes print."""
+    from components.spec import SpecError, load_platform
+
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Config reference", 1)[1]
+    config = yaml.safe_load(section.split("```yaml\n", 1)[1].split("```", 1)[0])["config"]["ai-infra:platform"]
+    load_platform(config)
+    region = config["clouds"]["aws"]["regions"]["us-east-1"]
+    region["network"]["natt"] = "single"
+    region["gpu_pools"]["train"].update(min_nodes=3, max_nodes=2)
+    with pytest.raises(SpecError) as caught:
+        load_platform(config)
+    printed = str(caught.value).splitlines()
+    shown = section.split("what is allowed:\n\n```\n", 1)[1].split("```", 1)[0].splitlines()
+    assert len(shown) == len(printed)
+    for line, actual in zip(shown, printed, strict=True):
+        assert actual == line or (line.endswith(", ...") and actual.startswith(line[:-3])), (line, actual)
