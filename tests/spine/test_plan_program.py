@@ -98,6 +98,10 @@ def test_a_policy_config_naming_unknown_rules_is_a_clear_error(tmp_path: Path, c
     (["--diff", "{not_a_plan}"], "--diff {not_a_plan}: not a plan from `aiinfra plan --json`"),
     (["--json", "{no_dir}/plan.json"], "--json {no_dir}/plan.json: directory {no_dir} does not exist"),
     (["--markdown", "{no_dir}/comment.md"], "--markdown {no_dir}/comment.md: directory {no_dir} does not exist"),
+    (["--policy-pack", "{no_dir}"], "no policy pack at {no_dir} (PulumiPolicy.yaml missing)"),
+    (["--policy-config", "{missing}"], "policy config {missing} does not exist"),
+    (["--policy-config", "{not_json}"], "policy config {not_json} is not readable JSON"),
+    (["--policy-config", "{not_a_plan}"], "policy config {not_a_plan}: expected a JSON object of policy settings by name, got list"),
 ])
 def test_bad_plan_files_are_clear_errors_before_anything_is_planned(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
@@ -108,7 +112,7 @@ def test_bad_plan_files_are_clear_errors_before_anything_is_planned(
     paths["not_a_plan"].write_text("[1, 2]")
     monkeypatch.setattr("aiinfra.plan.program.plan_stack", lambda *_: pytest.fail("planned despite a bad file"))
     argv = [a.format(**paths) for a in argv]
-    assert main(["plan", "--program", str(PROGRAM), "--stack", "demo", "--no-policy", "-q", *argv]) == 1
+    assert main(["plan", "--program", str(PROGRAM), "--stack", "demo", "-q", *argv]) == 1
     err = capsys.readouterr().err
     assert message.format(**paths) in err and "Traceback" not in err
 
@@ -182,24 +186,6 @@ def test_sys_exit_in_a_program_ends_it_as_the_language_host_would(
     assert err.strip() == message
     if code == 0:  # what ran before the exit is the plan
         assert json.loads(out.read_text())["outputs"] == {"before": 1}
-
-
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--policy-pack", "{tmp}"], "no policy pack at {tmp} (PulumiPolicy.yaml missing)"),
-    (["--policy-config", "{tmp}/missing.json"], "policy config {tmp}/missing.json does not exist"),
-    (["--policy-config", "{tmp}/bad.json"], "policy config {tmp}/bad.json is not readable JSON"),
-    (["--policy-config", "{tmp}/list.json"], "policy config {tmp}/list.json: expected a JSON object of policy settings by name, got list"),
-])
-def test_a_bad_policy_pack_or_config_is_a_clear_error_before_anything_is_planned(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-        argv: list[str], message: str) -> None:
-    (tmp_path / "bad.json").write_text("{bad")
-    (tmp_path / "list.json").write_text('["required-tags"]')
-    monkeypatch.setattr("aiinfra.plan.program.plan_stack", lambda *_: pytest.fail("planned despite a bad policy input"))
-    argv = [a.format(tmp=tmp_path) for a in argv]
-    assert main(["plan", "--program", str(PROGRAM), "--stack", "demo", "-q", *argv]) == 1
-    err = capsys.readouterr().err
-    assert message.format(tmp=tmp_path) in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize(("value", "message"), [
