@@ -113,7 +113,11 @@ def _pack_process(pack_dir: Path, python: str, env: dict[str, str]) -> Iterator[
             process.wait()
             stderr.seek(0)
             error = stderr.read().decode(errors="replace")[-2000:]
-            raise PolicyError(f"policy pack {pack_dir} did not start (printed {line!r}):\n{error}")
+            hint = ""
+            if "ModuleNotFoundError" in error:
+                hint = (f"\nThe pack runs on {python}, which lacks its requirements ({pack_dir / 'requirements.txt'}): "
+                        "install them there (`pip install 'ai-infra[policy]'`), or plan with --no-policy.")
+            raise PolicyError(f"policy pack {pack_dir} did not start (printed {line!r}):\n{error}{hint}")
         yield f"127.0.0.1:{line}"
     finally:
         process.kill()

@@ -160,3 +160,19 @@ def test_data_residency_does_not_place_global_services_in_the_providers_region()
     cluster = resource("aws:eks/cluster:Cluster", {"name": "c"}, "cluster", provider=provider)
     found = run_stack("data-residency", [role, attachment, cluster], {"allowedRegions": ["eu-west-1"]})
     assert [urn.split("::")[-1] for urn, _ in found] == ["cluster"]
+
+
+def test_a_pack_whose_requirements_are_missing_says_how_to_fix_it(tmp_path: Path) -> None:
+    """An interpreter without pulumi_policy (here: ours without its site-packages) cannot start the pack."""
+    import sys
+
+    from aiinfra.policy_eval import PolicyError
+
+    python = tmp_path / "python"
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "$@"\n')
+    python.chmod(0o755)
+    with pytest.raises(PolicyError) as caught:
+        evaluate_pack(PACK, [], project="p", stack="t", python=str(python))
+    message = str(caught.value)
+    assert "ModuleNotFoundError: No module named 'pulumi" in message
+    assert f"The pack runs on {python}, which lacks its requirements" in message and "--no-policy" in message
