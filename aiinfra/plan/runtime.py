@@ -23,6 +23,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from .invokes import placeholder_result
+from .secrets import secure_config_as_unknowns
 from .stacktrace import sdk_stack_traces
 
 UNKNOWN = rpc.UNKNOWN
@@ -232,7 +233,7 @@ def run_program(
             struct = await rpc.serialize_properties(exported, {})
             outputs.update(wire_to_plain(json_format.MessageToDict(struct)))
 
-        with sdk_stack_traces():
+        with sdk_stack_traces(), secure_config_as_unknowns():
             _sync_await(run_pulumi_func(lambda: body()))
         return PlanResult(project=project, stack=stack, resources=monitor.records, outputs=outputs)
     finally:
