@@ -147,6 +147,7 @@ def _policy_config(info: analyzer_pb2.AnalyzerInfo, config: dict[str, Any]) -> d
         raise PolicyError(f"policy config names unknown policies: {', '.join(unknown)}; the pack has: {', '.join(sorted(known))}")
     default_level = config.get("all")
     result = {}
+    problems: list[str] = []
     for policy in info.policies:
         entry = config.get(policy.name)
         level = _LEVEL_NAMES[policy.enforcementLevel]
@@ -162,12 +163,34 @@ def _policy_config(info: analyzer_pb2.AnalyzerInfo, config: dict[str, Any]) -> d
         elif isinstance(entry, dict):
             level = entry.get("enforcementLevel", level)
             properties.update({k: v for k, v in entry.items() if k != "enforcementLevel"})
+        elif entry is not None:
+            raise PolicyError(f"policy '{policy.name}': {entry!r} is not a valid value; give an enforcement level or an object")
         if level not in _LEVELS:
             raise PolicyError(f"policy '{policy.name}': enforcement level {level!r}; allowed: {', '.join(_LEVELS)}")
+        problems += [f"{policy.name}: {problem}" for problem in _schema_problems(policy, properties)]
         struct = struct_pb2.Struct()
         struct.update(properties)
         result[policy.name] = analyzer_pb2.PolicyConfig(enforcementLevel=_LEVELS[level], properties=struct)
+    if problems:
+        raise PolicyError("policy config does not match the policies' schemas:\n  " + "\n  ".join(problems))
     return result
+
+
+def _schema_problems(policy: analyzer_pb2.PolicyInfo, properties: dict[str, Any]) -> list[str]:
+    """What the engine reports when it validates a policy's properties (defaults, then the config file's) against
+    the policy's config schema: an object with its `properties` and `required`."""
+    import jsonschema
+
+    if not policy.HasField("configSchema"):
+        return []
+    schema: dict[str, Any] = {"type": "object"}
+    if policy.configSchema.properties:
+        schema["properties"] = json_format.MessageToDict(policy.configSchema.properties)
+    if policy.configSchema.required:
+        schema["required"] = list(policy.configSchema.required)
+    validator = jsonschema.Draft7Validator(schema)
+    return [f"{'.'.join(map(str, e.absolute_path)) or 'config'}: {e.message}"
+            for e in sorted(validator.iter_errors(properties), key=lambda e: list(map(str, e.absolute_path)))]
 
 
 def _struct(value: dict[str, Any]) -> struct_pb2.Struct:

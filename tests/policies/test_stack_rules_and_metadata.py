@@ -176,3 +176,26 @@ def test_a_pack_whose_requirements_are_missing_says_how_to_fix_it(tmp_path: Path
     message = str(caught.value)
     assert "ModuleNotFoundError: No module named 'pulumi" in message
     assert f"The pack runs on {python}, which lacks its requirements" in message and "--no-policy" in message
+
+
+def test_policy_config_is_checked_against_each_policys_schema_as_the_engine_does() -> None:
+    from aiinfra.policy_eval import PolicyError
+
+    config = {"gpu-cap-per-pool": {"maxGpusPerPool": "lots"},
+              "k8s-no-privileged-pods": {"privilegedWorkloads": ["kube-system/csi-node"]},
+              "required-tags": {"requiredTags": ["team"], "extra": 1}}  # properties a schema does not name are allowed
+    with pytest.raises(PolicyError) as caught:
+        evaluate_pack(PACK, [], config=config, project="p", stack="t")
+    lines = str(caught.value).splitlines()
+    assert lines[0] == "policy config does not match the policies' schemas:"
+    assert "  gpu-cap-per-pool: maxGpusPerPool: 'lots' is not of type 'integer'" in lines
+    assert any(line.startswith("  k8s-no-privileged-pods: privilegedWorkloads.0: 'kube-system/csi-node' does not match")
+               for line in lines)
+    assert len(lines) == 3
+
+
+def test_a_policy_entry_that_is_neither_a_level_nor_an_object_is_refused() -> None:
+    from aiinfra.policy_eval import PolicyError
+
+    with pytest.raises(PolicyError, match=r"policy 'required-tags': 3 is not a valid value; give an enforcement level or an object"):
+        evaluate_pack(PACK, [], config={"required-tags": 3}, project="p", stack="t")
