@@ -5,7 +5,8 @@ return secrets (`require_secret`, `get_secret_int`, `get_secret_object`, ...) th
 a value it cannot know yet: a secret Output that is unknown. So its `apply` callbacks do not run and the engine (and
 the policy pack) receive the unknown marker inside a secret, instead of a made-up value that could fail parsing as an
 int or an object. A secure value read with a plain getter (`require`, which returns a str) is the placeholder string
-the stack config holds (project.SECRET_PLACEHOLDER): a plain str cannot be unknown.
+the stack config holds (project.SECRET_PLACEHOLDER): a plain str cannot be unknown. The plain getters that parse
+(`get_int`, `require_bool`, ...) cannot parse it either: they stop the plan with the secret getter to use instead.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from typing import Any
 
 import pulumi
 from pulumi.runtime import get_config, is_config_secret
+
+from .project import SECRET_PLACEHOLDER
 
 SECRET_GETTERS = (
     "get_secret", "get_secret_bool", "get_secret_int", "get_secret_float", "get_secret_object",
@@ -47,13 +50,33 @@ def _unknown_when_secure(getter: Callable[..., Any]) -> Callable[..., Any]:
 
     return wrapper
 
+PARSING_GETTERS = {name: name.replace("_", "_secret_", 1) for name in (
+    "get_bool", "get_int", "get_float", "require_bool", "require_int", "require_float")}
+"""Plain getters that parse the value, and the secret getter each should be in a program that reads a secure value."""
+
+
+def _refused_when_secure(getter: Callable[..., Any], instead: str) -> Callable[..., Any]:
+    @functools.wraps(getter)
+    def wrapper(self: pulumi.Config, key: str, *args: Any, **kwargs: Any) -> Any:
+        full_key = self.full_key(key)
+        if get_config(full_key) == SECRET_PLACEHOLDER and is_config_secret(full_key):
+            raise pulumi.RunError(f"configuration '{full_key}' is a secure value, which an offline plan does not decrypt, "
+                                  f"so {getter.__name__}() has nothing to parse; read it with {instead}('{key}'), which "
+                                  "keeps it secret (and unknown in the plan)")
+        return getter(self, key, *args, **kwargs)
+
+    return wrapper
+
 
 @contextmanager
 def secure_config_as_unknowns() -> Iterator[None]:
-    """Inside the block, the Config secret getters return secret unknowns for keys that hold secure values."""
-    originals = {name: getattr(pulumi.Config, name) for name in SECRET_GETTERS if hasattr(pulumi.Config, name)}
+    """Inside the block, the Config secret getters return secret unknowns for keys that hold secure values, and the
+    plain parsing getters refuse them with the secret getter to use."""
+    names = [*SECRET_GETTERS, *PARSING_GETTERS]
+    originals = {name: getattr(pulumi.Config, name) for name in names if hasattr(pulumi.Config, name)}
     for name, getter in originals.items():
-        setattr(pulumi.Config, name, _unknown_when_secure(getter))
+        wrapped = _refused_when_secure(getter, PARSING_GETTERS[name]) if name in PARSING_GETTERS else _unknown_when_secure(getter)
+        setattr(pulumi.Config, name, wrapped)
     try:
         yield
     finally:

@@ -41,3 +41,26 @@ def test_the_getters_are_the_sdks_own_outside_a_plan() -> None:
     run_program(lambda: pulumi.Config("demo").require_secret("token"), project="demo", stack="dev", config=CONFIG,
                 secret_keys=SECURE)
     assert {name: getattr(pulumi.Config, name) for name in before} == before
+
+
+def test_a_parsing_plain_getter_on_a_secure_value_names_the_secret_getter_to_use() -> None:
+    import pytest
+
+    def program() -> None:
+        pulumi.Config("demo").require_int("port")
+
+    with pytest.raises(pulumi.RunError) as caught:
+        run_program(program, project="demo", stack="dev", config=CONFIG, secret_keys=SECURE)
+    assert str(caught.value) == ("configuration 'demo:port' is a secure value, which an offline plan does not decrypt, so "
+                                 "require_int() has nothing to parse; read it with require_secret_int('port'), which keeps "
+                                 "it secret (and unknown in the plan)")
+
+
+def test_an_object_with_secure_leaves_still_parses_with_the_plain_getter() -> None:
+    config = {**CONFIG, "demo:db": '{"host": "db.internal", "password": "[secret]"}'}
+
+    def program() -> None:
+        pulumi.export("host", pulumi.Config("demo").require_object("db")["host"])
+
+    result = run_program(program, project="demo", stack="dev", config=config, secret_keys=[*SECURE, "demo:db"])
+    assert result.outputs == {"host": "db.internal"}
