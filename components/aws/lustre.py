@@ -85,11 +85,13 @@ class Lustre(pulumi.ComponentResource):
         self.filesystem = aws.fsx.LustreFileSystem(f"{name}-fs", aws.fsx.LustreFileSystemArgs(
             storage_capacity=spec.size_gib, storage_type="SSD", deployment_type=tier.service_name,
             # subnet_ids is one ID in pulumi-aws v7 (FSx for Lustre supports one subnet).
-            # SCRATCH_2 takes neither: its throughput is fixed and FSx encrypts it with an AWS-owned key.
+            # SCRATCH_2 takes none of the next three: its throughput is fixed, FSx encrypts it with an AWS-owned key,
+            # and it has no backups (copy_tags_to_backups applies to PERSISTENT_1/2 only, per the provider docs).
             per_unit_storage_throughput=tier.throughput_mbps_per_tib if persistent else None,
             kms_key_id=args.kms_key_arn if persistent else None,
+            copy_tags_to_backups=True if persistent else None,
             subnet_ids=args.subnet_id, security_group_ids=[group.id], file_system_type_version=LUSTRE_VERSION,
-            data_compression_type="LZ4", copy_tags_to_backups=True,
+            data_compression_type="LZ4",
             log_configuration=aws.fsx.LustreFileSystemLogConfigurationArgs(level="WARN_ERROR", destination=logs.arn),
             tags={"Name": name, **({"data-zone": spec.data_zone} if spec.data_zone else {})},
             region=ctx.region), opts=ctx.stateful(self))

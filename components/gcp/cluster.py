@@ -23,7 +23,12 @@ SYSTEM_MACHINE_TYPE = "e2-standard-4"
 # GKE's role for node service accounts (logs, metrics, metadata); image pulls need Artifact Registry read.
 NODE_ROLES = {"node": "roles/container.defaultNodeServiceAccount", "registry": "roles/artifactregistry.reader"}
 LOG_COMPONENTS = ["SYSTEM_COMPONENTS", "WORKLOADS", "APISERVER", "CONTROLLER_MANAGER", "SCHEDULER"]
-METRIC_COMPONENTS = ["SYSTEM_COMPONENTS", "APISERVER", "SCHEDULER", "CONTROLLER_MANAGER", "STORAGE", "POD", "DEPLOYMENT"]
+METRIC_COMPONENTS = ["SYSTEM_COMPONENTS", "APISERVER", "SCHEDULER", "CONTROLLER_MANAGER"]
+"""System and control-plane metrics: they need system metrics only (GKE docs, "Collect and view control plane metrics")."""
+KUBE_STATE_METRIC_COMPONENTS = ["STORAGE", "POD", "DEPLOYMENT"]
+"""GKE's kube state metrics packages need Managed Service for Prometheus managed collection (GKE docs, "Collect and
+view kube state metrics", Requirements): sent only with it. In `self_managed` monitoring, kube-prometheus-stack's own
+kube-state-metrics covers them."""
 AUTH_PLUGIN = "gke-gcloud-auth-plugin"
 IGNORE_NODE_COUNTS = ["initialNodeCount", "nodeCount"]
 """The cluster autoscaler owns a pool's size after creation."""
@@ -193,7 +198,7 @@ class Cluster(pulumi.ComponentResource):
             gateway_api_config=gcp.container.ClusterGatewayApiConfigArgs(channel="CHANNEL_STANDARD") if args.gateway_api else None,
             logging_config=gcp.container.ClusterLoggingConfigArgs(enable_components=LOG_COMPONENTS),
             monitoring_config=gcp.container.ClusterMonitoringConfigArgs(
-                enable_components=METRIC_COMPONENTS,
+                enable_components=METRIC_COMPONENTS + (KUBE_STATE_METRIC_COMPONENTS if args.managed_prometheus else []),
                 managed_prometheus=gcp.container.ClusterMonitoringConfigManagedPrometheusArgs(enabled=args.managed_prometheus)),
             security_posture_config=gcp.container.ClusterSecurityPostureConfigArgs(mode="BASIC", vulnerability_mode="VULNERABILITY_BASIC"),
             cost_management_config=gcp.container.ClusterCostManagementConfigArgs(enabled=True),

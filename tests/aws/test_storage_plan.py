@@ -83,7 +83,7 @@ def test_lustre_is_persistent_encrypted_and_linked_to_s3(prod_plan: PlanResult) 
     assert inputs["deploymentType"] == "PERSISTENT_2" and inputs["perUnitStorageThroughput"] == 500
     assert inputs["storageCapacity"] == 4800 and inputs["kmsKeyId"] and inputs["storageType"] == "SSD"
     assert inputs["subnetIds"] == f"{EAST}-private-0-id" and inputs["fileSystemTypeVersion"] == "2.15"
-    assert inputs["logConfiguration"]["level"] == "WARN_ERROR"
+    assert inputs["logConfiguration"]["level"] == "WARN_ERROR" and inputs["copyTagsToBackups"] is True
     logs = one(prod_plan, "aws:cloudwatch/logGroup:LogGroup", f"{EAST}-train-logs")
     assert logs["name"] == f"/aws/fsx/lustre/{EAST}-train" and logs["kmsKeyId"]
     link = one(prod_plan, "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation", f"{EAST}-train-s3-link")
@@ -106,11 +106,11 @@ def test_lustre_admits_its_ports_from_itself_and_the_cluster_only(prod_plan: Pla
         (988, 988, f"{EAST}-train-sg-id"), (1018, 1023, f"{EAST}-train-sg-id")]
 
 
-def test_scratch_lustre_in_dev_is_unprotected_and_takes_no_throughput_or_key(dev_plan: PlanResult) -> None:
+def test_scratch_lustre_in_dev_is_unprotected_and_takes_no_throughput_key_or_backup_setting(dev_plan: PlanResult) -> None:
     fs = dev_plan.one(LUSTRE, "dev-us-east-1-scratch-fs")
     assert not fs.protect and not fs.retainOnDelete
     assert fs.inputs["deploymentType"] == "SCRATCH_2" and fs.inputs["storageCapacity"] == 1200
-    assert "perUnitStorageThroughput" not in fs.inputs and "kmsKeyId" not in fs.inputs
+    assert {"perUnitStorageThroughput", "kmsKeyId", "copyTagsToBackups"}.isdisjoint(fs.inputs)
     assert dev_plan.one("aws:s3/bucket:Bucket", "dev-us-east-1-datasets-bucket").inputs["forceDestroy"] is True
 
 

@@ -17,3 +17,6 @@ def test_gke_managed_collection_follows_the_monitoring_mode(plan_gcp, mode: str,
     monitoring = plan.one("gcp:container/cluster:Cluster").inputs["monitoringConfig"]
     assert monitoring["managedPrometheus"] == {"enabled": enabled}
     assert "SYSTEM_COMPONENTS" in monitoring["enableComponents"]  # GKE system metrics stay on either way
+    assert "APISERVER" in monitoring["enableComponents"]  # control-plane metrics need system metrics only
+    # GKE's kube state metrics packages need managed collection, which GKE checks
+    assert ({"STORAGE", "POD", "DEPLOYMENT"} <= set(monitoring["enableComponents"])) is enabled
