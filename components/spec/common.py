@@ -34,8 +34,9 @@ class ComplianceProfile(str, enum.Enum):
     GDPR = "gdpr"
 
 
-# Lower-case DNS-label-like names: they end up in resource names on every cloud.
-Name = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]{0,23}$")]
+# Lower-case DNS labels: they end up in resource names on every cloud and in Kubernetes names and label values,
+# which must end with a letter or digit.
+Name = Annotated[str, StringConstraints(pattern=r"^[a-z]([a-z0-9-]{0,22}[a-z0-9])?$")]
 
 LabelValue = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_.-]{0,62}$")]
 """Label values must be valid as GCP labels, the strictest of the three clouds."""

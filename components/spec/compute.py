@@ -6,9 +6,10 @@ import enum
 from ipaddress import IPv4Network
 from typing import Annotated
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from .common import FieldError, SpecModel
+from .kube import label_value_problem, node_label_problem, qualified_name_problem
 
 
 class ApiAccess(str, enum.Enum):
@@ -135,9 +136,27 @@ class Placement(str, enum.Enum):
 
 
 class Taint(SpecModel):
-    key: Annotated[str, Field(pattern=r"^([a-z0-9.-]+/)?[A-Za-z0-9._-]{1,63}$")]
-    value: Annotated[str, Field(max_length=63)] = ""
+    key: str
+    """A Kubernetes qualified name, e.g. "dedicated" or "example.com/team"."""
+    value: str = ""
+    """A Kubernetes label value; default empty."""
     effect: Annotated[str, Field(pattern=r"^(NoSchedule|PreferNoSchedule|NoExecute)$")] = "NoSchedule"
+
+    @field_validator("key")
+    @classmethod
+    def _key_syntax(cls, key: str) -> str:
+        problem = qualified_name_problem(key, "taint key")
+        if problem:
+            raise ValueError(problem)
+        return key
+
+    @field_validator("value")
+    @classmethod
+    def _value_syntax(cls, value: str) -> str:
+        problem = label_value_problem(value, "taint value")
+        if problem:
+            raise ValueError(problem)
+        return value
 
 
 class GpuPoolSpec(SpecModel):
@@ -160,7 +179,16 @@ class GpuPoolSpec(SpecModel):
     taints: list[Taint] = []
     """Extra taints. The accelerator taint (nvidia.com/gpu or aws.amazon.com/neuron, NoSchedule) is always added."""
     labels: dict[str, str] = {}
-    """Extra Kubernetes node labels. Accelerator, model and capacity-type labels are always added."""
+    """Extra Kubernetes node labels (not under `kubernetes.io`, `k8s.io` or `ai-infra/`). Accelerator, model and
+    capacity-type labels are always added."""
+
+    @field_validator("labels")
+    @classmethod
+    def _label_syntax(cls, labels: dict[str, str]) -> dict[str, str]:
+        problems = [problem for key, value in labels.items() if (problem := node_label_problem(key, value))]
+        if problems:
+            raise ValueError("; ".join(problems))
+        return labels
     sharing: GpuSharing = GpuSharing()
     """GPU sharing. Default: none."""
     driver: GpuDriver = GpuDriver.CLOUD

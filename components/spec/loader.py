@@ -57,7 +57,7 @@ def _describe(root: str, error: dict[str, Any]) -> tuple[str, str]:
     value = error.get("input")
     if "[key]" in loc:
         where = loc[: loc.index("[key]")]
-        return _dotted(root, where), f"name {value!r} is invalid: {_clean(error['msg'])}; names are lower-case letters, digits and '-', starting with a letter, at most 24 characters"
+        return _dotted(root, where), f"name {value!r} is invalid: {_clean(error['msg'])}; names are lower-case letters, digits and '-', starting with a letter, ending with a letter or digit, at most 24 characters"
     if kind == "extra_forbidden":
         allowed = _fields_at(loc[:-1])
         hint = difflib.get_close_matches(str(loc[-1]), allowed, n=1)

@@ -56,6 +56,17 @@ CASES = [
     ("reserved-team-name", "teams/kube-ops", {"gpu_quota": 1}, "platform.teams", ["kube-ops", "reserved", "monitoring"]),
     ("reserved-team-name-autoneg", "teams/autoneg-system", {"gpu_quota": 1}, "platform.teams", ["autoneg-system", "reserved"]),
     ("efa-on-non-efa-type", f"{A}/gpu_pools/train", {"accelerator": "l4", "max_nodes": 2, "efa": True}, f"{AWS_REGION}.gpu_pools.train.efa", ["EFA"]),
+    ("team-name-ending-in-a-hyphen", "teams/research-", {"gpu_quota": 1}, "platform.teams.research-", ["'research-'", "ending with a letter or digit"]),
+    ("taint-value-with-a-space", f"{A}/gpu_pools/train/taints", [{"key": "team", "value": "ml team"}],
+     f"{AWS_REGION}.gpu_pools.train.taints[0].value", ["'ml team'", "not a Kubernetes label value"]),
+    ("taint-key-not-a-qualified-name", f"{A}/gpu_pools/train/taints", [{"key": "-team"}],
+     f"{AWS_REGION}.gpu_pools.train.taints[0].key", ["'-team'", "qualified name"]),
+    ("node-label-under-kubernetes-io", f"{A}/gpu_pools/train/labels", {"node-role.kubernetes.io/gpu": ""},
+     f"{AWS_REGION}.gpu_pools.train.labels", ["'node-role.kubernetes.io/gpu'", "reserved by Kubernetes"]),
+    ("node-label-the-toolkit-sets", f"{A}/gpu_pools/train/labels", {"ai-infra/pool": "x"},
+     f"{AWS_REGION}.gpu_pools.train.labels", ["'ai-infra/pool'", "the toolkit's own"]),
+    ("node-label-value-too-long", f"{A}/gpu_pools/train/labels", {"team": "x" * 64},
+     f"{AWS_REGION}.gpu_pools.train.labels", ["value of label 'team'", "at most 63"]),
 ]
 
 
