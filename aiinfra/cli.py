@@ -14,6 +14,7 @@ from typing import NoReturn
 
 EXIT_ERROR = 1
 EXIT_MANDATORY_VIOLATION = 2
+EXIT_INTERRUPTED = 130  # the shells' code for a process ended by SIGINT
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -62,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_ERROR
+    except KeyboardInterrupt:  # Ctrl-C: the policy pack's process is already stopped by its context manager
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 def run() -> NoReturn:

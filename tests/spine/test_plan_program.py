@@ -212,3 +212,13 @@ def test_a_missing_sdk_says_where_to_install_the_programs_requirements(
     err = capsys.readouterr().err
     assert "ModuleNotFoundError: No module named 'pulumi_not_installed_anywhere'" in err
     assert f"aiinfra runs the program in its own Python environment ({sys.prefix}); install the program's requirements into it" in err
+
+
+def test_ctrl_c_during_a_plan_exits_130_without_a_traceback(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("aiinfra.plan.program.plan_stack", interrupted)
+    assert main(["plan", "--program", str(PROGRAM), "--stack", "demo", "-q"]) == 130
+    assert capsys.readouterr().err == "interrupted\n"
