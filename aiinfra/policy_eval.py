@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -96,6 +98,15 @@ def evaluate_pack(pack_dir: str | Path, resources: list[dict], *, config: dict |
     )
 
 
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _die_with_parent() -> None:
+    """In the pack's process, before it runs (Linux): the kernel sends it SIGTERM when this process dies, even of a
+    signal that runs no `finally` (SIGKILL, or SIGTERM from a cancelled CI job), so no pack server is left behind."""
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 @contextlib.contextmanager
 def _pack_process(pack_dir: Path, python: str, env: dict[str, str]) -> Iterator[str]:
     """Start the pack's program as the CLI's analyzer host does; yield the address it serves on."""
@@ -104,8 +115,8 @@ def _pack_process(pack_dir: Path, python: str, env: dict[str, str]) -> Iterator[
         raise PolicyError(f"{pack_dir} has no __main__.py; is it a Python policy pack?")
     # stderr goes to a file: a pack that writes much (warnings, logging) must not fill a pipe and stall.
     stderr = tempfile.TemporaryFile()
-    process = subprocess.Popen([python, "-u", str(main)], cwd=pack_dir, env=env,
-                               stdout=subprocess.PIPE, stderr=stderr)
+    process = subprocess.Popen([python, "-u", str(main)], cwd=pack_dir, env=env, stdout=subprocess.PIPE, stderr=stderr,
+                               preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
     try:
         line = process.stdout.readline().decode().strip()
         if not line.isdigit():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import re
@@ -199,3 +200,45 @@ def test_a_policy_entry_that_is_neither_a_level_nor_an_object_is_refused() -> No
 
     with pytest.raises(PolicyError, match=r"policy 'required-tags': 3 is not a valid value; give an enforcement level or an object"):
         evaluate_pack(PACK, [], config={"required-tags": 3}, project="p", stack="t")
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="parent-death signal is Linux's")
+def test_the_pack_process_does_not_outlive_a_killed_aiinfra(tmp_path: Path) -> None:
+    """A SIGKILLed `aiinfra plan` runs no cleanup; the kernel still stops the pack server it started."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = ("import os, sys, time\nfrom pathlib import Path\nfrom aiinfra.policy_eval import _pack_process\n"
+              f"with _pack_process(Path({str(PACK)!r}), sys.executable, dict(os.environ)) as address:\n"
+              "    print(address, flush=True)\n    time.sleep(60)\n")
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout.readline().startswith("127.0.0.1:")
+    children = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _ppid(p) == parent.pid]
+    assert len(children) == 1, children
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    try:
+        deadline = time.monotonic() + 10
+        while _state(children[0]) not in ("Z", "gone") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _state(children[0]) in ("Z", "gone"), "the pack server outlived aiinfra"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(children[0], signal.SIGKILL)
+
+
+def _ppid(proc: Path) -> int | None:
+    try:
+        return int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
