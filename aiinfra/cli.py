@@ -141,6 +141,9 @@ def _plan(args: argparse.Namespace) -> int:
 
     project = _project(args)
     base = _read_base_plan(args.diff) if args.diff else None
+    if base is not None and (base.get("project"), base.get("stack")) != (project.name, args.stack):
+        raise UserError(f"--diff {args.diff}: a plan of {base.get('project')}/{base.get('stack')}, not of "
+                        f"{project.name}/{args.stack}; diff a plan of the same stack")
     _check_output("--json", args.json)
     _check_output("--markdown", args.markdown)
     policy = _policy_setup(args)

@@ -96,6 +96,7 @@ def test_a_policy_config_naming_unknown_rules_is_a_clear_error(tmp_path: Path, c
     (["--diff", "{missing}"], "--diff {missing}: cannot read it (No such file or directory)"),
     (["--diff", "{not_json}"], "--diff {not_json}: not JSON"),
     (["--diff", "{not_a_plan}"], "--diff {not_a_plan}: not a plan from `aiinfra plan --json`"),
+    (["--diff", "{other_stack}"], "--diff {other_stack}: a plan of invokes-demo/prod, not of invokes-demo/demo"),
     (["--json", "{no_dir}/plan.json"], "--json {no_dir}/plan.json: directory {no_dir} does not exist"),
     (["--markdown", "{no_dir}/comment.md"], "--markdown {no_dir}/comment.md: directory {no_dir} does not exist"),
     (["--policy-pack", "{no_dir}"], "no policy pack at {no_dir} (PulumiPolicy.yaml missing)"),
@@ -107,9 +108,10 @@ def test_bad_plan_files_are_clear_errors_before_anything_is_planned(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
         argv: list[str], message: str) -> None:
     paths = {"missing": tmp_path / "missing.json", "not_json": tmp_path / "bad.json",
-             "not_a_plan": tmp_path / "list.json", "no_dir": tmp_path / "nowhere"}
+             "not_a_plan": tmp_path / "list.json", "no_dir": tmp_path / "nowhere", "other_stack": tmp_path / "prod.json"}
     paths["not_json"].write_text("{bad")
     paths["not_a_plan"].write_text("[1, 2]")
+    paths["other_stack"].write_text(json.dumps({"project": "invokes-demo", "stack": "prod", "resources": []}))
     monkeypatch.setattr("aiinfra.plan.program.plan_stack", lambda *_: pytest.fail("planned despite a bad file"))
     argv = [a.format(**paths) for a in argv]
     assert main(["plan", "--program", str(PROGRAM), "--stack", "demo", "-q", *argv]) == 1
