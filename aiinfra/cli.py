@@ -136,7 +136,7 @@ def _plan(args: argparse.Namespace) -> int:
     import pulumi
 
     from aiinfra.plan.program import plan_stack, program_traceback
-    from aiinfra.plan.project import ProjectError
+    from aiinfra.plan.project import ProjectError, stack_environments
     from aiinfra.plan.summary import render_summary
 
     project = _project(args)
@@ -148,6 +148,10 @@ def _plan(args: argparse.Namespace) -> int:
     _check_output("--markdown", args.markdown)
     policy = _policy_setup(args)
     try:
+        environments = stack_environments(project, args.stack)
+        if environments:
+            print(f"warning: stack '{args.stack}' imports Pulumi ESC environments ({', '.join(environments)}); an offline "
+                  "plan cannot open them, so the config they provide is missing", file=sys.stderr)
         result = plan_stack(project, args.stack)
     except ProjectError as err:
         raise UserError(str(err)) from None

@@ -131,6 +131,16 @@ def load_stack_config(project: Project, stack: str) -> tuple[dict[str, str], lis
     return config, secrets
 
 
+def stack_environments(project: Project, stack: str) -> list[str]:
+    """The Pulumi ESC environments the stack file imports (`environment:`). An offline plan cannot open them, so
+    the config they provide is missing from the plan."""
+    path = project.stack_file(stack)
+    imports = _read_mapping(path).get("environment") if path.is_file() else None
+    if isinstance(imports, str):
+        return [imports]
+    return [str(name) for name in imports] if isinstance(imports, list) else []
+
+
 def _strip_secure(value: Any) -> tuple[Any, bool]:
     if isinstance(value, dict):
         if set(value) == {"secure"}:

@@ -224,3 +224,14 @@ def test_ctrl_c_during_a_plan_exits_130_without_a_traceback(
     monkeypatch.setattr("aiinfra.plan.program.plan_stack", interrupted)
     assert main(["plan", "--program", str(PROGRAM), "--stack", "demo", "-q"]) == 130
     assert capsys.readouterr().err == "interrupted\n"
+
+
+def test_a_stack_that_imports_esc_environments_is_warned_about(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: x\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("environment:\n  - acme/aws-creds\n  - acme/db\nconfig:\n  x:plain: 1\n")
+    (tmp_path / "__main__.py").write_text("import pulumi\npulumi.Config().require('dbUrl')\n")
+    assert main(["plan", "--program", str(tmp_path), "--stack", "dev", "--no-policy", "-q"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("warning: stack 'dev' imports Pulumi ESC environments (acme/aws-creds, acme/db); an offline "
+                          "plan cannot open them, so the config they provide is missing\n")
+    assert "Missing required configuration variable 'x:dbUrl'" in err
