@@ -50,6 +50,7 @@ def _unknown_when_secure(getter: Callable[..., Any]) -> Callable[..., Any]:
 
     return wrapper
 
+
 PARSING_GETTERS = {name: name.replace("_", "_secret_", 1) for name in (
     "get_bool", "get_int", "get_float", "require_bool", "require_int", "require_float")}
 """Plain getters that parse the value, and the secret getter each should be in a program that reads a secure value."""
