@@ -8,7 +8,6 @@ operations on an existing instance. The component grants the Lustre service agen
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pulumi

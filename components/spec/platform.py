@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 
 from .aws import AwsCloudSpec
 from .azure import AzureCloudSpec
+from .cloud import CloudSpec
 from .common import Cloud, ComplianceProfile, FieldError, LabelValue, Name, SpecModel
 from .gcp import GcpCloudSpec
 

@@ -8,7 +8,6 @@ import yaml
 from gcp.support import COMPLIANCE, PROD_GCP, PROJECT, by_name, gcp_platform
 
 from aiinfra.plan.runtime import SECRET_SIG, SECRET_VALUE, UNKNOWN, PlanResult, run_program
-from components.compose import build_platform
 from components.gcp.cluster import kubeconfig
 from components.spec import load_platform
 

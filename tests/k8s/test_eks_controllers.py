@@ -5,8 +5,6 @@ TargetGroupBinding that fills the inference target group, valid against the CRD 
 from __future__ import annotations
 
 import copy
-import json
-from dataclasses import replace
 from typing import Any
 
 import pulumi

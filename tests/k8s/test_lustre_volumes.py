@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import pulumi
 import pytest
 from k8s.layer import LUSTRE_CLOUDS, plan_clouds
 from k8s.validation import validate

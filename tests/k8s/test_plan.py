@@ -173,7 +173,7 @@ def test_monitoring_self_managed(three_cloud_plan):
     assert board["metadata"]["labels"]["grafana_dashboard"] == "1"
     exprs = [p["targets"][0]["expr"] for p in json.loads(board["data"]["ai-infra-gpu.json"])["panels"]]
     for metric in ("DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_XID_ERRORS"):
-        assert any(f"by (node" in e and metric in e for e in exprs)
+        assert any("by (node" in e and metric in e for e in exprs)
         assert any("by (namespace)" in e and metric in e and 'namespace=~"$team"' in e for e in exprs)
 
 

@@ -9,7 +9,6 @@ from k8s.layer import POOLS, TEAMS, cloud_config
 from helpers import platform_dict, run_platform
 
 from aiinfra.plan.runtime import PlanResult
-from components.compose import build_platform
 from components.spec import load_platform
 
 pytestmark = pytest.mark.slow
