@@ -6,10 +6,10 @@ import enum
 from ipaddress import IPv4Network
 from typing import Annotated
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from .common import FieldError, SpecModel
-from .kube import label_value_problem, node_label_problem, qualified_name_problem
+from .kube import label_value_problem, node_label_problem, qualified_name_problem, raising
 
 
 class ApiAccess(str, enum.Enum):
@@ -136,27 +136,11 @@ class Placement(str, enum.Enum):
 
 
 class Taint(SpecModel):
-    key: str
+    key: Annotated[str, AfterValidator(raising(lambda key: qualified_name_problem(key, "taint key")))]
     """A Kubernetes qualified name, e.g. "dedicated" or "example.com/team"."""
-    value: str = ""
+    value: Annotated[str, AfterValidator(raising(lambda value: label_value_problem(value, "taint value")))] = ""
     """A Kubernetes label value; default empty."""
     effect: Annotated[str, Field(pattern=r"^(NoSchedule|PreferNoSchedule|NoExecute)$")] = "NoSchedule"
-
-    @field_validator("key")
-    @classmethod
-    def _key_syntax(cls, key: str) -> str:
-        problem = qualified_name_problem(key, "taint key")
-        if problem:
-            raise ValueError(problem)
-        return key
-
-    @field_validator("value")
-    @classmethod
-    def _value_syntax(cls, value: str) -> str:
-        problem = label_value_problem(value, "taint value")
-        if problem:
-            raise ValueError(problem)
-        return value
 
 
 class GpuPoolSpec(SpecModel):

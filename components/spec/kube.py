@@ -6,6 +6,7 @@ Checked at load time so a bad label stops the config, not a node pool half-way t
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _PREFIX = re.compile(rf"^{_DNS_LABEL}(\.{_DNS_LABEL})*$")
@@ -46,3 +47,14 @@ def node_label_problem(key: str, value: str) -> str | None:
     if prefix == TOOLKIT_PREFIX:
         return f"label key {key!r}: the prefix '{TOOLKIT_PREFIX}/' is the toolkit's own (pool, accelerator, count, capacity labels)"
     return None
+
+
+def raising(check: Callable[[str], str | None]) -> Callable[[str], str]:
+    """A validator (for pydantic's AfterValidator) that raises the problem `check` finds, else returns the value."""
+    def validate(value: str) -> str:
+        problem = check(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    return validate
