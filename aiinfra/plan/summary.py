@@ -162,8 +162,9 @@ def group_resources(plan: PlanResult) -> tuple[list[Group], list[ResourceRecord]
 def render_summary(plan: PlanResult) -> str:
     groups, loose = group_resources(plan)
     custom = [r for r in plan.resources if r.custom]
-    lines = [f"Plan for {plan.project}/{plan.stack}: {len(custom)} resources to create "
-             f"({len(plan.resources) - len(custom)} components/stack)"]
+    components = [r for r in plan.resources if not r.custom and r.type != "pulumi:pulumi:Stack"]
+    lines = [f"Plan for {plan.project}/{plan.stack}: {_count(len(custom), 'resource', 'resources')} and "
+             f"{_count(len(components), 'component', 'components')} to create, and the stack"]
     tree: dict[str, dict[str, list[Group]]] = defaultdict(lambda: defaultdict(list))
     known = {r for res in plan.resources if (r := _region_of(res)) and r != "global"}
     for group in groups:

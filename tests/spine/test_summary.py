@@ -56,7 +56,7 @@ def test_components_are_grouped_by_cloud_and_region_with_their_facts() -> None:
         record("aws:s3/bucketV2:BucketV2", "loose-bucket", {"region": "us-east-1"}),
     ))
     assert text.splitlines() == [
-        "Plan for ai-infra/dev: 7 resources to create (6 components/stack)",
+        "Plan for ai-infra/dev: 7 resources and 5 components to create, and the stack",
         "",
         "aws",
         "  us-east-1",
