@@ -268,7 +268,7 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from aiinfra.plan.project import ProjectError, load_stack_config
+    from aiinfra.plan.project import ProjectError, load_stack_config, stack_environments
     from components.spec import SpecError, load_platform
 
     project = _project(args)
@@ -279,7 +279,10 @@ def _validate(args: argparse.Namespace) -> int:
     key = "ai-infra:platform"
     raw = config.get(key)
     if raw is None:
-        raise UserError(f"stack '{args.stack}' has no {key} config")
+        environments = stack_environments(project, args.stack)
+        imported = (f" (it imports Pulumi ESC environments {', '.join(environments)}, which aiinfra cannot open offline)"
+                    if environments else "")
+        raise UserError(f"stack '{args.stack}' has no {key} config{imported}")
     if key in secret_keys:
         raise UserError(f"stack '{args.stack}': {key} is a secure value, which aiinfra never decrypts; keep the "
                         "platform in plain config and put secrets in keys of their own")

@@ -235,3 +235,13 @@ def test_a_stack_that_imports_esc_environments_is_warned_about(tmp_path: Path, c
     assert err.startswith("warning: stack 'dev' imports Pulumi ESC environments (acme/aws-creds, acme/db); an offline "
                           "plan cannot open them, so the config they provide is missing\n")
     assert "Missing required configuration variable 'x:dbUrl'" in err
+
+
+def test_validate_says_when_the_platform_may_come_from_an_esc_environment(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: ai-infra\nruntime: python\n")
+    (tmp_path / "Pulumi.x.yaml").write_text("environment: [acme/platform]\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["validate", "--stack", "x"]) == 1
+    assert capsys.readouterr().err == ("error: stack 'x' has no ai-infra:platform config (it imports Pulumi ESC "
+                                       "environments acme/platform, which aiinfra cannot open offline)\n")
