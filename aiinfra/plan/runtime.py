@@ -25,6 +25,7 @@ from pulumi.runtime.sync_await import _sync_await
 from .invokes import placeholder_result
 from .secrets import secure_config_as_unknowns
 from .stacktrace import sdk_stack_traces
+from .transforms import EngineTransforms
 
 UNKNOWN = rpc.UNKNOWN
 SECRET_SIG = rpc._special_sig_key  # "4dabf18193072939515e22adb298388d"
@@ -127,6 +128,7 @@ class RecordingMonitor(mocks.MockMonitor):
     provider (`pulumi:providers:<pkg>::default_<version>`, configured from the stack's `<pkg>:*` config), so
     policies see the region a resource really deploys to. Remote components (built by a provider plugin, such
     as awsx) get unknown outputs: their children exist only where the plugin runs, which a plan cannot do.
+    Like the engine, it runs the program's resource transforms before it records a registration (transforms.py).
     """
 
     def __init__(self, mocks_: pulumi.runtime.Mocks, config: Mapping[str, str] | None = None,
@@ -137,8 +139,14 @@ class RecordingMonitor(mocks.MockMonitor):
         self._secret_keys = set(secret_keys)
         self._default_providers: dict[tuple[str, str], str] = {}
         self._lock = threading.Lock()  # the SDK calls RegisterResource from several executor threads
+        self._transforms = EngineTransforms()
+
+    def RegisterStackTransform(self, request):  # noqa: N802 (gRPC method name)
+        self._transforms.register_stack_transform(request)
+        return super().RegisterStackTransform(request)
 
     def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
+        request = self._transforms.apply(request)  # the engine runs transforms before anything else
         if request.remote:
             response = resource_pb2.RegisterResourceResponse(urn=self.make_urn(request.parent, request.type, request.name))
         else:
@@ -152,6 +160,7 @@ class RecordingMonitor(mocks.MockMonitor):
             custom=bool(request.custom), protect=bool(request.protect), retainOnDelete=bool(request.retainOnDelete),
             ignoreChanges=list(request.ignoreChanges), dependencies=sorted(request.dependencies),
             inputs=wire_to_plain(json_format.MessageToDict(request.object))))
+        self._transforms.registered(response.urn, request)
         return response
 
     def ReadResource(self, request):  # noqa: N802 (gRPC method name)
