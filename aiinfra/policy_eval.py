@@ -190,10 +190,13 @@ def _policy_config(info: analyzer_pb2.AnalyzerInfo, config: dict[str, Any]) -> d
 def _schema_problems(policy: analyzer_pb2.PolicyInfo, properties: dict[str, Any]) -> list[str]:
     """What the engine reports when it validates a policy's properties (defaults, then the config file's) against
     the policy's config schema: an object with its `properties` and `required`."""
-    import jsonschema
-
     if not policy.HasField("configSchema"):
         return []
+    try:
+        import jsonschema
+    except ModuleNotFoundError:
+        raise PolicyError("checking the policy config against the policies' schemas needs jsonschema, part of the "
+                          "`policy` extra: install ai-infra[policy] (or jsonschema) where aiinfra runs") from None
     schema: dict[str, Any] = {"type": "object"}
     if policy.configSchema.properties:
         schema["properties"] = json_format.MessageToDict(policy.configSchema.properties)

@@ -242,3 +242,13 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:
         return "gone"
+
+
+def test_without_jsonschema_the_config_check_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from aiinfra.policy_eval import PolicyError
+
+    monkeypatch.setitem(sys.modules, "jsonschema", None)  # as where only pulumi-policy was installed
+    with pytest.raises(PolicyError, match=r"needs jsonschema, part of the `policy` extra: install ai-infra\[policy\]"):
+        evaluate_pack(PACK, [], config={}, project="p", stack="t")
