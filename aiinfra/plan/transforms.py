@@ -34,6 +34,17 @@ def _callback(token: str):  # noqa: ANN202 (the SDK's async callback)
     raise LookupError(f"no transform callback with token {token}")
 
 
+def _copy_optional(source, source_field: str, target, target_field: str) -> None:  # noqa: ANN001 (messages)
+    """Copy a field with presence (a bool or a message); unset in the source means unset in the target."""
+    target.ClearField(target_field)
+    if source.HasField(source_field):
+        value = getattr(source, source_field)
+        if isinstance(value, bool):
+            setattr(target, target_field, value)
+        else:
+            getattr(target, target_field).CopyFrom(value)
+
+
 def transform_options(request: resource_pb2.RegisterResourceRequest) -> resource_pb2.TransformResourceOptions:
     """The options the engine hands a transform, from the registration request."""
     options = resource_pb2.TransformResourceOptions()
@@ -44,12 +55,7 @@ def transform_options(request: resource_pb2.RegisterResourceRequest) -> resource
     for source, target in _SCALARS.items():
         setattr(options, target, getattr(request, source))
     for source, target in _OPTIONAL.items():
-        if request.HasField(source):
-            field = getattr(request, source)
-            if isinstance(field, bool):
-                setattr(options, target, field)
-            else:
-                getattr(options, target).CopyFrom(field)
+        _copy_optional(request, source, options, target)
     if request.deleteBeforeReplaceDefined:
         options.delete_before_replace = request.deleteBeforeReplace
     return options
@@ -65,13 +71,7 @@ def _apply_options(request: resource_pb2.RegisterResourceRequest, options: resou
     for source, target in _SCALARS.items():
         setattr(request, source, getattr(options, target))
     for source, target in _OPTIONAL.items():
-        request.ClearField(source)
-        if options.HasField(target):
-            field = getattr(options, target)
-            if isinstance(field, bool):
-                setattr(request, source, field)
-            else:
-                getattr(request, source).CopyFrom(field)
+        _copy_optional(options, target, request, source)
     request.deleteBeforeReplaceDefined = options.HasField("delete_before_replace")
     request.deleteBeforeReplace = options.delete_before_replace
 

@@ -66,3 +66,29 @@ def test_a_transform_can_set_options_that_the_plan_records() -> None:
     assert (bucket.protect, bucket.retainOnDelete, bucket.ignoreChanges) == (True, True, ["tags"])
     vpc = result.one("aws:ec2/vpc:Vpc")
     assert (vpc.protect, vpc.retainOnDelete, vpc.inputs["cidrBlock"]) == (False, False, "10.0.0.0/16")
+
+
+def test_options_survive_the_round_trip_through_a_transform_unchanged() -> None:
+    """What the engine hands a transform and takes back: a transform returning the options as they came leaves every
+    option of the registration as it was, set or unset."""
+    from pulumi.runtime.proto import resource_pb2
+
+    from aiinfra.plan.transforms import _apply_options, transform_options
+
+    request = resource_pb2.RegisterResourceRequest(
+        type="aws:s3/bucket:Bucket", name="b", custom=True, dependencies=["urn:a"], ignoreChanges=["tags"],
+        replaceOnChanges=["name"], version="7.0.0", provider="urn:p::id", providers={"aws": "urn:p::id"},
+        pluginDownloadURL="https://example.com", deletedWith="urn:d", additionalSecretOutputs=["x"],
+        deleteBeforeReplace=True, deleteBeforeReplaceDefined=True, retainOnDelete=False,
+        customTimeouts=resource_pb2.RegisterResourceRequest.CustomTimeouts(create="5m"))
+    request.protect = False  # set to false, which differs from unset
+    round_trip = resource_pb2.RegisterResourceRequest()
+    round_trip.CopyFrom(request)
+    _apply_options(round_trip, transform_options(request))
+    assert round_trip == request
+    assert round_trip.HasField("protect") and round_trip.HasField("retainOnDelete")
+    unset = resource_pb2.RegisterResourceRequest(type="t", name="n")
+    again = resource_pb2.RegisterResourceRequest()
+    again.CopyFrom(unset)
+    _apply_options(again, transform_options(unset))
+    assert again == unset and not again.HasField("protect") and not again.HasField("customTimeouts")
