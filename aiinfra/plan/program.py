@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import os
 import runpy
@@ -12,8 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pulumi
-from pulumi.runtime import stack as sdk_stack
-from pulumi.runtime import sync_await
+import pulumi.runtime
 
 from .project import Project, load_stack_config
 from .runtime import PlanResult, run_program
@@ -66,9 +66,11 @@ def _run_main(target: str) -> None:
             raise pulumi.RunError(f"the program {detail}") from None
 
 
-# What runs a program without being part of it: this package, the event loop, runpy and the SDK's loop driver.
-_HARNESS = (str(Path(__file__).resolve().parents[1]) + os.sep, str(Path(asyncio.__file__).parent) + os.sep,
-            runpy.__file__, "<frozen runpy>", sdk_stack.__file__, sync_await.__file__)
+# What runs a program without being part of it: this package, the event loop and its thread pool, runpy and the
+# SDK's runtime (its loop driver, and the registration path through which the engine calls a program's transforms).
+_HARNESS = (*(str(directory) + os.sep for directory in (
+    Path(__file__).resolve().parents[1], Path(asyncio.__file__).parent, Path(concurrent.futures.__file__).parent,
+    Path(pulumi.runtime.__file__).parent)), runpy.__file__, "<frozen runpy>")
 
 
 def program_traceback(err: BaseException) -> str:

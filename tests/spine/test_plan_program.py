@@ -245,3 +245,17 @@ def test_validate_says_when_the_platform_may_come_from_an_esc_environment(
     assert main(["validate", "--stack", "x"]) == 1
     assert capsys.readouterr().err == ("error: stack 'x' has no ai-infra:platform config (it imports Pulumi ESC "
                                        "environments acme/platform, which aiinfra cannot open offline)\n")
+
+
+def test_a_failing_transform_shows_the_transforms_own_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The engine calls transforms while it registers a resource; the error's traceback still starts in the program."""
+    (tmp_path / "Pulumi.yaml").write_text("name: x\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (tmp_path / "__main__.py").write_text(
+        "import pulumi\n\ndef broken(args):\n    return args.props['nope']\n\n"
+        "pulumi.runtime.register_resource_transform(broken)\npulumi.CustomResource('demo:index:Thing', 't', {})\n")
+    assert main(["plan", "--program", str(tmp_path), "--stack", "dev", "--no-policy", "-q"]) == 1
+    err = capsys.readouterr().err
+    frames = [line.split('"')[1] for line in err.splitlines() if line.startswith('  File "')]
+    assert frames == [str(tmp_path / "__main__.py")], frames
+    assert err.rstrip().endswith("the program of stack 'dev' failed: KeyError: 'nope'")
