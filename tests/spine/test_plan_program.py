@@ -18,6 +18,14 @@ RECORD_FIELDS = {"urn", "type", "name", "parent", "provider", "custom", "protect
                  "ignoreChanges", "dependencies", "inputs"}
 
 
+def write_program(root: Path, source: str, stack_file: str = "config: {}\n") -> Path:
+    """A one-file Pulumi Python project `x` with stack `dev`."""
+    (root / "Pulumi.yaml").write_text("name: x\nruntime: python\n")
+    (root / "Pulumi.dev.yaml").write_text(stack_file)
+    (root / "__main__.py").write_text(source)
+    return root
+
+
 def test_program_with_invokes_plans_from_its_own_directory() -> None:
     result = plan_stack(load_project(PROGRAM), "demo")
     subnets = result.of_type("aws:ec2/subnet:Subnet")
@@ -155,22 +163,6 @@ def test_malformed_project_files_are_clear_errors_and_run_nothing(
     assert "Traceback" not in err and "the program ran" not in err
 
 
-def test_a_program_error_shows_the_programs_own_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The traceback starts in the program (or in SDK code it called), not in this CLI, runpy or the event loop."""
-    (tmp_path / "Pulumi.yaml").write_text("name: x\nruntime: python\n")
-    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
-    (tmp_path / "__main__.py").write_text(
-        "import pulumi\n\ndef check(zones):\n    raise ValueError(f'no zones in {zones}')\n\n"
-        "pulumi.Output.from_input('eu-west-1').apply(check)\n")
-    assert main(["plan", "--program", str(tmp_path), "--stack", "dev", "--no-policy", "-q"]) == 1
-    err = capsys.readouterr().err
-    frames = [line.split('"')[1] for line in err.splitlines() if line.startswith('  File "')]
-    assert frames[-1] == str(tmp_path / "__main__.py")
-    assert frames[0].endswith("pulumi/output.py")  # the apply that called the program's function
-    assert not [f for f in frames if "/aiinfra/" in f or "/asyncio/" in f or "runpy" in f], frames
-    assert err.rstrip().endswith("the program of stack 'dev' failed: ValueError: no zones in eu-west-1")
-
-
 @pytest.mark.parametrize(("exit_call", "code", "message"), [
     ("sys.exit('no region configured')", 1, "error: the program called sys.exit: no region configured"),
     ("sys.exit(3)", 1, "error: the program exited with status 3"),
@@ -178,10 +170,7 @@ def test_a_program_error_shows_the_programs_own_traceback(tmp_path: Path, capsys
 ])
 def test_sys_exit_in_a_program_ends_it_as_the_language_host_would(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], exit_call: str, code: int, message: str) -> None:
-    (tmp_path / "Pulumi.yaml").write_text("name: x\nruntime: python\n")
-    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
-    (tmp_path / "__main__.py").write_text(f"import sys\nimport pulumi\npulumi.export('before', 1)\n{exit_call}\n"
-                                          "pulumi.export('after', 2)\n")
+    write_program(tmp_path, f"import sys\nimport pulumi\npulumi.export('before', 1)\n{exit_call}\npulumi.export('after', 2)\n")
     out = tmp_path / "plan.json"
     assert main(["plan", "--program", str(tmp_path), "--stack", "dev", "--no-policy", "-q", "--json", str(out)]) == code
     err = capsys.readouterr().err
@@ -207,9 +196,7 @@ def test_validate_names_a_platform_value_that_is_not_settings(
 
 def test_a_missing_sdk_says_where_to_install_the_programs_requirements(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "Pulumi.yaml").write_text("name: x\nruntime: python\n")
-    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
-    (tmp_path / "__main__.py").write_text("import pulumi_not_installed_anywhere\n")
+    write_program(tmp_path, "import pulumi_not_installed_anywhere\n")
     assert main(["plan", "--program", str(tmp_path), "--stack", "dev", "--no-policy", "-q"]) == 1
     err = capsys.readouterr().err
     assert "ModuleNotFoundError: No module named 'pulumi_not_installed_anywhere'" in err
@@ -227,9 +214,8 @@ def test_ctrl_c_during_a_plan_exits_130_without_a_traceback(
 
 
 def test_a_stack_that_imports_esc_environments_is_warned_about(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "Pulumi.yaml").write_text("name: x\nruntime: python\n")
-    (tmp_path / "Pulumi.dev.yaml").write_text("environment:\n  - acme/aws-creds\n  - acme/db\nconfig:\n  x:plain: 1\n")
-    (tmp_path / "__main__.py").write_text("import pulumi\npulumi.Config().require('dbUrl')\n")
+    write_program(tmp_path, "import pulumi\npulumi.Config().require('dbUrl')\n",
+                  stack_file="environment:\n  - acme/aws-creds\n  - acme/db\nconfig:\n  x:plain: 1\n")
     assert main(["plan", "--program", str(tmp_path), "--stack", "dev", "--no-policy", "-q"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("warning: stack 'dev' imports Pulumi ESC environments (acme/aws-creds, acme/db); an offline "
@@ -247,15 +233,23 @@ def test_validate_says_when_the_platform_may_come_from_an_esc_environment(
                                        "environments acme/platform, which aiinfra cannot open offline)\n")
 
 
-def test_a_failing_transform_shows_the_transforms_own_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The engine calls transforms while it registers a resource; the error's traceback still starts in the program."""
-    (tmp_path / "Pulumi.yaml").write_text("name: x\nruntime: python\n")
-    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
-    (tmp_path / "__main__.py").write_text(
-        "import pulumi\n\ndef broken(args):\n    return args.props['nope']\n\n"
-        "pulumi.runtime.register_resource_transform(broken)\npulumi.CustomResource('demo:index:Thing', 't', {})\n")
-    assert main(["plan", "--program", str(tmp_path), "--stack", "dev", "--no-policy", "-q"]) == 1
+@pytest.mark.parametrize(("source", "first_frame", "error"), [
+    # an apply callback: the frames start at the SDK's apply that called the program's function
+    ("import pulumi\n\ndef check(zones):\n    raise ValueError(f'no zones in {zones}')\n\n"
+     "pulumi.Output.from_input('eu-west-1').apply(check)\n", "pulumi/output.py", "ValueError: no zones in eu-west-1"),
+    # a transform, which the engine calls while it registers a resource: only the transform's own frame
+    ("import pulumi\n\ndef broken(args):\n    return args.props['nope']\n\n"
+     "pulumi.runtime.register_resource_transform(broken)\npulumi.CustomResource('demo:index:Thing', 't', {})\n",
+     "__main__.py", "KeyError: 'nope'"),
+])
+def test_a_program_error_shows_the_programs_own_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], source: str, first_frame: str, error: str) -> None:
+    """The traceback starts in the program (or in SDK code it called), not in this CLI, runpy, the event loop, the
+    thread pool or the SDK runtime that led to it."""
+    program = write_program(tmp_path, source)
+    assert main(["plan", "--program", str(program), "--stack", "dev", "--no-policy", "-q"]) == 1
     err = capsys.readouterr().err
     frames = [line.split('"')[1] for line in err.splitlines() if line.startswith('  File "')]
-    assert frames == [str(tmp_path / "__main__.py")], frames
-    assert err.rstrip().endswith("the program of stack 'dev' failed: KeyError: 'nope'")
+    assert frames[0].endswith(first_frame) and frames[-1] == str(tmp_path / "__main__.py"), frames
+    assert not [f for f in frames if any(part in f for part in ("/aiinfra/", "/asyncio/", "runpy", "pulumi/runtime/"))]
+    assert err.rstrip().endswith(f"the program of stack 'dev' failed: {error}")
