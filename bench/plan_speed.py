@@ -6,7 +6,8 @@ Prints figures measured in this run; asserts nothing. Run: `uv run python bench/
      and, to show where the gap lies, the plan's own registrations replayed as plain resources with the
      same inputs (the cost of the inputs' volume alone), then again with as many properties as the typed provider
      classes give each resource (their output properties too, each of which the SDK turns into an Output);
-  2. `aiinfra --help` cold start and the whole `aiinfra plan` command (fresh interpreter each run);
+  2. `aiinfra --help` cold start and the whole `aiinfra plan` command (fresh interpreter each run), with its peak
+     resident memory;
   3. which provider SDKs an AWS-only plan imports (fresh interpreter).
 Every timed run starts after a full collection (`fresh_heap`). `--profile` adds where one warm plan's time goes.
 """
@@ -17,6 +18,7 @@ import argparse
 import cProfile
 import gc
 import pstats
+import resource
 import statistics
 import subprocess
 import sys
@@ -205,8 +207,11 @@ def main() -> None:
     times = cli_times(["--help"], 5)
     print(f"aiinfra --help cold start: median {statistics.median(times):.3f} s, max {max(times):.3f} s (target <= 0.5 s)")
     times = cli_times(["plan", "--stack", args.stack, "-q"], args.runs)
+    # ru_maxrss of the children: the largest resident set any finished child reached (KiB on Linux); the plan's
+    # process is the largest of the commands run so far (the pack's server is smaller).
+    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"aiinfra plan --stack {args.stack} -q, whole command with the policy pack: median {statistics.median(times):.2f} s "
-          f"(runs: {', '.join(f'{t:.2f}' for t in times)})")
+          f"(runs: {', '.join(f'{t:.2f}' for t in times)}); peak resident memory {peak_mib:.0f} MiB")
 
     out = subprocess.run([sys.executable, "-c", AWS_ONLY_SNIPPET, args.aws_only_program, "bench"],
                          check=True, capture_output=True, text=True, cwd=ROOT)
