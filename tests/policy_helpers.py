@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from pulumi_policy import PolicyProviderResource, PolicyResource, PolicyResourceOptions, ResourceValidationArgs, StackValidationArgs
-from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, unknown_checking_proxy
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError, unknown_checking_proxy
 
 from aiinfra_policy import load_rules
 from aiinfra_policy.pack import resource_validator, stack_validator
@@ -33,6 +34,14 @@ def run_resource(name: str, type_: str, props: dict, config: dict | None = None,
     found: list[str] = []
     resource_validator(rule)(args, lambda message, urn=None: found.append(message))
     return found
+
+
+def unknown_reported(name: str, type_: str, props: dict, config: dict | None = None) -> str:
+    """The message of the UnknownValueError rule `name` raises on `props` (the SDK shows it as "can't run policy ...
+    during preview"); the test fails if the rule passes or flags instead."""
+    with pytest.raises(UnknownValueError) as caught:
+        run_resource(name, type_, props, config)
+    return caught.value.message
 
 
 def resource(type_: str, props: dict, name: str = "r", provider: dict | None = None, deps: list | None = None) -> PolicyResource:
