@@ -108,6 +108,17 @@ def _azure_native_outputs(value: Any) -> Any:
     return value
 
 
+AWS_POLICY_DOCUMENTS = frozenset({"policy", "assumeRolePolicy", "accessPolicies", "policyDocument"})
+"""pulumi-aws properties that take a policy as JSON text or as a PolicyDocument object (`Union[str, PolicyDocumentArgs]`
+in the SDK) and hold it as JSON text in the resource's state, so their output is typed str."""
+
+
+def _aws_policy_outputs(outputs: dict[str, Any]) -> dict[str, Any]:
+    """The provider returns a policy given as an object as JSON text; echo it so, or the SDK refuses the output."""
+    return {k: json.dumps(v) if k in AWS_POLICY_DOCUMENTS and isinstance(v, dict) and "Statement" in v else v
+            for k, v in outputs.items()}
+
+
 class PlanMocks(pulumi.runtime.Mocks):
     """Outputs echo known inputs (as a preview of a create does); invokes get typed placeholders."""
 
@@ -115,6 +126,8 @@ class PlanMocks(pulumi.runtime.Mocks):
         outputs = _known_only(dict(args.inputs))
         if args.typ.startswith("azure-native:"):
             outputs = _azure_native_outputs(outputs)
+        elif args.typ.startswith("aws:"):
+            outputs = _aws_policy_outputs(outputs)
         return f"{args.name}-id", outputs
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> dict:

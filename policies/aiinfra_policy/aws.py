@@ -12,6 +12,7 @@ from .registry import Context, rule
 S3_PAB = ("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",)
 S3_SSE = ("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
           "aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2")
+S3_BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
 EKS_CLUSTER = ("aws:eks/cluster:Cluster",)
 LAUNCH_TEMPLATE = ("aws:ec2/launchTemplate:LaunchTemplate",)
 SG_TYPES = ("aws:ec2/securityGroup:SecurityGroup", "aws:ec2/securityGroupRule:SecurityGroupRule",
@@ -34,17 +35,34 @@ def s3_public_access_block(props: Any, ctx: Context) -> Iterator[str]:
 
 
 @rule("aws-s3-kms-encryption", "Checks whether S3 default encryption uses SSE-KMS with a customer-managed key.",
-      severity="high", types=S3_SSE, remediation="Use sseAlgorithm aws:kms with kmsMasterKeyId of your KMS key (server access log buckets may use AES256: S3 log delivery supports only SSE-S3).",
+      severity="high", types=S3_SSE + S3_BUCKETS, remediation="Use sseAlgorithm aws:kms with kmsMasterKeyId of your KMS key (server access log buckets may use AES256: S3 log delivery supports only SSE-S3).",
       frameworks={**ENC, "CIS": ("AWS 2.1.1",)})
 def s3_kms(props: Any, ctx: Context) -> Iterator[str]:
-    for entry in items(props, "rules"):
-        algorithm = need(entry, "applyServerSideEncryptionByDefault.sseAlgorithm")
+    for default in sse_defaults(ctx.type, props):
+        algorithm = need(default, "sseAlgorithm")
         if algorithm == "AES256" and "log" in ctx.name:
             continue  # S3 server access logs can only be delivered to SSE-S3 buckets (named *log*)
         if algorithm not in ("aws:kms", "aws:kms:dsse"):
             yield f"default encryption is {algorithm}; use aws:kms with a customer-managed key"
-        elif not get(entry, "applyServerSideEncryptionByDefault.kmsMasterKeyId"):
+        elif not get(default, "kmsMasterKeyId"):
             yield "aws:kms without kmsMasterKeyId uses the AWS-managed key; name a customer-managed key"
+
+
+def sse_defaults(type_: str, props: Any) -> Iterator[Any]:
+    """The default-encryption settings ({sseAlgorithm, kmsMasterKeyId}) of an S3 encryption configuration, or of a
+    bucket's inline one, in each type's wire shape: the configuration resources' `rules[].applyServerSideEncryptionByDefault`,
+    Bucket's single `serverSideEncryptionConfiguration.rule.applyServerSideEncryptionByDefault`, and BucketV2's lists
+    `serverSideEncryptionConfigurations[].rules[].applyServerSideEncryptionByDefaults[]`. A rule without one yields {}."""
+    if type_ == "aws:s3/bucket:Bucket":
+        if get(props, "serverSideEncryptionConfiguration") is not None:
+            yield get(props, "serverSideEncryptionConfiguration.rule.applyServerSideEncryptionByDefault") or {}
+    elif type_ == "aws:s3/bucketV2:BucketV2":
+        for config in items(props, "serverSideEncryptionConfigurations"):
+            for entry in items(config, "rules"):
+                yield from list(items(entry, "applyServerSideEncryptionByDefaults")) or [{}]
+    else:
+        for entry in items(props, "rules"):
+            yield get(entry, "applyServerSideEncryptionByDefault") or {}
 
 
 @rule("aws-eks-private-endpoint", "Checks whether the EKS API endpoint is private or limited to an allowlist.",
@@ -102,7 +120,8 @@ def imdsv2(props: Any, ctx: Context) -> Iterator[str]:
       remediation="Set associatePublicIpAddress false and reach instances through private networking or SSM.",
       frameworks=EXPOSURE)  # no CIS AWS Foundations control covers instance public IPs (5.1 is network ACLs)
 def no_public_ip(props: Any, ctx: Context) -> Iterator[str]:
-    public = need(props, "associatePublicIpAddress")
+    # An instance sets it at the top level (a bool); a launch template per network interface (a "true"/"false" string).
+    public = need(props, "associatePublicIpAddress") if ctx.type == "aws:ec2/instance:Instance" else None
     if public is True:
         yield "the instance gets a public IP address"
     elif (public is None and ctx.type == "aws:ec2/instance:Instance"
@@ -110,7 +129,7 @@ def no_public_ip(props: Any, ctx: Context) -> Iterator[str]:
         # EC2: "If launching into a default subnet, the default value is true" (InstanceNetworkInterfaceSpecification).
         yield ("the instance names no subnet, so it launches in a default subnet of the default VPC, where instances "
                "get a public IP address unless associatePublicIpAddress is false")
-    for nic in items(props, "networkInterfaces"):
+    for nic in items(props, "networkInterfaces") if ctx.type in LAUNCH_TEMPLATE else ():
         if str(get(nic, "associatePublicIpAddress", "false")).lower() == "true":
             yield "a network interface gets a public IP address"
 

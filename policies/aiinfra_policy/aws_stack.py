@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
-from .aws import ENC, EXPOSURE, LOGGING, S3_SSE
-from .props import Unknowns, get, need
+from .aws import ENC, EXPOSURE, LOGGING, S3_BUCKETS, S3_SSE
+from .props import Unknowns, as_json, get, need, plain
 from .registry import Context, rule
 
-BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
+INLINE_SSE = {"aws:s3/bucket:Bucket": "serverSideEncryptionConfiguration", "aws:s3/bucketV2:BucketV2": "serverSideEncryptionConfigurations.0"}
+INLINE_VERSIONING = {"aws:s3/bucket:Bucket": "versioning.enabled", "aws:s3/bucketV2:BucketV2": "versionings.0.enabled"}
+"""The (deprecated) inline settings that stand in for a side resource, per bucket type: Bucket takes one object,
+BucketV2 a list of them."""
 
 
 def _by_type(resources: list[Any], *types: str) -> list[Any]:
@@ -37,10 +41,11 @@ def _bucket_refs(bucket: Any) -> set[str]:
     return refs
 
 
-def _missing_side(resources: list[Any], types: tuple[str, ...], inline: str) -> Iterator[Any]:
+def _missing_side(resources: list[Any], types: tuple[str, ...], inline: dict[str, str] | None = None) -> Iterator[Any]:
+    """(bucket, its side resource of `types` or None) for each bucket without the `inline` setting of its type."""
     side = _targets(resources, types)
-    for bucket in _by_type(resources, *BUCKETS):
-        if get(bucket.props, inline):
+    for bucket in _by_type(resources, *S3_BUCKETS):
+        if inline and get(bucket.props, inline[bucket.resource_type]):
             continue
         if not _bucket_refs(bucket) & set(side):
             yield bucket, None
@@ -52,7 +57,7 @@ def _missing_side(resources: list[Any], types: tuple[str, ...], inline: str) -> 
       severity="critical", remediation="Add an aws.s3.BucketPublicAccessBlock with all four settings true for each bucket.",
       frameworks={**EXPOSURE, "GDPR": ("Art.32",), "CIS": ("AWS 2.1.4",)})
 def buckets_blocked(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
-    for bucket, side in _missing_side(resources, ("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",), "__none__"):
+    for bucket, side in _missing_side(resources, ("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",)):
         if side is None:
             yield bucket.urn, "bucket has no public access block"
 
@@ -63,7 +68,7 @@ def buckets_blocked(resources: list[Any], ctx: Context) -> Iterator[tuple[str, s
       frameworks={**ENC, "CIS": ("AWS 2.1.1",)})
 def buckets_encrypted(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
     # `aws-s3-kms-encryption` checks the configurations that exist; this finds the buckets that have none.
-    for bucket, side in _missing_side(resources, S3_SSE, "serverSideEncryptionConfiguration"):
+    for bucket, side in _missing_side(resources, S3_SSE, INLINE_SSE):
         if side is None:
             yield bucket.urn, ("bucket has no default encryption configuration: S3 encrypts its objects with "
                                "S3-managed keys (SSE-S3), not a customer-managed KMS key")
@@ -74,7 +79,7 @@ def buckets_encrypted(resources: list[Any], ctx: Context) -> Iterator[tuple[str,
       frameworks={"HIPAA": ("164.312(c)(1)",), "SOC2": ("A1.2",), "NIST-800-53": ("CP-9",), "GDPR": ("Art.32",), "CIS": ("AWS 2.1.3",)})
 def buckets_versioned(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
     types = ("aws:s3/bucketVersioning:BucketVersioning", "aws:s3/bucketVersioningV2:BucketVersioningV2")
-    for bucket, side in _missing_side(resources, types, "versioning.enabled"):
+    for bucket, side in _missing_side(resources, types, INLINE_VERSIONING):
         status = get(side.props, "versioningConfiguration.status") if side is not None else None
         if status != "Enabled":
             yield bucket.urn, f"versioning is {status or 'not configured'}; enable it so deletes and overwrites can be undone"
@@ -85,10 +90,11 @@ def buckets_versioned(resources: list[Any], ctx: Context) -> Iterator[tuple[str,
       frameworks={"HIPAA": ("164.312(e)(1)",), "SOC2": ("CC6.7",), "PCI-DSS-v4": ("4.2.1",), "NIST-800-53": ("SC-8",), "CIS": ("AWS 2.1.2",)})
 def buckets_tls(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
     unknowns = Unknowns()  # a policy naming ARNs not yet assigned is unknown in preview; the other buckets are checked
-    for bucket, side in _missing_side(resources, ("aws:s3/bucketPolicy:BucketPolicy",), "__none__"):
+    for bucket, side in _missing_side(resources, ("aws:s3/bucketPolicy:BucketPolicy",)):
         with unknowns.skip():
-            policy = need(side.props, "policy") if side is not None else None
-            if not isinstance(policy, str) or "aws:SecureTransport" not in policy:
+            # The SDK also takes the policy as an object (a PolicyDocument), which goes on the wire as one.
+            policy = as_json(need(side.props, "policy"), "policy") if side is not None else None
+            if not isinstance(policy, dict) or "aws:SecureTransport" not in json.dumps(plain(policy)):
                 yield bucket.urn, "no bucket policy denies non-TLS (aws:SecureTransport=false) requests"
     unknowns.raise_first()
 

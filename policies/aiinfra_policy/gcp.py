@@ -32,10 +32,37 @@ DEFAULT_COMPUTE_SA = "-compute@developer.gserviceaccount.com"
 _NINETY_DAYS_S = 90 * 24 * 3600
 
 
+def _pools(props: Any, ctx: Context) -> Iterator[tuple[str, Any]]:
+    """(label for messages, pool props) of a node pool, or of each pool a cluster declares inline (`nodePools[]`)."""
+    if ctx.type in POOLS:
+        yield "", props
+        return
+    for index, pool in enumerate(items(props, "nodePools")):
+        yield f"node pool {get(pool, 'name') or index}: ", pool
+
+
+def _node_configs(props: Any, ctx: Context) -> Iterator[tuple[str, Any]]:
+    """(label, nodeConfig or None) of each pool: a node pool's, each inline pool's, and a cluster's default pool's.
+    The default pool exists when the cluster declares no inline pools; it is checked when the cluster configures it
+    (`nodeConfig`) or keeps it (`removeDefaultNodePool` not set), since GKE creates it either way."""
+    for label, pool in _pools(props, ctx):
+        yield label, get(pool, "nodeConfig")
+    if ctx.type in GKE and not list(items(props, "nodePools")):
+        node_config = get(props, "nodeConfig")
+        if node_config is not None or need(props, "removeDefaultNodePool") is not True:
+            yield "default node pool: ", node_config
+
+
 @rule("gcp-gke-private-cluster", "Checks whether GKE nodes are private and the control plane is private or allowlisted.",
-      severity="critical", types=GKE, remediation="Set privateClusterConfig.enablePrivateNodes and enablePrivateEndpoint, or masterAuthorizedNetworksConfig without 0.0.0.0/0.",
+      severity="critical", types=GKE + POOLS, remediation="Set privateClusterConfig.enablePrivateNodes and enablePrivateEndpoint, or masterAuthorizedNetworksConfig without 0.0.0.0/0; leave node pools' networkConfig.enablePrivateNodes unset or true.",
       frameworks={**EXPOSURE, "CIS": ("GKE 5.6.5", "GKE 5.6.4")})
 def gke_private(props: Any, ctx: Context) -> Iterator[str]:
+    # A pool's networkConfig.enablePrivateNodes overrides the cluster's: false gives that pool's nodes public IPs.
+    for label, pool in _pools(props, ctx):
+        if need(pool, "networkConfig.enablePrivateNodes") is False:
+            yield f"{label}nodes have public IPs (networkConfig.enablePrivateNodes is false)"
+    if ctx.type in POOLS:
+        return
     if need(props, "privateClusterConfig.enablePrivateNodes") is not True:
         yield "nodes have public IPs (privateClusterConfig.enablePrivateNodes is not true)"
     if need(props, "privateClusterConfig.enablePrivateEndpoint") is not True:
@@ -58,20 +85,19 @@ def gke_secrets(props: Any, ctx: Context) -> Iterator[str]:
 def gke_workload_identity(props: Any, ctx: Context) -> Iterator[str]:
     if ctx.type in GKE and not need(props, "workloadIdentityConfig.workloadPool"):
         yield "Workload Identity is off: pods use the node's service account"
-    node_config = get(props, "nodeConfig")
-    if node_config and need(props, "nodeConfig.workloadMetadataConfig.mode", "GCE_METADATA") != "GKE_METADATA":
-        yield "nodes expose the GCE metadata server to pods"
+    for label, node_config in _node_configs(props, ctx):
+        if node_config and need(node_config, "workloadMetadataConfig.mode", "GCE_METADATA") != "GKE_METADATA":
+            yield f"{label}nodes expose the GCE metadata server to pods"
 
 
 @rule("gcp-gke-node-service-account", "Checks whether GKE nodes run as a dedicated service account, not the default compute one.",
       severity="high", types=GKE + POOLS, remediation="Set nodeConfig.serviceAccount to a least-privilege service account.",
       frameworks={**PRIVILEGE, "CIS": ("GKE 5.2.1",)})
 def gke_node_sa(props: Any, ctx: Context) -> Iterator[str]:
-    if get(props, "nodeConfig") is None and ctx.type in GKE:
-        return
-    account = need(props, "nodeConfig.serviceAccount", "default")
-    if account == "default" or str(account).endswith("-compute@developer.gserviceaccount.com"):
-        yield "nodes use the default compute service account (project Editor)"
+    for label, node_config in _node_configs(props, ctx):
+        account = need(node_config or {}, "serviceAccount", "default")
+        if account == "default" or str(account).endswith(DEFAULT_COMPUTE_SA):
+            yield f"{label}nodes use the default compute service account (project Editor)"
 
 
 def _tpu_nodes(props: Any, ctx: Context) -> Iterator[tuple[str, Any]]:
@@ -127,11 +153,12 @@ def compute_no_public_ip(props: Any, ctx: Context) -> Iterator[str]:
 
 
 @rule("gcp-gke-shielded-nodes", "Checks whether GKE nodes use Shielded VM secure boot and integrity monitoring.",
-      severity="medium", types=POOLS, remediation="Set nodeConfig.shieldedInstanceConfig {enableSecureBoot: true, enableIntegrityMonitoring: true}.",
+      severity="medium", types=GKE + POOLS, remediation="Set nodeConfig.shieldedInstanceConfig {enableSecureBoot: true, enableIntegrityMonitoring: true}.",
       frameworks={"SOC2": ("CC7.1",), "NIST-800-53": ("SI-7",), "CIS": ("GKE 5.5.7",)})
 def gke_shielded(props: Any, ctx: Context) -> Iterator[str]:
-    if need(props, "nodeConfig.shieldedInstanceConfig.enableSecureBoot") is not True:
-        yield "secure boot is off"
+    for label, node_config in _node_configs(props, ctx):
+        if need(node_config or {}, "shieldedInstanceConfig.enableSecureBoot") is not True:
+            yield f"{label}secure boot is off"
 
 
 @rule("gcp-storage-bucket-private", "Checks whether buckets enforce uniform access and public access prevention.",

@@ -67,6 +67,16 @@ def raw(node: Any) -> Any:
     return node
 
 
+def plain(value: Any) -> Any:
+    """The value with every proxy inside it unwrapped (for json.dumps and the like)."""
+    value = raw(value)
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
 def is_unknown(value: Any) -> bool:
     return isinstance(value, str) and value in UNKNOWNS
 
