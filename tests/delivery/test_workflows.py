@@ -42,6 +42,7 @@ def test_preview_plans_base_and_head_comments_once_and_fails_on_violations(flows
     assert real["if"] == "vars.PULUMI_PREVIEW_ENABLED == 'true'"
     action = next(s for s in real["steps"] if str(s.get("uses", "")).startswith("pulumi/actions"))
     assert action["with"]["command"] == "preview" and action["with"]["policyPacks"] == "policies"
+    assert action["with"]["refresh"] is True
 
 
 FAKE_UV = """#!/bin/sh
@@ -129,3 +130,5 @@ def test_deploy_goes_dev_then_staging_then_prod_with_protection(flows: dict[str,
     action = next(s for s in up["steps"] if str(s.get("uses", "")).startswith("pulumi/actions"))
     assert action["with"]["command"] == "up"
     assert action["with"]["policyPackConfigs"] == "policies/config/${{ inputs.stack }}.json"
+    # ignore_changes keeps the stored value; only a refresh makes that the autoscaler's current pool size.
+    assert action["with"]["refresh"] is True
