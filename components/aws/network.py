@@ -64,12 +64,14 @@ class Network(pulumi.ComponentResource):
         self.vpc = aws.ec2.Vpc(f"{name}-vpc", aws.ec2.VpcArgs(
             cidr_block=str(spec.cidr), enable_dns_support=True, enable_dns_hostnames=True,
             tags={"Name": name}, region=ctx.region), opts=child)
+        # Only the region's own zones: Local and Wavelength Zones lack most instance types and endpoints. No
+        # `state` filter, and sorted: a zone that is impaired for a while (or a different API order) must not shift
+        # the subnets to other zones, which would replace them and everything in them.
         zones = aws.get_availability_zones_output(
-            state="available", region=ctx.region,
-            # Only the region's own zones: Local and Wavelength Zones lack most instance types and endpoints.
+            region=ctx.region,
             filters=[aws.GetAvailabilityZonesFilterArgs(name="opt-in-status", values=["opt-in-not-required"])],
             opts=pulumi.InvokeOutputOptions(parent=self))
-        self.zone_names = zones.names.apply(lambda names: _first_zones(names, spec.zones, ctx.region))
+        self.zone_names = zones.names.apply(lambda names: _first_zones(sorted(names), spec.zones, ctx.region))
         nat = spec.nat is not NatMode.NONE
         public = nat or args.public_load_balancer
         has_igw = public or args.internet_gateway

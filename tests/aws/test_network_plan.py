@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import json
 
-from aiinfra.plan.runtime import UNKNOWN, PlanResult
+from helpers import platform_dict
+
+from aiinfra.plan.runtime import UNKNOWN, PlanMocks, PlanResult, run_program
+from components.compose import build_platform
+from components.spec import load_platform
 
 SUBNET = "aws:ec2/subnet:Subnet"
 ENDPOINT = "aws:ec2/vpcEndpoint:VpcEndpoint"
@@ -114,3 +118,28 @@ def test_one_rotating_key_per_environment_and_region(prod_plan: PlanResult) -> N
     assert ebs == {"kms:CallerAccount": "123456789012", "kms:ViaService": "ec2.us-east-1.amazonaws.com"}
     alias = prod_plan.one("aws:kms/alias:Alias", f"{EAST}-alias").inputs
     assert alias["name"] == f"alias/ai-infra/{EAST}"
+
+
+class _ZonesInApiOrder(PlanMocks):
+    """The zones lookup answered in an order other than sorted; records what the program asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[dict] = []
+
+    def call(self, args):  # noqa: ANN001, ANN201 (the SDK's mock interface)
+        if args.token == "aws:index/getAvailabilityZones:getAvailabilityZones":
+            self.asked.append(dict(args.args))
+            return {**super().call(args), "names": ["us-west-2c", "us-west-2a", "us-west-2d", "us-west-2b"]}
+        return super().call(args)
+
+
+def test_subnet_zones_do_not_follow_zone_health_or_api_order() -> None:
+    mocks = _ZonesInApiOrder()
+    spec = load_platform(platform_dict({"aws": {"regions": {"us-west-2": {"network": {"cidr": "10.9.0.0/16"}, "cluster": {}}}}},
+                                       addons={"enabled": False}))
+    plan = run_program(lambda: build_platform(spec), project="ai-infra", stack="test", mocks_=mocks)
+    # No state filter: an impaired zone must not drop out of the list and move the subnets after it.
+    assert [sorted(a) for a in mocks.asked] == [["filters", "region"]]
+    assert mocks.asked[0]["filters"] == [{"name": "opt-in-status", "values": ["opt-in-not-required"]}]
+    zones = [r.inputs["availabilityZone"] for r in plan.of_type(SUBNET) if "-private-" in r.name]
+    assert zones == ["us-west-2a", "us-west-2b", "us-west-2c"]
