@@ -49,9 +49,9 @@ class ClusterArgs:
 
 
 class Cluster(pulumi.ComponentResource):
-    """`ai-infra:aws:Cluster`. Children: `<name>-cluster-role` (+ policy), `<name>-control-plane-logs`, `<name>-eks`,
-    `<name>-oidc`, `<name>-admin-<hash>` access entries, `<name>-node-role` (+ policies), `<name>-vpc-cni-role`,
-    `<name>-vpc-cni`, `<name>-system-lt`, `<name>-system-nodegroup`, and with `fsx_csi` `<name>-fsx-csi`."""
+    """`ai-infra:aws:Cluster`. Children: `<name>-cluster-role` (+ policy), `<name>-control-plane-logs`, `<name>-eks`
+    (protected outside dev), `<name>-oidc`, `<name>-admin-<hash>` access entries, `<name>-node-role` (+ policies),
+    `<name>-vpc-cni-role`, `<name>-vpc-cni`, `<name>-system-lt`, `<name>-system-nodegroup`, and with `fsx_csi` `<name>-fsx-csi`."""
 
     cluster: aws.eks.Cluster
     cluster_name: pulumi.Output[str]
@@ -89,7 +89,9 @@ class Cluster(pulumi.ComponentResource):
                 service_ipv4_cidr=str(args.service_cidr), ip_family="ipv4"),
             deletion_protection=ctx.protected,
             region=ctx.region,
-        ), opts=pulumi.ResourceOptions(parent=self, depends_on=[logs, *role.attachments]))
+        # Also Pulumi-protected outside dev: `pulumi destroy` or a refactor that drops the cluster fails instead of
+        # deleting it. Not retained on delete, so an intended teardown never leaves a running cluster behind.
+        ), opts=pulumi.ResourceOptions(parent=self, depends_on=[logs, *role.attachments], protect=ctx.protected))
         self.cluster_name = self.cluster.name
         self.security_group_id = self.cluster.vpc_config.cluster_security_group_id
         self.oidc_issuer = self.cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)

@@ -24,6 +24,12 @@ TLS_POLICY = "ELBSecurityPolicy-TLS13-1-2-2021-06"
 WAF_RULE_GROUPS = (("AWSManagedRulesCommonRuleSet", ("SizeRestrictions_BODY",)),
                    ("AWSManagedRulesKnownBadInputsRuleSet", ()), ("AWSManagedRulesAmazonIpReputationList", ()))
 _NAME_PREFIX = "infer-"  # load balancers and target groups: AWS adds a unique suffix (32-character names)
+# WAF logs only to destinations named aws-waf-logs-*, in the web ACL's account and Region
+# (https://docs.aws.amazon.com/waf/latest/developerguide/logging-cw-logs.html).
+WAF_LOG_GROUP_PREFIX = "aws-waf-logs-"
+# Credentials clients send to the endpoint: kept out of the logs (RedactedFields, SingleHeader names in lowercase;
+# https://docs.aws.amazon.com/waf/latest/APIReference/API_LoggingConfiguration.html).
+WAF_REDACTED_HEADERS = ("authorization", "cookie", "x-api-key")
 
 
 @dataclass(frozen=True)
@@ -47,11 +53,17 @@ class InferenceEndpointArgs:
     it preserves. Default: the VPC only."""
     waf: bool = True
     """Attach an AWS WAF web ACL with AWS managed rules. Default on for ALBs; AWS WAF can't attach to an NLB."""
+    kms_key_arn: pulumi.Input[str] | None = None
+    """The region's KMS key: encrypts the WAF log group. Without it (or `log_retention_days`) the web ACL is not logged."""
+    log_retention_days: int | None = None
+    """Days WAF logs are kept (the network's flow log retention, as for the other log groups of the region)."""
 
 
 class InferenceEndpoint(pulumi.ComponentResource):
     """`ai-infra:aws:InferenceEndpoint`. Children: `<name>-lb-sg`, `<name>-lb`, `<name>-tg` (IP targets, bound
-    to the inference pods by the Kubernetes layer), `<name>-https`, `<name>-nodes-from-lb`, `<name>-waf` (+ association)."""
+    to the inference pods by the Kubernetes layer), `<name>-https`, `<name>-nodes-from-lb`, `<name>-waf` (+ association),
+    and with a KMS key `<name>-waf-logs` (log group `aws-waf-logs-<name>`, protected and kept outside dev) and
+    `<name>-waf-logging`."""
 
     load_balancer: aws.lb.LoadBalancer
     target_group: aws.lb.TargetGroup
@@ -95,11 +107,13 @@ class InferenceEndpoint(pulumi.ComponentResource):
             from_port=spec.port, to_port=spec.port, description=f"{name} load balancer to inference pods",
             region=ctx.region), opts=child)
         if args.waf and alb:
-            self._waf(name, ctx)
+            self._waf(name, args)
         self.register_outputs({"arn": self.load_balancer.arn, "dns_name": self.load_balancer.dns_name,
                                "target_group_arn": self.target_group.arn})
 
-    def _waf(self, name: str, ctx: AwsContext) -> None:
+    def _waf(self, name: str, args: InferenceEndpointArgs) -> None:
+        ctx = args.context
+
         def visibility(metric: str) -> dict:
             return {"cloudwatch_metrics_enabled": True, "metric_name": metric, "sampled_requests_enabled": True}
 
@@ -125,6 +139,23 @@ class InferenceEndpoint(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self))
         aws.wafv2.WebAclAssociation(f"{name}-waf-association", aws.wafv2.WebAclAssociationArgs(
             resource_arn=self.load_balancer.arn, web_acl_arn=acl.arn, region=ctx.region), opts=pulumi.ResourceOptions(parent=self))
+        if args.kms_key_arn is None or args.log_retention_days is None:
+            pulumi.log.warn(f"{name}: the WAF web ACL is not logged (no KMS key and retention for its log group)", self)
+            return
+        # Encrypted with the region's key like the other log groups: its policy already lets CloudWatch Logs use it for
+        # any log group of the account in the region (key_policy; encryption context aws:logs:arn,
+        # https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/encrypt-log-data-kms.html).
+        logs = aws.cloudwatch.LogGroup(f"{name}-waf-logs", aws.cloudwatch.LogGroupArgs(
+            name=f"{WAF_LOG_GROUP_PREFIX}{name}", kms_key_id=args.kms_key_arn, retention_in_days=args.log_retention_days,
+            region=ctx.region), opts=ctx.stateful(self))
+        # WAF adds the log group resource policy its log delivery needs when logging is enabled (PutLoggingConfiguration,
+        # https://docs.aws.amazon.com/waf/latest/APIReference/API_LoggingConfiguration.html).
+        aws.wafv2.WebAclLoggingConfiguration(f"{name}-waf-logging", aws.wafv2.WebAclLoggingConfigurationArgs(
+            resource_arn=acl.arn, log_destination_configs=[logs.arn],
+            redacted_fields=[aws.wafv2.WebAclLoggingConfigurationRedactedFieldArgs(
+                single_header=aws.wafv2.WebAclLoggingConfigurationRedactedFieldSingleHeaderArgs(name=header))
+                for header in WAF_REDACTED_HEADERS],
+            region=ctx.region), opts=pulumi.ResourceOptions(parent=self))
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,8 @@ def lifecycle_rules(rules: Lifecycle, rule_id: str) -> list[aws.s3.BucketLifecyc
 
 
 class _BucketBase(pulumi.ComponentResource):
-    """Shared children of both bucket kinds: the bucket, its public access block, encryption and versioning."""
+    """Shared children of both bucket kinds: the bucket, its public access block, encryption and versioning (protected
+    outside dev, like the bucket policy)."""
 
     bucket: aws.s3.Bucket
 
@@ -62,16 +63,22 @@ class _BucketBase(pulumi.ComponentResource):
             force_destroy=not ctx.protected, tags=tags, region=ctx.region), opts=ctx.stateful(self))
         self._public_access = aws.s3.BucketPublicAccessBlock(f"{name}-public-access", aws.s3.BucketPublicAccessBlockArgs(
             bucket=self.bucket.id, block_public_acls=True, block_public_policy=True, ignore_public_acls=True,
-            restrict_public_buckets=True, region=ctx.region), opts=self._child())
+            restrict_public_buckets=True, region=ctx.region), opts=self._guard())
         aws.s3.BucketServerSideEncryptionConfiguration(f"{name}-encryption", aws.s3.BucketServerSideEncryptionConfigurationInitArgs(
-            bucket=self.bucket.id, rules=[encryption], region=ctx.region), opts=self._child())
+            bucket=self.bucket.id, rules=[encryption], region=ctx.region), opts=self._guard())
         if versioned:
             aws.s3.BucketVersioning(f"{name}-versioning", aws.s3.BucketVersioningInitArgs(
                 bucket=self.bucket.id, versioning_configuration=aws.s3.BucketVersioningVersioningConfigurationArgs(status="Enabled"),
-                region=ctx.region), opts=self._child())
+                region=ctx.region), opts=self._guard())
 
     def _child(self, **extra: object) -> pulumi.ResourceOptions:
         return pulumi.ResourceOptions(parent=self, **extra)
+
+    def _guard(self, **extra: object) -> pulumi.ResourceOptions:
+        """Security settings of the bucket (public access block, encryption, versioning, policy): protected like the
+        bucket, or removing the component would delete them (public access unblocked, versioning suspended, TLS-only
+        policy gone) before the protected bucket's own delete fails. Protected only: they hold no data to keep."""
+        return pulumi.ResourceOptions(parent=self, protect=self._ctx.protected, **extra)
 
     def _lifecycle(self, rules: Lifecycle) -> None:
         aws.s3.BucketLifecycleConfiguration(f"{self._name}-lifecycle", aws.s3.BucketLifecycleConfigurationArgs(
@@ -79,7 +86,7 @@ class _BucketBase(pulumi.ComponentResource):
 
     def _policy(self, policy: pulumi.Input[str]) -> aws.s3.BucketPolicy:
         return aws.s3.BucketPolicy(f"{self._name}-policy", aws.s3.BucketPolicyArgs(
-            bucket=self.bucket.id, policy=policy, region=self._ctx.region), opts=self._child(depends_on=[self._public_access]))
+            bucket=self.bucket.id, policy=policy, region=self._ctx.region), opts=self._guard(depends_on=[self._public_access]))
 
 
 @dataclass(frozen=True)
@@ -127,8 +134,8 @@ class BucketArgs:
 
 
 class Bucket(_BucketBase):
-    """`ai-infra:aws:Bucket`. Children: `<name>-bucket` (protected outside dev), `-public-access`, `-encryption`,
-    `-versioning`, `-logging`, `-lifecycle`, `-policy`."""
+    """`ai-infra:aws:Bucket`. Children: `<name>-bucket` (protected and kept outside dev), `-public-access`, `-encryption`,
+    `-versioning`, `-policy` (protected outside dev), `-logging`, `-lifecycle`."""
 
     def __init__(self, name: str, args: BucketArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:aws:Bucket", name, None, opts)

@@ -157,8 +157,8 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
             cluster.security_group_id, logs, kind=cloud_spec.inference_load_balancer,
             internet_facing=latency_dns, open_to_internet=endpoint is not None,
             # WAF stays on unless global_endpoint.waf says otherwise; AWS WAF attaches to ALBs only.
-            waf=(endpoint.waf if endpoint else True) and cloud_spec.inference_load_balancer is LoadBalancerKind.APPLICATION),
-            opts=opts)
+            waf=(endpoint.waf if endpoint else True) and cloud_spec.inference_load_balancer is LoadBalancerKind.APPLICATION,
+            kms_key_arn=key.arn, log_retention_days=retention), opts=opts)
         out["inference"] = {"load_balancer_dns_name": inference.load_balancer.dns_name,
                             "target_group_arn": inference.target_group.arn,
                             # The Service the Kubernetes layer binds the target group to (TargetGroupBinding).

@@ -114,3 +114,12 @@ def test_kubeconfig_content() -> None:
     assert user["exec"]["command"] == "aws"
     assert user["exec"]["args"] == ["eks", "get-token", "--cluster-name", "prod-us-east-1", "--region", "us-east-1", "--output", "json"]
     assert config["clusters"][0]["cluster"] == {"server": "https://ABC.gr7.us-east-1.eks.amazonaws.com", "certificate-authority-data": "Q0E="}
+
+
+def test_cluster_is_protected_outside_dev_but_not_retained(prod_plan: PlanResult, dev_plan: PlanResult) -> None:
+    # deletion_protection stops the EKS API; protect stops `pulumi destroy` and refactors before they get there.
+    # Not retained: a teardown of a non-dev stack must fail, not leave a cluster running outside the stack.
+    prod = prod_plan.one(CLUSTER, f"{EAST}-eks")
+    assert prod.protect and not prod.retainOnDelete and prod.inputs["deletionProtection"] is True
+    dev = dev_plan.one(CLUSTER, "dev-us-east-1-eks")
+    assert not dev.protect and not dev.retainOnDelete and dev.inputs["deletionProtection"] is False

@@ -120,3 +120,34 @@ def test_lustre_without_a_cluster_admits_the_private_subnets(plan_aws) -> None: 
     rule = plan.one("aws:ec2/securityGroup:SecurityGroup", "test-us-east-1-fs-sg").inputs["ingress"][0]
     assert rule["cidrBlocks"] == ["10.9.0.0/20", "10.9.16.0/20"] and "securityGroups" not in rule
     assert not plan.of_type("aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation")
+
+
+SECURITY_CHILDREN = {"public-access": "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",
+                     "encryption": "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+                     "versioning": "aws:s3/bucketVersioning:BucketVersioning", "policy": "aws:s3/bucketPolicy:BucketPolicy"}
+
+
+def test_security_settings_of_buckets_are_protected_outside_dev(prod_plan: PlanResult, dev_plan: PlanResult) -> None:
+    # Removing a bucket component must not delete its public access block, encryption, versioning or TLS-only policy
+    # before the protected bucket's own delete fails; nothing of theirs needs keeping, so no retain_on_delete.
+    for plan, buckets, protected in ((prod_plan, ("datasets", "ckpt", "log-archive"), True),
+                                     (dev_plan, ("datasets", "log-archive"), False)):
+        region = f"{plan.stack}-us-east-1"
+        for bucket in buckets:
+            for suffix, type_ in SECURITY_CHILDREN.items():
+                child = plan.one(type_, f"{region}-{bucket}-{suffix}")
+                assert child.protect is protected and not child.retainOnDelete, child.name
+        # the rest of a bucket's children stay unprotected
+        for type_, suffix in (("aws:s3/bucketLogging:BucketLogging", "logging"),
+                              ("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "lifecycle")):
+            assert not plan.one(type_, f"{region}-datasets-{suffix}").protect
+
+
+def test_lustre_linked_to_s3_takes_no_backup_settings(prod_plan: PlanResult) -> None:
+    # FSx for Lustre backs up only persistent file systems that are not linked to an S3 data repository ("Backup
+    # support in FSx for Lustre", https://docs.aws.amazon.com/fsx/latest/LustreGuide/using-backups-fsx.html; CreateBackup,
+    # https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateBackup.html). The production file system has a
+    # data repository association, so it keeps the defaults: no automatic backups, no final backup on delete.
+    assert prod_plan.one("aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation", f"{EAST}-train-s3-link")
+    inputs = prod_plan.one(LUSTRE, f"{EAST}-train-fs").inputs
+    assert {"automaticBackupRetentionDays", "dailyAutomaticBackupStartTime", "skipFinalBackup"}.isdisjoint(inputs)
