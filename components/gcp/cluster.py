@@ -123,7 +123,7 @@ class ClusterArgs:
 
 class Cluster(pulumi.ComponentResource):
     """`ai-infra:gcp:Cluster`. Children: `<name>-nodes-sa` and its role grants `<name>-nodes-sa-node`,
-    `<name>-nodes-sa-registry`; `<name>-gke`; `<name>-system` (CPU pool for add-ons)."""
+    `<name>-nodes-sa-registry`; `<name>-gke` (protected outside dev); `<name>-system` (CPU pool for add-ons)."""
 
     cluster: gcp.container.Cluster
     system_pool: gcp.container.NodePool
@@ -142,8 +142,11 @@ class Cluster(pulumi.ComponentResource):
             project=ctx.project, role=role, member=pulumi.Output.concat("serviceAccount:", email)), opts=child)
                   for short, role in NODE_ROLES.items()]
         self.identity = NodeIdentity(service_account=email, kms_key_id=args.kms_key_id, labels=ctx.labels)
+        # deletion_protection fails the provider's delete only once the engine has got that far; `protect` makes the
+        # engine refuse any update that would delete or replace the cluster (pulumi.com/docs/iac/concepts/options/protect).
+        # No retain_on_delete: a cluster left behind would keep running (and billing) outside any stack.
         self.cluster = gcp.container.Cluster(f"{name}-gke", self._cluster_args(args, email),
-                                             opts=pulumi.ResourceOptions(parent=self, depends_on=grants,
+                                             opts=pulumi.ResourceOptions(parent=self, depends_on=grants, protect=ctx.protected,
                                                                          # Only the removed default pool reads these.
                                                                          ignore_changes=["nodeConfig", "initialNodeCount"]))
         pool = spec.system_pool

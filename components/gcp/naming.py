@@ -70,6 +70,12 @@ def resource_id(*parts: str, max_length: int = 63) -> str:
     return hashed_name(parts, max_length)
 
 
+def member_key(member: str) -> str:
+    """A short stable key of an IAM member (`user:...`, `group:...`) for child names: the same member keeps its
+    name wherever it sits in a list, unlike an index."""
+    return _digest([member])
+
+
 def lustre_filesystem(name: str) -> str:
     """The Lustre file system name clients mount: at most 8 letters and digits, from the spec's name."""
     compact = re.sub(r"[^a-z0-9]", "", name.lower())

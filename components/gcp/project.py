@@ -11,6 +11,8 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_gcp as gcp
 
+from .naming import member_key
+
 BASE_APIS = ("compute", "container", "cloudkms", "logging", "monitoring", "storage", "iam", "artifactregistry")
 LUSTRE_APIS = ("lustre", "servicenetworking")
 TPU_VM_APIS = ("tpu",)
@@ -34,13 +36,13 @@ class ProjectArgs:
     lustre_agent: bool = False
     """Generate the Managed Lustre service agent. Default off."""
     admins: Sequence[str] = ()
-    """IAM members (`user:`, `group:`, ...) given cluster-admin on every cluster of the project. Default none
-    besides the deployer, who creates the clusters."""
+    """IAM members (`user:`, `group:`, ...), each once, given cluster-admin on every cluster of the project. Default
+    none besides the deployer, who creates the clusters."""
 
 
 class Project(pulumi.ComponentResource):
     """`ai-infra:gcp:Project`. Children: `<name>-<api>` per API (e.g. `<name>-container`), `<name>-lustre-agent`,
-    and `<name>-admin-<index>` per admin. Resources that grant the Lustre agent access depend on this component."""
+    and `<name>-admin-<hash of the member>` per admin. Resources that grant the Lustre agent access depend on this component."""
 
     def __init__(self, name: str, args: ProjectArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:gcp:Project", name, None, opts)
@@ -51,7 +53,12 @@ class Project(pulumi.ComponentResource):
         if args.lustre_agent:
             gcp.projects.ServiceIdentity(f"{name}-lustre-agent", gcp.projects.ServiceIdentityArgs(
                 project=args.project, service="lustre.googleapis.com"), opts=pulumi.ResourceOptions(parent=self, depends_on=services))
+        # Named by member, not position: under an index name, removing or reordering an admin changes `member`
+        # (a replacement), and deleting the old binding can take the role from someone who still holds it.
+        # The alias adopts a binding deployed under its index name (pulumi.com/docs/iac/concepts/options/aliases),
+        # unchanged as long as the list is unchanged in the first update that names them by member.
         for index, member in enumerate(args.admins):
-            gcp.projects.IAMMember(f"{name}-admin-{index}", gcp.projects.IAMMemberArgs(
-                project=args.project, role=CLUSTER_ADMIN_ROLE, member=member), opts=child)
+            gcp.projects.IAMMember(f"{name}-admin-{member_key(member)}", gcp.projects.IAMMemberArgs(
+                project=args.project, role=CLUSTER_ADMIN_ROLE, member=member),
+                opts=pulumi.ResourceOptions(parent=self, aliases=[pulumi.Alias(name=f"{name}-admin-{index}")]))
         self.register_outputs({"apis": list(args.apis) if args.enable_apis else []})

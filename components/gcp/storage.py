@@ -33,7 +33,11 @@ def _base(ctx: GcpContext, name: str, labels: dict[str, str]) -> dict[str, objec
     """Settings every platform bucket shares."""
     return dict(
         project=ctx.project, name=name, location=ctx.region.upper(), storage_class="STANDARD",
-        uniform_bucket_level_access=True, public_access_prevention="enforced", force_destroy=False, labels=labels)
+        uniform_bucket_level_access=True, public_access_prevention="enforced", labels=labels,
+        # Unprotected (dev): deleting the bucket deletes its objects first, so `pulumi destroy` works on a non-empty
+        # bucket, as with S3 in dev; protected buckets are kept on delete and never emptied (pulumi_gcp BucketArgs.
+        # force_destroy: pub.dev/documentation/pulumi_gcp/latest/storage/BucketArgs/forceDestroy.html).
+        force_destroy=not ctx.protected)
 
 
 @dataclass(frozen=True)

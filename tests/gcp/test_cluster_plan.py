@@ -97,6 +97,16 @@ def test_system_pool_autoscales_between_the_spec_bounds(prod_plan: PlanResult, d
     assert by_name(dev_plan, "dev-us-central1-gke")["deletionProtection"] is False
 
 
+def test_clusters_are_pulumi_protected_outside_dev_but_not_retained(prod_plan: PlanResult, dev_plan: PlanResult) -> None:
+    prod = prod_plan.of_type("gcp:container/cluster:Cluster")
+    assert {r.name for r in prod} == {"prod-us-central1-gke", "prod-europe-west4-gke"}
+    for cluster in prod:
+        assert (cluster.protect, cluster.retainOnDelete, cluster.inputs["deletionProtection"]) == (True, False, True)
+        assert set(cluster.ignoreChanges) == {"nodeConfig", "initialNodeCount"}
+    dev = dev_plan.one("gcp:container/cluster:Cluster", "dev-us-central1-gke")
+    assert (dev.protect, dev.retainOnDelete) == (False, False)
+
+
 def test_kubeconfig_uses_the_gke_auth_plugin_and_is_a_secret() -> None:
     spec = load_platform(gcp_platform(PROD_GCP, environment="prod", compliance=COMPLIANCE))
     seen: dict[str, object] = {}

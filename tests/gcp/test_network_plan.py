@@ -18,7 +18,14 @@ def test_vpc_is_custom_mode_with_one_regional_node_subnet(prod_plan: PlanResult)
     assert subnet["privateIpGoogleAccess"] is True
     ranges = {r["rangeName"]: r["ipCidrRange"] for r in subnet["secondaryIpRanges"]}
     assert ranges == {"pods": "100.80.0.0/14", "services": "172.20.0.0/16"}
-    assert subnet["logConfig"] == {"aggregationInterval": "INTERVAL_5_SEC", "flowSampling": 0.5, "metadata": "INCLUDE_ALL_METADATA"}
+    assert subnet["logConfig"] == {"aggregationInterval": "INTERVAL_5_SEC", "flowSampling": 1.0, "metadata": "INCLUDE_ALL_METADATA"}
+
+
+def test_flow_logs_report_every_flow_outside_dev_and_half_in_dev(prod_plan: PlanResult, dev_plan: PlanResult) -> None:
+    for name in ("prod-us-central1-nodes", "prod-europe-west4-nodes"):
+        assert by_name(prod_plan, name)["logConfig"]["flowSampling"] == 1.0
+    assert by_name(dev_plan, "dev-us-central1-nodes")["logConfig"] == {
+        "aggregationInterval": "INTERVAL_5_SEC", "flowSampling": 0.5, "metadata": "INCLUDE_ALL_METADATA"}
 
 
 def test_cloud_nat_serves_every_range_of_the_node_subnet(prod_plan: PlanResult) -> None:

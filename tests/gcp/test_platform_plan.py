@@ -15,6 +15,8 @@ STATEFUL = {
     "gcp:lustre/instance:Instance",
     "gcp:logging/projectBucketConfig:ProjectBucketConfig",
 }
+PROTECTED_ONLY = {"gcp:container/cluster:Cluster"}
+"""Protected outside dev but deleted, not kept, when finally unprotected and removed."""
 SNAPSHOT = Path(__file__).parent / "snapshots" / "prod_urns.txt"
 
 
@@ -23,7 +25,9 @@ def test_stateful_resources_are_protected_outside_dev(prod_plan: PlanResult, dev
     assert {r.type for r in prod} == STATEFUL
     for record in prod:
         assert record.protect and record.retainOnDelete, record.name
-    assert not [r for r in prod_plan.resources if r.protect and r.type not in STATEFUL]
+    clusters = [r for r in prod_plan.resources if r.type in PROTECTED_ONLY]
+    assert clusters and all(r.protect and not r.retainOnDelete for r in clusters)
+    assert not [r for r in prod_plan.resources if r.protect and r.type not in STATEFUL | PROTECTED_ONLY]
     dev = [r for r in dev_plan.resources if r.type in STATEFUL]
     assert dev and not any(r.protect or r.retainOnDelete for r in dev)
 

@@ -3,7 +3,8 @@ and access logs; Lustre with the catalog tier, CMEK, GKE support, import IAM; pr
 
 from __future__ import annotations
 
-from gcp.support import by_name
+import pytest
+from gcp.support import DEV_GCP, by_name
 
 from aiinfra.plan.runtime import PlanResult
 from components.gcp.lustre import import_command
@@ -99,3 +100,26 @@ def test_lustre_service_agent_can_import_from_and_export_to_the_bucket(prod_plan
     assert import_command("prod-us-central1-scratch", "us-central1-a", "b", "/train/") == (
         "gcloud lustre instances import-data prod-us-central1-scratch --location=us-central1-a "
         "--gcs-path-uri=gs://b/train/ --lustre-path=/")
+
+
+def test_only_unprotected_buckets_are_emptied_on_delete(prod_plan: PlanResult, dev_plan: PlanResult) -> None:
+    """`pulumi destroy` of dev deletes non-empty buckets (data and access logs); elsewhere no bucket is ever emptied."""
+    prod = prod_plan.of_type("gcp:storage/bucket:Bucket")
+    assert {r.name for r in prod} >= {"prod-us-central1-access-logs-bucket", "prod-europe-west4-access-logs-bucket"}
+    assert [r.name for r in prod if r.inputs["forceDestroy"] is not False] == []
+    dev = {r.name: r.inputs["forceDestroy"] for r in dev_plan.of_type("gcp:storage/bucket:Bucket")}
+    assert dev == {"dev-us-central1-scratch-bucket": True, "dev-us-central1-access-logs-bucket": True}
+
+
+@pytest.mark.parametrize(("environment", "protect", "force_destroy", "sampling"), [
+    ("dev", True, False, 0.5),
+    ("staging", False, True, 1.0),
+])
+def test_force_destroy_follows_protection_and_flow_sampling_the_environment(
+        plan_gcp, environment: str, protect: bool, force_destroy: bool, sampling: float) -> None:  # noqa: ANN001
+    """`protect_stateful` overrides protection, and with it force_destroy; flow log sampling is a cost choice, dev only."""
+    plan = plan_gcp(DEV_GCP, environment=environment, protect_stateful=protect)
+    buckets = plan.of_type("gcp:storage/bucket:Bucket")
+    assert len(buckets) == 2
+    assert all((r.inputs["forceDestroy"], r.protect) == (force_destroy, protect) for r in buckets)
+    assert by_name(plan, f"{environment}-us-central1-nodes")["logConfig"]["flowSampling"] == sampling
