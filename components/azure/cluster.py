@@ -137,10 +137,16 @@ class Cluster(AzureComponent):
                 )],
                 tags=ctx.tags(),
             ),
+            # Protected outside dev: AKS has no deletion guard, and a rename or a replace-only change (dnsPrefix,
+            # nodeResourceGroup, diskEncryptionSetID, network plugin and ranges: pulumi-azure-native
+            # provider/pkg/gen/replacement.go) would delete the cluster and its node resource group. No
+            # retain_on_delete: a destroy should fail, not orphan a running cluster. The GPU AgentPools stay
+            # unprotected: a new VM size or MIG profile replaces them, routinely.
             opts=pulumi.ResourceOptions(
                 parent=self,
                 depends_on=grants,
                 ignore_changes=_ignored_changes(auto_upgrade),
+                protect=ctx.protected,
             ),
         )
         send_logs(f"{name}-aks-audit", self, self.cluster.id, args.workspace_id, categories=_AUDIT_LOG_CATEGORIES)

@@ -43,7 +43,8 @@ class AzureContext:
     tenant_id: pulumi.Input[str]
     """Entra ID tenant of Key Vault and AKS."""
     protected: bool
-    """Protect stateful resources (`protect` + `retain_on_delete`): every environment except dev, unless overridden."""
+    """Protect stateful resources (`protect` + `retain_on_delete`) and the AKS cluster (`protect`): every environment
+    except dev, unless overridden."""
     resource_group_name: pulumi.Input[str] | None = None
     """Resource group of the region; set once the network component has created (or adopted) it."""
 

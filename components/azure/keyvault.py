@@ -47,6 +47,10 @@ class KeyVaultArgs:
     """Private DNS zone `privatelink.vaultcore.azure.net` linked to the VNet."""
     workspace_id: pulumi.Input[str]
     """Log Analytics workspace that receives the vault's audit events."""
+    public_endpoint: bool = True
+    """Keep the vault's public endpoint (default deny, trusted services bypass): Azure Managed Lustre needs it, being
+    no Key Vault trusted service. False where no file system uses the key: private endpoint and trusted services
+    (disk encryption sets, storage accounts) only. Default True, so a region with Lustre is never cut off."""
 
 
 class KeyVault(AzureComponent):
@@ -70,10 +74,13 @@ class KeyVault(AzureComponent):
                     enable_soft_delete=True,
                     enable_purge_protection=True,
                     soft_delete_retention_in_days=_SOFT_DELETE_DAYS[ctx.protected],
-                    # Disk encryption sets, storage and Azure Managed Lustre reach the key as trusted services;
-                    # AMLFS requires public access "Selected networks" with that bypass. Nothing else gets in
-                    # except through the private endpoint.
-                    public_network_access="Enabled",
+                    # Disk encryption sets and storage accounts are trusted services, which still get in with
+                    # public access disabled (learn.microsoft.com/azure/key-vault/general/overview-vnet-service-endpoints#trusted-services,
+                    # learn.microsoft.com/azure/key-vault/general/security-features#network-security). Azure Managed
+                    # Lustre is not one and requires public access enabled, "Selected networks" with the trusted
+                    # services bypass (learn.microsoft.com/azure/azure-managed-lustre/customer-managed-encryption-keys).
+                    # Anything else gets in through the private endpoint only.
+                    public_network_access="Enabled" if args.public_endpoint else "Disabled",
                     network_acls=azure_native.keyvault.NetworkRuleSetArgs(default_action="Deny", bypass="AzureServices"),
                 ),
                 tags=ctx.tags(),

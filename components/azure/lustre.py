@@ -78,6 +78,10 @@ class Lustre(AzureComponent):
                     day_of_week=MAINTENANCE_DAY, time_of_day_utc=MAINTENANCE_TIME_UTC),
                 identity=azure_native.storagecache.AmlFilesystemIdentityArgs(
                     type="UserAssigned", user_assigned_identities=[args.cmk.identity_id]),
+                # AMLFS takes a versioned key URL only (learn.microsoft.com/azure/azure-managed-lustre/customer-managed-encryption-keys;
+                # azurerm validates it as versioned) and is rotated by updating that URL in place: AmlFilesystemUpdate
+                # takes encryptionSettings, which is not create-only (azure-rest-api-specs, storagecache 2024-03-01
+                # amlfilesystem.json). So no ignore_changes: once the key rotates, refresh + up moves it to the new version.
                 encryption_settings=azure_native.storagecache.AmlFilesystemEncryptionSettingsArgs(
                     key_encryption_key=azure_native.storagecache.KeyVaultKeyReferenceArgs(
                         key_url=args.cmk.key_url,

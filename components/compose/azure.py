@@ -62,7 +62,10 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
             public_inference_port=spec.inference.port if serving and public_origins and spec.inference else None))
         ctx = network.context
         workspaces.append(network.workspace.id)
-        vault = KeyVault(name, KeyVaultArgs(ctx, network.subnet_ids["endpoints"], network.dns_zone_ids["vault"], network.workspace.id))
+        # Azure Managed Lustre reaches its key over the vault's public endpoint (firewalled to trusted services); a
+        # region without Lustre keeps the vault private-endpoint only.
+        vault = KeyVault(name, KeyVaultArgs(ctx, network.subnet_ids["endpoints"], network.dns_zone_ids["vault"], network.workspace.id,
+                                            public_endpoint=bool(spec.lustre)))
         FlowLogs(name, FlowLogsArgs(ctx, network.vnet.id, network.workspace.id, spec.network.flow_log_retention_days,
                                     vault.customer_key, watcher=cloud_spec.network_watcher))
         region_out: dict[str, Any] = {"resource_group": network.resource_group_name, "vnet_id": network.vnet.id,

@@ -130,6 +130,20 @@ def test_reserved_pool_uses_the_capacity_reservation_group(prod_plan: PlanResult
     assert grant.urn in prod_plan.one(POOL, "prod-eastus2-batch-agentpool").dependencies
 
 
+def test_clusters_are_protected_outside_dev_and_node_pools_are_not(prod_plan: PlanResult, dev_plan: PlanResult) -> None:
+    clusters = prod_plan.of_type(AKS)
+    assert {r.name for r in clusters} == {"prod-eastus2-aks", "prod-swedencentral-aks"}
+    for record in clusters:
+        # AKS has no deletion guard: Pulumi must refuse to delete or replace a production cluster, and a destroy
+        # must stop there rather than leave the cluster running outside Pulumi
+        assert record.protect and not record.retainOnDelete, record.name
+    # GPU pools are replaced when their VM size or MIG profile changes
+    pools = prod_plan.of_type(POOL)
+    assert pools and not any(r.protect or r.retainOnDelete for r in pools)
+    dev = dev_plan.one(AKS)
+    assert not dev.protect and not dev.retainOnDelete
+
+
 def test_autoscaled_counts_are_ignored(prod_plan: PlanResult) -> None:
     for record in prod_plan.of_type(POOL):
         assert record.ignoreChanges == ["count"], record.name

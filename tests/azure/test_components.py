@@ -1,5 +1,6 @@
 """Component options the production environment doesn't use: enforced VNet encryption, an existing resource group,
-a created Network Watcher, Calico, a public API server with authorized ranges, and the kubeconfig."""
+a created Network Watcher, Calico, a public API server with authorized ranges, a Key Vault without a public endpoint,
+and the kubeconfig."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import yaml
 from aiinfra.plan.runtime import PlanResult
 from components.azure.cluster import AKS_AAD_SERVER_ID, exec_kubeconfig
 from components.azure.context import AzureContext
+from components.azure.keyvault import KeyVault, KeyVaultArgs
 from components.azure.network import Network, NetworkArgs
 from components.spec import NetworkSpec
 
@@ -42,6 +44,23 @@ def test_an_existing_resource_group_is_used_not_created(plan: Callable[..., Plan
                                                    NetworkSpec(cidr="10.9.0.0/16", transit_encryption="monitor"))))
     assert not result.of_type("azure-native:resources:ResourceGroup")
     assert result.one("azure-native:network:VirtualNetwork").inputs["resourceGroupName"] == "rg-shared-network"
+
+
+def vault_network(plan: Callable[..., PlanResult], **options: Any) -> dict[str, Any]:
+    result = plan(lambda: KeyVault("kv", KeyVaultArgs(context(resource_group_name="rg"), "endpoints-subnet-id", "vault-zone-id",
+                                                     "workspace-id", **options)))
+    properties = result.one("azure-native:keyvault:Vault").inputs["properties"]
+    return {k: properties[k] for k in ("publicNetworkAccess", "networkAcls")}
+
+
+def test_a_vault_no_file_system_uses_has_no_public_endpoint(plan: Callable[..., PlanResult]) -> None:
+    # Disk encryption sets and storage accounts reach the key as trusted services (the bypass), everything else
+    # through the private endpoint.
+    assert vault_network(plan, public_endpoint=False) == {
+        "publicNetworkAccess": "Disabled", "networkAcls": {"defaultAction": "Deny", "bypass": "AzureServices"}}
+    # Unless told otherwise the vault keeps the endpoint Azure Managed Lustre requires (selected networks, bypass).
+    assert vault_network(plan) == {
+        "publicNetworkAccess": "Enabled", "networkAcls": {"defaultAction": "Deny", "bypass": "AzureServices"}}
 
 
 def test_network_options_through_the_spec(plan_azure: Callable[..., PlanResult]) -> None:

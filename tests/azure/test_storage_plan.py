@@ -84,6 +84,18 @@ def test_lustre_sku_capacity_cmk_zone_and_maintenance(prod_plan: PlanResult) -> 
     assert fs.protect and fs.retainOnDelete
 
 
+def test_the_vault_of_a_lustre_region_keeps_the_public_endpoint_lustre_requires(prod_plan: PlanResult) -> None:
+    # Azure Managed Lustre is no Key Vault trusted service: it needs public access enabled, selected networks only,
+    # with the trusted-services bypass.
+    vault = prod_plan.one("azure-native:keyvault:Vault", "prod-eastus2-kv").inputs["properties"]
+    assert vault["publicNetworkAccess"] == "Enabled"
+    assert vault["networkAcls"] == {"defaultAction": "Deny", "bypass": "AzureServices"}
+    # A region without Lustre needs no public endpoint: private endpoint and trusted services (storage CMK, DES) only.
+    private = prod_plan.one("azure-native:keyvault:Vault", "prod-swedencentral-kv").inputs["properties"]
+    assert private["publicNetworkAccess"] == "Disabled"
+    assert private["networkAcls"] == {"defaultAction": "Deny", "bypass": "AzureServices"}
+
+
 def test_lustre_imports_from_and_exports_to_its_bucket(prod_plan: PlanResult, prod_config: dict) -> None:
     fs = prod_plan.one("azure-native:storagecache:AmlFilesystem", "prod-eastus2-scratch-amlfs")
     assert fs.inputs["hsm"]["settings"] == {
