@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 ENVIRONMENT = {"environment": {"type": "string", "default": "dev",
-                               "description": "Environment name; 'dev' relaxes some checks and enables dev-only ones."}}
+                               "description": "Environment name; 'dev' relaxes some checks and enables dev-only ones. "
+                                              "'unknown' (the baseline config) takes each resource's `environment` tag "
+                                              "or label, where a rule reads one."}}
 ALLOWED_REGIONS = {"allowedRegions": {"type": "array", "items": {"type": "string"}, "default": [],
                                       "description": "Regions resources may be placed in; empty means no restriction."}}
 

@@ -38,7 +38,9 @@ ENVIRONMENTS = {
         "allowedAccelerators": ["h100-80gb", "h200-141gb", "trainium2", "l4", "a100-80gb", "tpu-v5p", "tpu-v6e"],
         "maxGpusPerPool": 64, "maxGpusPerEnvironment": 512, "privilegedWorkloads": AZURE_LUSTRE_CSI_NODE}},
     # The default for `aiinfra plan --program` on any project: high-impact rules block, the rest advise.
-    "baseline": {"profiles": ["baseline"], "mandatory": ["critical", "high"], "params": {"environment": "unknown"}},
+    # `environment: unknown`: rules that relax dev read each resource's environment tag (a template's dev stack).
+    "baseline": {"profiles": ["baseline"], "mandatory": ["critical", "high"], "params": {
+        "environment": "unknown", "privilegedWorkloads": AZURE_LUSTRE_CSI_NODE}},
 }
 ALWAYS_ADVISORY = {"azure-storage-no-shared-key"}
 """Documented exceptions: Azure Managed Lustre's blob integration needs shared-key access on its account."""

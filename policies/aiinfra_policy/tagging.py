@@ -26,6 +26,9 @@ STATEFUL = {
     "aws:ebs/volume:Volume", "aws:rds/instance:Instance", "gcp:storage/bucket:Bucket", "gcp:kms/cryptoKey:CryptoKey",
     "gcp:lustre/instance:Instance", "gcp:filestore/instance:Instance", "azure-native:storage:StorageAccount",
     "azure-native:keyvault:Vault", "azure-native:keyvault:Key", "azure-native:storagecache:AmlFilesystem",
+    # Clusters: their volumes, secrets and workloads go with them (protect only; retain_on_delete would leave a
+    # cluster running outside any stack after a teardown).
+    "aws:eks/cluster:Cluster", "gcp:container/cluster:Cluster", "azure-native:containerservice:ManagedCluster",
 }
 REQUIRED = {"requiredTags": {"type": "array", "items": {"type": "string"}, "default": ["environment", "team", "cost-center"],
                              "description": "Tag/label keys every taggable resource must carry."}}
@@ -66,12 +69,26 @@ def required_tags(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str
     unknowns.raise_first()
 
 
-@rule("stateful-resources-protected", "Checks whether stateful resources (keys, buckets, file systems) are protected outside dev.",
-      severity="high", types=tuple(sorted(STATEFUL)), remediation="Set the resource option protect=True (and retain_on_delete) outside dev.",
+@rule("stateful-resources-protected", "Checks whether stateful resources (keys, buckets, file systems, clusters) are protected outside dev.",
+      severity="high", types=tuple(sorted(STATEFUL)), remediation="Set the resource option protect=True (and retain_on_delete, except on clusters) outside dev.",
       frameworks={"HIPAA": ("164.308(a)(7)",), "SOC2": ("A1.2",), "NIST-800-53": ("CP-9",), "GDPR": ("Art.32",)}, config=ENVIRONMENT)
 def protected(props: Any, ctx: Context) -> Iterator[str]:
-    if ctx.config.get("environment", "dev") != "dev" and not ctx.protect:
+    if _environment(props, ctx) != "dev" and not ctx.protect:
         yield f"a {ctx.type.split(':')[-1]} is not protected: `pulumi destroy` or a refactor could delete its data"
+
+
+def _environment(props: Any, ctx: Context) -> str | None:
+    """The configured environment; with `unknown` (the baseline config, for any project) the resource's own
+    `environment` tag or label, its provider's default tags and labels included (None without one: not dev)."""
+    environment = ctx.config.get("environment", "dev")
+    if environment != "unknown":
+        return environment
+    tags = {**_provider_tags(ctx.provider, "defaultTags"), **_provider_tags(ctx.provider, "defaultLabels")}
+    for key in ("tags", "labels", GCP_LABELLED.get(ctx.type, "labels")):
+        value = get(props, key)
+        tags.update(value if isinstance(value, dict) else {})
+    value = tags.get("environment")
+    return value if isinstance(value, str) else None
 
 
 @rule("gcs-bucket-versioning", "Checks whether Cloud Storage buckets keep object versions.",

@@ -200,3 +200,15 @@ def test_queued_resource_nodes_need_external_ips_explicitly_off() -> None:
     assert unset and "enableExternalIps unset" in unset[0]
     assert run_resource("gcp-tpu-vm-no-external-ip", TPU_VM, {}) == [
         "the TPU VM has networkConfig.enableExternalIps unset; its workers may get external IPs"]
+
+
+@pytest.mark.parametrize(("type_", "props", "found"), [
+    ("aws:s3/bucket:Bucket", {"tags": {"environment": "dev"}}, []),
+    ("gcp:container/cluster:Cluster", {"resourceLabels": {"environment": "dev"}}, []),
+    ("azure-native:containerservice:ManagedCluster", {"tags": {"environment": "prod"}}, ["a ManagedCluster is not protected"]),
+    ("aws:eks/cluster:Cluster", {}, ["a Cluster is not protected"]),
+])
+def test_the_baseline_config_takes_the_environment_from_the_resources_tag(type_: str, props: dict, found: list[str]) -> None:
+    # `environment: unknown` (policies/config/baseline.json, for any project): a resource tagged dev may go unprotected.
+    messages = run_resource("stateful-resources-protected", type_, props, {"environment": "unknown"})
+    assert [m.split(":")[0] for m in messages] == found
