@@ -49,8 +49,9 @@ def _configured_region(package: str) -> str | None:
 
 
 def _zones(args: dict[str, Any], region: str) -> dict[str, Any]:
-    names = [f"{region}{suffix}" for suffix in "abc"]
-    return {"names": names, "zoneIds": [f"use1-az{i}" for i in (1, 2, 4)], "id": region, "region": region,
+    # Six, the most a spec may ask for (us-east-1 has six): how many a region really has is known only on deploy.
+    names = [f"{region}{suffix}" for suffix in "abcdef"]
+    return {"names": names, "zoneIds": [f"use1-az{i}" for i in range(1, 7)], "id": region, "region": region,
             "groupNames": [region], "state": "available"}
 
 

@@ -17,6 +17,7 @@ import pulumi.runtime
 
 from .project import Project, load_stack_config
 from .runtime import PlanResult, run_program
+from .stacktrace import ORIGIN
 
 
 @contextlib.contextmanager
@@ -76,7 +77,8 @@ _HARNESS = (*(str(directory) + os.sep for directory in (
 def program_traceback(err: BaseException) -> str:
     """The traceback of a program's error from its first frame outside the harness that ran it, so it starts in
     the user's code (or in the SDK code the program called). All of it when no frame is the program's."""
-    tb = err.__traceback__
+    full = getattr(err, ORIGIN, None) or err.__traceback__  # an apply callback's error: the frames it was raised in
+    tb = full
     while tb is not None and tb.tb_frame.f_code.co_filename.startswith(_HARNESS):
         tb = tb.tb_next
-    return "".join(traceback.format_exception(type(err), err, tb or err.__traceback__))
+    return "".join(traceback.format_exception(type(err), err, tb or full))

@@ -24,7 +24,7 @@ from pulumi.runtime.sync_await import _sync_await
 
 from .invokes import placeholder_result
 from .secrets import secure_config_as_unknowns
-from .stacktrace import sdk_stack_traces
+from .stacktrace import apply_error_origins, sdk_stack_traces
 from .transforms import EngineTransforms
 
 UNKNOWN = rpc.UNKNOWN
@@ -255,7 +255,7 @@ def run_program(
             struct = await rpc.serialize_properties(exported, {})
             outputs.update(wire_to_plain(json_format.MessageToDict(struct)))
 
-        with sdk_stack_traces(), secure_config_as_unknowns():
+        with sdk_stack_traces(), secure_config_as_unknowns(), apply_error_origins():
             _sync_await(run_pulumi_func(lambda: body()))
         return PlanResult(project=project, stack=stack, resources=monitor.records, outputs=outputs)
     finally:

@@ -71,3 +71,34 @@ def sdk_stack_traces() -> Iterator[None]:
         yield
     finally:
         _sdk_resource._get_stack_trace = _sdk_stack_trace
+
+
+ORIGIN = "_aiinfra_origin"
+"""Attribute holding the traceback an exception had when it left an `Output.apply` callback."""
+
+
+@contextmanager
+def apply_error_origins() -> Iterator[None]:
+    """Inside the block, an exception raised by an `Output.apply` callback keeps the traceback it left the callback
+    with (attribute ORIGIN). The event loop re-raises it from a finished task, and on Python 3.11 that raise drops the
+    frames it was raised in, so the report would not show where in the program it happened."""
+    import pulumi
+
+    original = pulumi.Output.apply
+
+    def apply(self, func, run_with_unknowns: bool = False):  # noqa: ANN001, ANN202 (the SDK's signature)
+        def callback(value):  # noqa: ANN001, ANN202
+            try:
+                return func(value)
+            except BaseException as err:
+                if getattr(err, ORIGIN, None) is None:
+                    setattr(err, ORIGIN, err.__traceback__)
+                raise
+
+        return original(self, callback, run_with_unknowns)
+
+    pulumi.Output.apply = apply
+    try:
+        yield
+    finally:
+        pulumi.Output.apply = original

@@ -197,7 +197,8 @@ class Network(pulumi.ComponentResource):
 
 
 def _first_zones(names: list[str], count: int, region: str) -> list[str]:
+    # Known only once the zones are looked up (the spec cannot tell), so a config error raised as the program runs.
     if len(names) < count:
-        raise ValueError(f"network.zones is {count}, but {region} has only {len(names)} available zones in this account "
-                         f"({', '.join(names)}); set zones to {len(names)} or fewer")
+        raise pulumi.RunError(f"platform.clouds.aws.regions.{region}.network.zones: {count}, but {region} has "
+                              f"{len(names)} standard availability zones ({', '.join(names)}); allowed: 2 to {len(names)}")
     return names[:count]

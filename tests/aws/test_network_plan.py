@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pulumi
+import pytest
 from helpers import platform_dict
 
 from aiinfra.plan.runtime import UNKNOWN, PlanMocks, PlanResult, run_program
@@ -143,3 +145,27 @@ def test_subnet_zones_do_not_follow_zone_health_or_api_order() -> None:
     assert mocks.asked[0]["filters"] == [{"name": "opt-in-status", "values": ["opt-in-not-required"]}]
     zones = [r.inputs["availabilityZone"] for r in plan.of_type(SUBNET) if "-private-" in r.name]
     assert zones == ["us-west-2a", "us-west-2b", "us-west-2c"]
+
+
+class _TwoZones(PlanMocks):
+    def call(self, args):  # noqa: ANN001, ANN201 (the SDK's mock interface)
+        if args.token == "aws:index/getAvailabilityZones:getAvailabilityZones":
+            return {**super().call(args), "names": ["us-west-2a", "us-west-2b"]}
+        return super().call(args)
+
+
+@pytest.mark.parametrize(("region", "mocks", "message"), [
+    ({"network": {"cidr": "10.9.0.0/16", "zones": 3}, "cluster": {}}, _TwoZones(),
+     "platform.clouds.aws.regions.us-west-2.network.zones: 3, but us-west-2 has 2 standard availability zones "
+     "(us-west-2a, us-west-2b); allowed: 2 to 2"),
+    ({"network": {"cidr": "10.9.0.0/16", "zones": 2}, "cluster": {},
+      "gpu_pools": {"l4": {"accelerator": "l4", "max_nodes": 1, "zones": ["us-west-2c"]}}}, PlanMocks(),
+     "platform.clouds.aws.regions.us-west-2.gpu_pools.l4.zones: us-west-2c not among the network's zones; "
+     "allowed: us-west-2a, us-west-2b (the first network.zones of the region, by name)"),
+])
+def test_zone_errors_known_only_on_lookup_name_the_config_path(region: dict, mocks: PlanMocks, message: str) -> None:
+    # Raised as the program runs (RunError: the CLI prints it as one line, `pulumi up` without a traceback).
+    spec = load_platform(platform_dict({"aws": {"regions": {"us-west-2": region}}}, addons={"enabled": False}))
+    with pytest.raises(pulumi.RunError) as caught:
+        run_program(lambda: build_platform(spec), project="ai-infra", stack="test", mocks_=mocks)
+    assert str(caught.value) == message

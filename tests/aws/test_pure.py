@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import re
 
+import pulumi
 import pytest
 from helpers import platform_dict
 from hypothesis import assume, given, settings
@@ -213,5 +214,5 @@ def test_placement_groups_only_on_request_and_never_on_reserved_capacity(capacit
 
 def test_too_few_zones_is_a_clear_deploy_time_error() -> None:
     assert _first_zones(["us-west-1a", "us-west-1c", "us-west-1d"], 2, "us-west-1") == ["us-west-1a", "us-west-1c"]
-    with pytest.raises(ValueError, match=r"network.zones is 3, but us-west-1 has only 2 available zones .*us-west-1a, us-west-1c"):
+    with pytest.raises(pulumi.RunError, match=r"regions.us-west-1.network.zones: 3, but us-west-1 has 2 standard availability zones .*us-west-1a, us-west-1c"):
         _first_zones(["us-west-1a", "us-west-1c"], 3, "us-west-1")

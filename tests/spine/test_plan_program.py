@@ -234,9 +234,13 @@ def test_validate_says_when_the_platform_may_come_from_an_esc_environment(
 
 
 @pytest.mark.parametrize(("source", "first_frame", "error"), [
-    # an apply callback: the frames start at the SDK's apply that called the program's function
+    # an apply callback: the frames start at the program's function
     ("import pulumi\n\ndef check(zones):\n    raise ValueError(f'no zones in {zones}')\n\n"
-     "pulumi.Output.from_input('eu-west-1').apply(check)\n", "pulumi/output.py", "ValueError: no zones in eu-west-1"),
+     "pulumi.Output.from_input('eu-west-1').apply(check)\n", "__main__.py", "ValueError: no zones in eu-west-1"),
+    # the same, exported: Python 3.11's event loop re-raises it without the frames it was raised in
+    ("import pulumi\n\ndef check(zones):\n    raise ValueError(f'no zones in {zones}')\n\n"
+     "pulumi.export('zones', pulumi.Output.from_input('eu-west-1').apply(check))\n", "__main__.py",
+     "ValueError: no zones in eu-west-1"),
     # a transform, which the engine calls while it registers a resource: only the transform's own frame
     ("import pulumi\n\ndef broken(args):\n    return args.props['nope']\n\n"
      "pulumi.runtime.register_resource_transform(broken)\npulumi.CustomResource('demo:index:Thing', 't', {})\n",
