@@ -76,9 +76,12 @@ def run() -> NoReturn:
     written and closed and the policy pack's process is stopped, so the streams are flushed and the process leaves.
     Exceptions (argparse's SystemExit, a bug's traceback) take the normal way out.
     """
-    code = main()
     try:
+        code = main()
         sys.stdout.flush()
+    except BrokenPipeError:  # the reader left (`aiinfra catalog | head`): what it wanted was written
+        code = 0
+    try:
         sys.stderr.flush()
     finally:
         os._exit(code)
@@ -99,9 +102,22 @@ def _project(args: argparse.Namespace):
         if root is None:
             raise UserError(f"no Pulumi.yaml in {here} or any parent; run inside a Pulumi project or pass --program DIR")
     try:
-        return load_project(root)
+        project = load_project(root)
     except ProjectError as err:
         raise UserError(str(err)) from None
+    if getattr(args, "stack", None):
+        args.stack = _stack_name(args.stack, project.name)
+    return project
+
+
+def _stack_name(stack: str, project: str) -> str:
+    """The stack's own name, which names its file: the Pulumi CLI also takes `org/stack` and `org/project/stack`."""
+    parts = stack.split("/")
+    if len(parts) > 3 or not all(parts):
+        raise UserError(f"--stack {stack!r}: a stack name, org/stack or org/project/stack")
+    if len(parts) == 3 and parts[1] != project:
+        raise UserError(f"--stack {stack}: a stack of project '{parts[1]}', but this project is '{project}'")
+    return parts[-1]
 
 
 def _read_base_plan(path: str) -> dict:
@@ -172,7 +188,7 @@ def _plan(args: argparse.Namespace) -> int:
     if policy is not None:
         report = _evaluate_policy(policy, result)
         document["policy"] = report.to_json()
-        _print_policy(report)
+        _print_policy(report, after_summary=not args.quiet)
     if base is not None:
         from aiinfra.plan.diff import diff_plans, render_diff_text
 
@@ -229,8 +245,9 @@ def _evaluate_policy(policy: tuple[Path, dict], result):  # noqa: ANN001, ANN202
         raise UserError(str(err)) from None
 
 
-def _print_policy(report) -> None:  # noqa: ANN001
-    print(f"\nPolicy pack {report.pack}: {len(report.violations)} violation(s), {len(report.mandatory)} mandatory")
+def _print_policy(report, after_summary: bool) -> None:  # noqa: ANN001
+    print(f"{chr(10) if after_summary else ''}Policy pack {report.pack}: {len(report.violations)} violation(s), "
+          f"{len(report.mandatory)} mandatory")
     for v in sorted(report.violations, key=lambda v: (v.enforcementLevel != "mandatory", v.policy, v.urn)):
         print(f"  [{v.enforcementLevel}] {v.policy}: {v.urn.split('::')[-1] if v.urn else '(stack)'}")
         lines = v.message.strip().splitlines()

@@ -168,12 +168,37 @@ _CliYamlLoader.yaml_implicit_resolvers = {
 _CliYamlLoader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
 
 
+def _mapping_without_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    """Go's yaml.v3, which the Pulumi CLI reads these files with, refuses a key given twice in one mapping (PyYAML
+    would keep the last): refuse it too, so a file aiinfra accepts is one `pulumi up` accepts."""
+    seen: dict[Any, yaml.Node] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(None, None, f"key {key!r} is given twice in one mapping (first at "
+                                                    f"line {seen[key].start_mark.line + 1})", key_node.start_mark)
+        seen[key] = key_node
+    return loader.construct_mapping(node)
+
+
+_CliYamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
+
+
+def _yaml_error(path: Path, err: yaml.YAMLError) -> str:
+    """One line: the file, line and column, and what is wrong there (PyYAML's own text spans several lines and names
+    the text it parsed, not the file)."""
+    mark = getattr(err, "problem_mark", None)
+    where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
+    problem = " ".join(filter(None, [getattr(err, "context", None), getattr(err, "problem", None)])) or str(err)
+    return f"{where}: not valid YAML: {' '.join(problem.split())}"
+
+
 def _read_mapping(path: Path) -> dict[str, Any]:
     """A project or stack file's settings; an empty file has none."""
     try:
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=_CliYamlLoader)  # noqa: S506 (a SafeLoader subclass)
     except yaml.YAMLError as err:
-        raise ProjectError(f"{path} is not valid YAML: {err}") from None
+        raise ProjectError(_yaml_error(path, err)) from None
     except UnicodeDecodeError as err:
         raise ProjectError(f"{path} is not UTF-8 text: byte {err.object[err.start]:#04x} at offset {err.start}") from None
     except OSError as err:

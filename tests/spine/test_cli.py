@@ -6,10 +6,13 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from aiinfra.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
 
 REQUIRED_ROW_KEYS = {"cloud", "instance_type", "accelerator", "accelerator_count", "accelerator_memory_gib"}
 
@@ -73,3 +76,26 @@ def test_the_console_script_keeps_the_exit_codes() -> None:
     assert missing.stderr.startswith("error: stack 'nope' has no config file")
     usage = _console("catalog", "--cloud", "oracle")  # argparse's SystemExit takes the normal way out
     assert usage.returncode == 1 and "usage: aiinfra" in usage.stderr
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback() -> None:
+    # `aiinfra catalog | head -1`: the pipe is closed before aiinfra writes, so every write fails with EPIPE.
+    read, write = os.pipe()
+    os.close(read)
+    done = subprocess.run([sys.executable, "-c", "from aiinfra.cli import run; run()", "catalog"], stdout=write,
+                          stderr=subprocess.PIPE, text=True, timeout=60)
+    os.close(write)
+    assert (done.returncode, done.stderr) == (0, "")
+
+
+@pytest.mark.parametrize(("stack", "error"), [
+    ("acme/dev", None), ("acme/ai-infra/dev", None),
+    ("acme/other/dev", "error: --stack acme/other/dev: a stack of project 'other', but this project is 'ai-infra'\n"),
+    ("a/b/c/d", "error: --stack 'a/b/c/d': a stack name, org/stack or org/project/stack\n"),
+])
+def test_stack_names_as_the_pulumi_cli_takes_them(stack: str, error: str | None, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    assert main(["validate", "--stack", stack]) == (0 if error is None else 1)
+    captured = capsys.readouterr()
+    assert captured.err == (error or "") and (error is not None or captured.out.startswith("ok: dev "))

@@ -51,3 +51,16 @@ def test_malformed_config_block_names_the_file(tmp_path: Path) -> None:
     (tmp_path / "Pulumi.yaml").write_text("name: p\nruntime: python\nconfig: [a, b]\n")
     with pytest.raises(ProjectError, match=r"Pulumi.yaml: 'config' must be a mapping of config keys, got list"):
         load_project(tmp_path)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    # Go's yaml.v3 (the Pulumi CLI) refuses a key given twice; PyYAML alone would keep the last value silently.
+    ("config:\n  demo:replicas: 2\n  demo:replicas: 3\n", ":3:3: not valid YAML: key 'demo:replicas' is given twice in one mapping (first at line 2)"),
+    ("config:\n\tdemo:replicas: 2\n", ":2:1: not valid YAML: while scanning for the next token found character '\\t' that cannot start any token"),
+])
+def test_a_malformed_stack_file_is_one_line_naming_file_line_and_column(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: demo\nruntime: python\n")
+    (tmp_path / "Pulumi.x.yaml").write_text(text)
+    with pytest.raises(ProjectError) as caught:
+        load_stack_config(load_project(tmp_path), "x")
+    assert str(caught.value) == f"{tmp_path / 'Pulumi.x.yaml'}{message}"
