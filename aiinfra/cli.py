@@ -6,6 +6,7 @@ Heavy imports (pulumi, provider SDKs, pydantic) happen inside the commands, so `
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
@@ -218,6 +219,11 @@ def _policy_setup(args: argparse.Namespace) -> tuple[Path, dict] | None:
 
     if args.no_policy:
         return None
+    # The pack runs on this interpreter: say now, not after the plan, that its SDK is missing.
+    missing = [module for module in ("pulumi_policy", "jsonschema") if importlib.util.find_spec(module) is None]
+    if missing:
+        raise UserError(f"the policy pack needs {' and '.join(missing)} in {sys.prefix}: install 'ai-infra[policy]' "
+                        "(every cloud extra includes it), or plan with --no-policy")
     pack = Path(args.policy_pack) if args.policy_pack else _default_policy_pack()
     if not (pack / "PulumiPolicy.yaml").is_file():
         raise UserError(f"no policy pack at {pack} (PulumiPolicy.yaml missing); pass --policy-pack DIR or --no-policy")

@@ -99,3 +99,18 @@ def test_stack_names_as_the_pulumi_cli_takes_them(stack: str, error: str | None,
     assert main(["validate", "--stack", stack]) == (0 if error is None else 1)
     captured = capsys.readouterr()
     assert captured.err == (error or "") and (error is not None or captured.out.startswith("ok: dev "))
+
+
+def test_a_missing_policy_sdk_is_reported_before_the_plan_runs(capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    import aiinfra.plan.program
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pulumi_policy" else real(name, *a))
+    monkeypatch.setattr(aiinfra.plan.program, "plan_stack", lambda *a: pytest.fail("planned before checking the pack"))
+    monkeypatch.chdir(ROOT)
+    assert main(["plan", "--stack", "dev", "-q"]) == 1
+    assert capsys.readouterr().err == (f"error: the policy pack needs pulumi_policy in {sys.prefix}: install "
+                                       "'ai-infra[policy]' (every cloud extra includes it), or plan with --no-policy\n")
