@@ -10,8 +10,14 @@ CLOUDS = ("aws", "gcp", "azure")
 class CatalogError(ValueError):
     """A lookup or validation against the catalog failed.
 
-    The message says what went wrong, the value given and the allowed values.
+    The message says what went wrong, the value given and the allowed values. `argument` names the parameter of
+    the catalog function whose value was refused (e.g. "size_gib" of `resolve_lustre`), so a caller can point at
+    the config field that holds it; None when no single argument is at fault.
     """
+
+    def __init__(self, message: str, argument: str | None = None):
+        super().__init__(message)
+        self.argument = argument
 
 
 def allowed(values: Iterable[object]) -> str:
@@ -21,4 +27,4 @@ def allowed(values: Iterable[object]) -> str:
 
 def check_cloud(cloud: str) -> None:
     if cloud not in CLOUDS:
-        raise CatalogError(f"unknown cloud '{cloud}'; allowed: {allowed(CLOUDS)}")
+        raise CatalogError(f"unknown cloud '{cloud}'; allowed: {allowed(CLOUDS)}", argument="cloud")

@@ -104,13 +104,13 @@ def resolve_instance(cloud: str, accelerator: str, count: int) -> GpuInstance:
     """
     offered = accelerators_on(cloud)
     if accelerator not in offered:
-        raise CatalogError(f"accelerator '{accelerator}' is not offered on {cloud}; allowed: {allowed(offered)}")
+        raise CatalogError(f"accelerator '{accelerator}' is not offered on {cloud}; allowed: {allowed(offered)}", argument="accelerator")
     matching = [r for r in instance_types(cloud) if r.accelerator == accelerator]
     exact = [r for r in matching if r.accelerator_count == count]
     if not exact:
         counts = sorted({r.accelerator_count for r in matching})
         raise CatalogError(
-            f"no {cloud} instance type has {count}x {accelerator}; allowed counts: {allowed(counts)}"
+            f"no {cloud} instance type has {count}x {accelerator}; allowed counts: {allowed(counts)}", argument="count"
         )
     return min(exact, key=_preference)
 

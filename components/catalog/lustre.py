@@ -87,7 +87,8 @@ def resolve_lustre(cloud: str, deployment: str, size_gib: int, throughput_mbps_p
     tiers = lustre_tiers(cloud)
     deployments = sorted({t.deployment for t in tiers})
     if deployment not in deployments:
-        raise CatalogError(f"{deployment} Lustre is not offered on {cloud}; allowed deployments: {allowed(deployments)}")
+        raise CatalogError(f"{deployment} Lustre is not offered on {cloud}; allowed deployments: {allowed(deployments)}",
+                           argument="deployment")
     candidates = [t for t in tiers if t.deployment == deployment]
     if throughput_mbps_per_tib is None:
         tier = next(t for t in candidates if t.default)
@@ -97,11 +98,12 @@ def resolve_lustre(cloud: str, deployment: str, size_gib: int, throughput_mbps_p
             offered = sorted(t.throughput_mbps_per_tib for t in candidates)
             raise CatalogError(
                 f"throughput {throughput_mbps_per_tib} MB/s/TiB is not offered by {_service_label(candidates)}; "
-                f"allowed: {allowed(offered)}"
+                f"allowed: {allowed(offered)}",
+                argument="throughput_mbps_per_tib",
             )
         tier = matching[0]
     if not is_valid_lustre_size(tier, size_gib):
-        raise CatalogError(f"{tier_label(tier)} capacity must be {size_rule(tier)}; got {size_gib} GiB")
+        raise CatalogError(f"{tier_label(tier)} capacity must be {size_rule(tier)}; got {size_gib} GiB", argument="size_gib")
     return tier
 
 

@@ -77,13 +77,13 @@ def tpu_generation(name: str) -> TpuGeneration:
         if name in (gen.name, gen.accelerator):
             return gen
     names = [g.name for g in _generations()]
-    raise CatalogError(f"unknown TPU generation '{name}'; allowed: {allowed(names)} (or with the tpu- prefix)")
+    raise CatalogError(f"unknown TPU generation '{name}'; allowed: {allowed(names)} (or with the tpu- prefix)", argument="generation")
 
 
 def topology_chips(topology: str) -> int:
     """Number of chips in a topology string such as "2x4" or "2x2x2"."""
     if not _TOPOLOGY.match(topology):
-        raise CatalogError(f"topology '{topology}' is malformed; expected AxB or AxBxC with positive integers, e.g. 2x4 or 2x2x2")
+        raise CatalogError(f"topology '{topology}' is malformed; expected AxB or AxBxC with positive integers, e.g. 2x4 or 2x2x2", argument="topology")
     return math.prod(int(d) for d in topology.split("x"))
 
 
@@ -122,7 +122,7 @@ def resolve_tpu_slice(generation: str, topology: str, chips_per_vm: int | None =
     gen = tpu_generation(generation)
     if topology not in gen.topologies:
         raise CatalogError(
-            f"topology '{topology}' is not valid for {gen.accelerator}; valid: {allowed(gen.topologies)}"
+            f"topology '{topology}' is not valid for {gen.accelerator}; valid: {allowed(gen.topologies)}", argument="topology"
         )
     chips = topology_chips(topology)
     options = allowed_chips_per_vm(gen, chips)
@@ -131,7 +131,7 @@ def resolve_tpu_slice(generation: str, topology: str, chips_per_vm: int | None =
     elif chips_per_vm not in options:
         offered = allowed(f"{n} ({gen.machine_types[n]})" for n in options)
         raise CatalogError(
-            f"chips_per_vm {chips_per_vm} is not possible for a {topology} {gen.accelerator} slice ({chips} chips); allowed: {offered}"
+            f"chips_per_vm {chips_per_vm} is not possible for a {topology} {gen.accelerator} slice ({chips} chips); allowed: {offered}", argument="chips_per_vm"
         )
     node_count = chips // chips_per_vm
     return TpuSlicePlan(

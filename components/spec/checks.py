@@ -7,13 +7,13 @@ from ipaddress import IPv4Network
 
 from components import catalog
 
-from .common import REGION_PATTERNS, Cloud
+from .common import Cloud
 from .compute import CapacityType, GpuDriver, SharingMode, TpuMode
 from .endpoint import GlobalRouting
 from . import aws, azure, gcp
 from .cloud import CloudSpec, RegionSpec
 from .platform import Platform
-from .resolve import resolve_gpu_pool, resolve_lustre, resolve_tpu
+from .resolve import resolve_gpu_pool, resolve_lustre, resolve_tpu, spec_field
 
 Path = tuple[str | int, ...]
 Issue = tuple[Path, str]
@@ -23,6 +23,7 @@ _CLOUD_ONLY_CAPACITY = {
     CapacityType.FLEX_START: Cloud.GCP,
     CapacityType.QUEUED: Cloud.GCP,
 }
+_CLOUD_NAMES = {"aws": "an AWS", "gcp": "a GCP", "azure": "an Azure"}
 _EXTRA_CHECKS = {Cloud.AWS: aws.extra_checks, Cloud.GCP: gcp.extra_checks, Cloud.AZURE: azure.extra_checks}
 # Amazon S3 does not transition objects younger than 30 days to STANDARD_IA
 # (docs.aws.amazon.com/AmazonS3/latest/userguide/lifecycle-transition-general-considerations.html).
@@ -32,6 +33,7 @@ _S3_MIN_IA_DAYS = 30
 def check_platform(spec: Platform) -> list[Issue]:
     """Every semantic problem in the spec, in document order."""
     issues: list[Issue] = []
+    issues += _check_residency_lists(spec)
     issues += _check_cidrs(spec)
     for cloud, cloud_spec in spec.clouds.items():
         base: Path = ("clouds", cloud.value)
@@ -84,12 +86,41 @@ def _check_cidrs(spec: Platform) -> list[Issue]:
 
 def _check_region_name(cloud: Cloud, region: str, allowed: list[str] | None, path: Path) -> list[Issue]:
     issues: list[Issue] = []
-    if not REGION_PATTERNS[cloud].match(region):
-        examples = {Cloud.AWS: "us-east-1", Cloud.GCP: "us-central1", Cloud.AZURE: "westeurope"}[cloud]
-        issues.append((path, f"'{region}' is not a {cloud.value} region name (for example {examples})"))
+    if catalog.find_region(cloud.value, region) is None:
+        issues.append((path, unknown_region(region, cloud)))
     if allowed is not None and region not in allowed:
-        issues.append((path, f"region '{region}' is outside the data residency list compliance.allowed_regions: {', '.join(allowed)}"))
+        issues.append((path, f"region {region!r} is outside the data residency list compliance.allowed_regions: {', '.join(allowed)}"))
     return issues
+
+
+def _check_residency_lists(spec: Platform) -> list[Issue]:
+    """Entries of compliance.allowed_regions and compliance.data_zones must be regions of some cloud."""
+    compliance = spec.compliance
+    lists: list[tuple[Path, list[str]]] = []
+    if compliance.allowed_regions is not None:
+        lists.append((("compliance", "allowed_regions"), compliance.allowed_regions))
+    lists += [(("compliance", "data_zones", zone), regions) for zone, regions in compliance.data_zones.items()]
+    return [((*path, i), unknown_region(region, None)) for path, regions in lists for i, region in enumerate(regions)
+            if not catalog.region_clouds(region)]
+
+
+def unknown_region(region: str, cloud: Cloud | None) -> str:
+    """Why `region` is refused (it is not in the catalog's list for `cloud`, or for any cloud when None): the value,
+    a close listed name if there is one, and where the full list is."""
+    other = catalog.region_clouds(region)
+    if cloud is not None and other:
+        return (f"{region!r} is {_CLOUD_NAMES[other[0]]} region, not {_CLOUD_NAMES[cloud.value]} region: move it under "
+                f"clouds.{other[0]}.regions ({cloud.value} regions are named like {catalog.region_example(cloud.value)})")
+    if cloud is None:
+        what, where = "region", f"all regions of aws, gcp and azure: {catalog.REGIONS_FILE}"
+    else:
+        what = f"{cloud.value} region"
+        where = f"all {cloud.value} regions: {catalog.REGIONS_FILE}, or the cloud's own list: {catalog.region_doc(cloud.value)}"
+    close = catalog.suggest_regions(region, cloud.value if cloud else None)
+    if close:
+        return f"unknown {what} {region!r}; did you mean {' or '.join(repr(c) for c in close)}? {where[0].upper()}{where[1:]}"
+    examples = ", ".join(catalog.region_example(c.value) for c in ([cloud] if cloud else Cloud))
+    return f"unknown {what} {region!r} (regions are named like {examples}); {where}"
 
 
 def _check_region(cloud: Cloud, region: RegionSpec, path: Path) -> list[Issue]:
@@ -106,7 +137,7 @@ def _check_region(cloud: Cloud, region: RegionSpec, path: Path) -> list[Issue]:
         try:
             resolve_tpu(slice_)
         except catalog.CatalogError as err:
-            issues.append(((*spath, "topology"), str(err)))
+            issues.append(((*spath, spec_field(err, "topology")), str(err)))
         if slice_.mode is TpuMode.GKE and region.cluster is None:
             issues.append((spath, "TPU slices in mode 'gke' need a cluster in this region; add `cluster:` or use mode 'tpu_vm' or 'queued_resource'"))
     for name, fs in region.lustre.items():
@@ -114,7 +145,7 @@ def _check_region(cloud: Cloud, region: RegionSpec, path: Path) -> list[Issue]:
         try:
             resolve_lustre(cloud, fs)
         except catalog.CatalogError as err:
-            issues.append(((*fpath, _lustre_field(str(err))), str(err)))
+            issues.append(((*fpath, spec_field(err, "size_gib")), str(err)))
         if fs.bucket is not None and fs.bucket not in region.buckets:
             known = ", ".join(region.buckets) or "none"
             issues.append(((*fpath, "bucket"), f"bucket '{fs.bucket}' is not declared in this region's buckets (declared: {known})"))
@@ -147,16 +178,6 @@ def _check_data_zones(spec: Platform, region: str, region_spec: RegionSpec, path
     return issues
 
 
-def _lustre_field(message: str) -> str:
-    """Which LustreSpec field a catalog error is about, so the path points at it."""
-    lowered = message.lower()
-    if "throughput" in lowered and "capacity" not in lowered:
-        return "throughput_mbps_per_tib"
-    if "deployment" in lowered or "scratch" in lowered.split(";")[0]:
-        return "deployment"
-    return "size_gib"
-
-
 def _check_gpu_pool(cloud: Cloud, region: RegionSpec, name: str, pool, path: Path) -> list[Issue]:  # noqa: ANN001
     issues: list[Issue] = []
     if region.cluster is None:
@@ -167,15 +188,19 @@ def _check_gpu_pool(cloud: Cloud, region: RegionSpec, name: str, pool, path: Pat
     try:
         row = resolve_gpu_pool(cloud, pool)
     except catalog.CatalogError as err:
-        field = "instance_type" if pool.instance_type else "accelerator"
-        return [*issues, ((*path, field), str(err))]
+        return [*issues, ((*path, spec_field(err, "instance_type" if pool.instance_type else "accelerator")), str(err))]
     if pool.efa and cloud is not Cloud.AWS:
         issues.append(((*path, "efa"), f"efa is AWS-only; {cloud.value} uses its own RDMA networking"))
     elif pool.efa and not row.efa:
         issues.append(((*path, "efa"), f"instance type {row.instance_type} does not support EFA; EFA types include p4d, p5, p5e, p5en, p6 and trn families"))
     sharing = pool.sharing
-    if row.vendor != "nvidia" and (sharing.mode is not SharingMode.NONE or pool.driver is GpuDriver.OPERATOR):
-        issues.append(((*path, "sharing"), f"{row.accelerator} is an AWS Neuron accelerator; GPU sharing and the NVIDIA driver setting apply to NVIDIA GPUs only"))
+    if row.vendor != "nvidia":
+        if sharing.mode is not SharingMode.NONE:
+            issues.append(((*path, "sharing", "mode"), f"mode '{sharing.mode.value}' is not available: {row.accelerator} is an AWS "
+                                                       "Neuron accelerator and GPU sharing applies to NVIDIA GPUs only; allowed: none"))
+        if pool.driver is GpuDriver.OPERATOR:
+            issues.append(((*path, "driver"), f"driver 'operator' is not available: {row.accelerator} is an AWS Neuron accelerator and "
+                                              "the NVIDIA GPU Operator applies to NVIDIA GPUs only; allowed: cloud"))
     if sharing.mode is SharingMode.MIG and sharing.mig_profile not in row.mig_profiles:
         allowed = ", ".join(row.mig_profiles) or "none (this GPU has no MIG)"
         issues.append(((*path, "sharing", "mig_profile"), f"MIG profile '{sharing.mig_profile}' is not offered by {row.accelerator} on {row.instance_type}; allowed: {allowed}"))

@@ -36,6 +36,7 @@ class RegionSpec(SpecModel):
 
 class CloudSpec(SpecModel):
     regions: Annotated[dict[str, RegionSpec], Field(min_length=1)]
-    """Regions by the cloud's own region name (us-east-1, us-central1, westeurope)."""
+    """Regions by the cloud's own region name (us-east-1, us-central1, westeurope); the name must be in the cloud's
+    region list in components/catalog/data/regions.json."""
     global_endpoint: GlobalEndpointSpec | None = None
     """Multi-region load balancer in front of every region with `inference`. Default none."""

@@ -6,7 +6,6 @@ This package is cloud-neutral: it imports no cloud SDK and no Pulumi.
 from __future__ import annotations
 
 import enum
-import re
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
@@ -36,21 +35,36 @@ class ComplianceProfile(str, enum.Enum):
 
 # Lower-case DNS labels: they end up in resource names on every cloud and in Kubernetes names and label values,
 # which must end with a letter or digit.
-Name = Annotated[str, StringConstraints(pattern=r"^[a-z]([a-z0-9-]{0,22}[a-z0-9])?$")]
+NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,22}[a-z0-9])?$"
+NAME_RULE = "lower-case letters, digits and '-', starting with a letter, ending with a letter or digit, at most 24 characters"
+Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
 
-LabelValue = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_.-]{0,62}$")]
-"""Label values must be valid as GCP labels, the strictest of the three clouds."""
+# Platform labels become AWS tags, GCP labels and Azure tags on every resource, so keys and values follow the strictest
+# of the three, GCP labels: keys 1 to 63 characters, values at most 63, both only lower-case letters, digits, '_' and
+# '-', keys starting with a lower-case letter (cloud.google.com/kms/docs/labeling-keys, "Label requirements"). AWS tag
+# keys take up to 128 letters, digits, spaces and + - = . _ : / @, values up to 256
+# (docs.aws.amazon.com/sdkfornet/v3/apidocs/items/ECS/TTag.html); Azure tag names take up to 512 characters except
+# < > % & \ ? / (learn.microsoft.com/azure/azure-resource-manager/management/tag-resources#limitations): both accept
+# every GCP label. Values here must also be non-empty and start with a letter or digit.
+LABEL_KEY_PATTERN = r"^[a-z][a-z0-9_-]{0,62}$"
+LABEL_KEY_RULE = "1 to 63 lower-case letters, digits, '_' and '-', starting with a lower-case letter"
+LabelKey = Annotated[str, StringConstraints(pattern=LABEL_KEY_PATTERN)]
+"""A key of the platform labels (AWS tag, GCP label and Azure tag keys): `LABEL_KEY_RULE`."""
+
+LABEL_VALUE_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,62}$"
+LABEL_VALUE_RULE = "1 to 63 lower-case letters, digits, '_' and '-', starting with a letter or digit"
+LabelValue = Annotated[str, StringConstraints(pattern=LABEL_VALUE_PATTERN)]
+"""A value of the platform labels (valid as a GCP label value, the strictest of the three clouds): `LABEL_VALUE_RULE`."""
+
+PATTERN_RULES: dict[str, tuple[str, str]] = {
+    NAME_PATTERN: ("name", NAME_RULE),
+    LABEL_KEY_PATTERN: ("label key", LABEL_KEY_RULE),
+    LABEL_VALUE_PATTERN: ("label value", LABEL_VALUE_RULE),
+}
+"""Pattern -> (what the value is, the rule in words), so an error message states the rule once, in words that match
+the pattern (tests check that they agree)."""
 
 Days = Annotated[int, Field(ge=1, le=36500)]
-
-REGION_PATTERNS: dict[Cloud, re.Pattern[str]] = {
-    # us-east-1, eu-central-2, us-gov-west-1, ap-southeast-5
-    Cloud.AWS: re.compile(r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$"),
-    # us-central1, europe-west4, me-central2
-    Cloud.GCP: re.compile(r"^[a-z]+-[a-z]+\d+$"),
-    # eastus2, westeurope, swedencentral
-    Cloud.AZURE: re.compile(r"^[a-z]+[a-z0-9]*$"),
-}
 
 
 class FieldError(ValueError):

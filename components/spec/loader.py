@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import difflib
+import re
 import types
 import typing
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ValidationError
 
 from .checks import check_platform
-from .common import FieldError
+from .common import PATTERN_RULES, FieldError
 from .platform import Platform
 
 ROOT = "platform"
@@ -50,14 +51,18 @@ def _dotted(root: str, loc: tuple[Any, ...]) -> str:
 
 def _describe(root: str, error: dict[str, Any]) -> tuple[str, str]:
     loc = tuple(error["loc"])
-    cause = error.get("ctx", {}).get("error")
+    ctx = error.get("ctx", {})
+    cause = ctx.get("error")
     if isinstance(cause, FieldError):
         loc = (*loc, cause.field)
     kind = error["type"]
     value = error.get("input")
     if "[key]" in loc:
-        where = loc[: loc.index("[key]")]
-        return _dotted(root, where), f"name {value!r} is invalid: {_clean(error['msg'])}; names are lower-case letters, digits and '-', starting with a letter, ending with a letter or digit, at most 24 characters"
+        where = _dotted(root, loc[: loc.index("[key]")])
+        if ctx.get("pattern") in PATTERN_RULES:
+            what, rule = PATTERN_RULES[ctx["pattern"]]
+            return where, f"{what} {value!r} is invalid; {what}s are {rule}"
+        return where, f"key {value!r} is invalid: {_clean(error['msg'])}"
     if kind == "extra_forbidden":
         allowed = _fields_at(loc[:-1])
         hint = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
@@ -65,34 +70,89 @@ def _describe(root: str, error: dict[str, Any]) -> tuple[str, str]:
         return _dotted(root, loc), f"unknown field{suggestion}; allowed fields: {', '.join(allowed)}"
     if kind == "missing":
         return _dotted(root, loc), "required field is missing"
+    if kind == "string_pattern_mismatch" and ctx.get("pattern") in PATTERN_RULES:
+        what, rule = PATTERN_RULES[ctx["pattern"]]
+        return _dotted(root, loc), f"{what} {value!r} is invalid; {what}s are {rule}"
     message = _clean(error["msg"])
-    if value is not None and not isinstance(value, (dict, list)) and repr(value) not in message and str(value) not in message:
+    if value is not None and not isinstance(value, (dict, list)) and not _states_value(kind, message, value):
         message += f" (got {value!r})"
+    if kind == "string_type" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        text = _as_text(value, _pattern_at(loc))
+        if text is not None and text != repr(value):
+            message += f"; YAML reads an unquoted {text} as the number {value!r}: write it as a string in quotes: '{text}'"
+        elif text is not None:
+            message += f"; YAML read a number: write it as a string in quotes: '{text}'"
     return _dotted(root, loc), message
+
+
+def _states_value(kind: str, message: str, value: Any) -> bool:
+    """Whether `message` already names `value` as the value given. Pydantic's own messages never do (they state
+    the constraint: "greater than or equal to 50" says nothing about a 5), so only the spec's validator messages
+    are searched, for the value as a whole token: 5 is not stated by "50", '5' not by "'50'"."""
+    if kind not in ("value_error", "assertion_error"):
+        return False
+    forms = {repr(value), str(value)} if not isinstance(value, str) or len(value) > 2 else {repr(value)}
+    return any(re.search(rf"(?<![\w.]){re.escape(form)}(?![\w.])", message) for form in forms)
+
+
+def _as_text(number: int | float, pattern: str | None) -> str | None:
+    """How the user most likely wrote a number that YAML parsed from unquoted text: the first rendering that matches
+    the field's pattern (1.3 -> "1.30" for a Kubernetes minor version such as 1.33); Python's rendering when the field
+    has no pattern; None when no rendering would be valid (quoting would not help)."""
+    candidates = [repr(number)]
+    if isinstance(number, float):
+        candidates += [f"{number:.{digits}f}" for digits in range(1, 4)]
+    if pattern is None:
+        return candidates[0]
+    return next((text for text in candidates if re.match(pattern, text)), None)
 
 
 def _clean(msg: str) -> str:
     return msg.removeprefix("Value error, ").removeprefix("Assertion failed, ")
 
 
-def _fields_at(loc: tuple[Any, ...]) -> list[str]:
-    """Field names of the model found at `loc` inside `Platform`, for 'unknown field' messages."""
+def _annotation_at(loc: tuple[Any, ...]) -> Any:
+    """The annotation of the value found at `loc` inside `Platform` (dict keys and list indexes step into the
+    container's value type), or None when `loc` leaves the models."""
     current: Any = Platform
     for item in loc:
         current = _unwrap(current)
         if isinstance(current, type) and issubclass(current, BaseModel):
             field = current.model_fields.get(str(item))
             if field is None:
-                return []
-            current = field.annotation
+                return None
+            current = Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
         elif typing.get_origin(current) in (dict, list):
             current = typing.get_args(current)[-1]
         else:
-            return []
-    current = _unwrap(current)
+            return None
+    return current
+
+
+def _fields_at(loc: tuple[Any, ...]) -> list[str]:
+    """Field names of the model found at `loc` inside `Platform`, for 'unknown field' messages."""
+    current = _unwrap(_annotation_at(loc))
     if isinstance(current, type) and issubclass(current, BaseModel):
         return list(current.model_fields)
     return []
+
+
+def _pattern_at(loc: tuple[Any, ...]) -> str | None:
+    """The string pattern constraining the field at `loc`, if any."""
+    pending = [_annotation_at(loc)]
+    while pending:
+        annotation = pending.pop()
+        origin = typing.get_origin(annotation)
+        if origin is typing.Annotated:
+            base, *metadata = typing.get_args(annotation)
+            for item in metadata:
+                for constraint in (item, *getattr(item, "metadata", ())):
+                    if isinstance(getattr(constraint, "pattern", None), str):
+                        return constraint.pattern
+            pending.append(base)
+        elif origin in (typing.Union, types.UnionType):
+            pending += list(typing.get_args(annotation))
+    return None
 
 
 def _unwrap(annotation: Any) -> Any:

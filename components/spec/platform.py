@@ -10,7 +10,7 @@ from pydantic import Field, model_validator
 from .aws import AwsCloudSpec
 from .azure import AzureCloudSpec
 from .cloud import CloudSpec
-from .common import Cloud, ComplianceProfile, FieldError, LabelValue, Name, SpecModel
+from .common import Cloud, ComplianceProfile, FieldError, LabelKey, LabelValue, Name, SpecModel
 from .gcp import GcpCloudSpec
 
 
@@ -23,8 +23,10 @@ class PlatformLabels(SpecModel):
     """Owning team."""
     cost_center: LabelValue
     """Cost center billed for the environment."""
-    extra: dict[Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]{0,62}$")], LabelValue] = {}
-    """Additional labels. Default none."""
+    extra: dict[LabelKey, LabelValue] = {}
+    """Additional labels. Keys: 1 to 63 lower-case letters, digits, '_' and '-', starting with a lower-case letter; values:
+    1 to 63 lower-case letters, digits, '_' and '-' (the rules of GCP labels, which AWS and Azure tags also accept).
+    Default none."""
 
 
 class ComplianceSpec(SpecModel):
@@ -33,7 +35,8 @@ class ComplianceSpec(SpecModel):
     profiles: list[ComplianceProfile] = [ComplianceProfile.BASELINE]
     """Policy profiles enforced for this environment. Default: baseline only."""
     allowed_regions: list[str] | None = None
-    """Data residency: the only regions any resource may be placed in. Default: no restriction."""
+    """Data residency: the only regions any resource may be placed in, of any cloud (each must be a listed region).
+    Default: no restriction."""
     data_zones: dict[Name, list[str]] = {}
     """Named residency zones, e.g. {"eu": ["eu-west-1", "europe-west4", "westeurope"]}. A bucket or file
     system with `data_zone: eu` may only live in those regions, and carries the label `data-zone=eu`

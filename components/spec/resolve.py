@@ -9,20 +9,36 @@ from .compute import GpuPoolSpec, TpuSliceSpec
 from .storage import LustreSpec
 
 
+_SPEC_FIELDS = {
+    # catalog argument -> spec field that holds its value
+    "count": "accelerators_per_node",
+}
+
+
+def spec_field(err: catalog.CatalogError, default: str) -> str:
+    """The spec field a catalog error is about: the catalog argument it names (renamed where the spec calls it
+    differently, e.g. `count` is `accelerators_per_node`), else `default`."""
+    return _SPEC_FIELDS.get(err.argument, err.argument) if err.argument else default
+
+
 def resolve_gpu_pool(cloud: Cloud, pool: GpuPoolSpec) -> catalog.GpuInstance:
-    """The catalog row of a pool's instance type. Raises `catalog.CatalogError` with the allowed values."""
+    """The catalog row of a pool's instance type. Raises `catalog.CatalogError` with the allowed values; its
+    `argument` is the pool field holding the refused value (see `spec_field`)."""
     if pool.instance_type is not None:
         row = catalog.find_instance(cloud.value, pool.instance_type)
         if row is None:
             known = ", ".join(r.instance_type for r in catalog.instance_types(cloud.value))
-            raise catalog.CatalogError(f"instance type '{pool.instance_type}' is not in the {cloud.value} catalog; known: {known}")
+            raise catalog.CatalogError(f"instance type '{pool.instance_type}' is not in the {cloud.value} catalog; known: {known}",
+                                       argument="instance_type")
         if pool.accelerator is not None and row.accelerator != pool.accelerator:
             raise catalog.CatalogError(
-                f"instance type '{pool.instance_type}' carries {row.accelerator}, not '{pool.accelerator}'; drop one of the two"
+                f"instance type '{pool.instance_type}' carries {row.accelerator}, not '{pool.accelerator}'; drop one of the two",
+                argument="accelerator",
             )
         if pool.accelerators_per_node is not None and row.accelerator_count != pool.accelerators_per_node:
             raise catalog.CatalogError(
-                f"instance type '{pool.instance_type}' has {row.accelerator_count} accelerators per node, not {pool.accelerators_per_node}"
+                f"instance type '{pool.instance_type}' has {row.accelerator_count} accelerators per node, not {pool.accelerators_per_node}",
+                argument="accelerators_per_node",
             )
         return row
     assert pool.accelerator is not None  # the model guarantees one of the two

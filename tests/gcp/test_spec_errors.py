@@ -32,7 +32,7 @@ CASES = [
     ("h100-machine-gcp-lacks", f"{R}/gpu_pools/train", {"instance_type": "a3-highgpu-16g"}, f"{U}.gpu_pools.train.instance_type",
      ["'a3-highgpu-16g'", "not in the gcp catalog", "a3-highgpu-8g", "a3-megagpu-8g"]),
     ("h100-count-gcp-lacks", f"{R}/gpu_pools/train", {"accelerator": "h100-80gb", "accelerators_per_node": 16},
-     f"{U}.gpu_pools.train.accelerator", ["16x h100-80gb", "1, 2, 4, 8"]),
+     f"{U}.gpu_pools.train.accelerators_per_node", ["16x h100-80gb", "1, 2, 4, 8"]),
     ("aws-h100-type-on-gcp", f"{R}/gpu_pools/train", {"instance_type": "p5.48xlarge"}, f"{U}.gpu_pools.train.instance_type",
      ["'p5.48xlarge'", "a3-highgpu-8g"]),
     ("lustre-below-minimum", f"{R}/lustre/scratch/size_gib", 9000, f"{U}.lustre.scratch.size_gib",

@@ -67,6 +67,39 @@ CASES = [
      f"{AWS_REGION}.gpu_pools.train.labels", ["'ai-infra/pool'", "the toolkit's own"]),
     ("node-label-value-too-long", f"{A}/gpu_pools/train/labels", {"team": "x" * 64},
      f"{AWS_REGION}.gpu_pools.train.labels", ["value of label 'team'", "at most 63"]),
+    # The path names the field that holds the refused value (user audit).
+    ("lustre-scratch-bad-size", f"{A}/lustre/scratch", {"deployment": "scratch", "size_gib": 1000},
+     f"{AWS_REGION}.lustre.scratch.size_gib", ["SCRATCH_2", "got 1000 GiB", "1200 GiB"]),
+    ("lustre-deployment-not-offered", f"{G}/lustre", {"fs": {"deployment": "scratch", "size_gib": 9000}},
+     f"{GCP_REGION}.lustre.fs.deployment", ["scratch", "allowed deployments: persistent"]),
+    ("tpu-unknown-generation", f"{G}/tpu_slices/pretrain/generation", "v7", f"{GCP_REGION}.tpu_slices.pretrain.generation",
+     ["'v7'", "v5e", "v6e"]),
+    ("tpu-topology-typo", f"{G}/tpu_slices/pretrain/topology", "2by4", f"{GCP_REGION}.tpu_slices.pretrain.topology", ["'2by4'", "valid: 1x1"]),
+    ("gpu-count-not-offered", f"{A}/gpu_pools/train/accelerators_per_node", 3, f"{AWS_REGION}.gpu_pools.train.accelerators_per_node",
+     ["3x h100-80gb", "allowed counts: 8"]),
+    ("instance-type-count-mismatch", f"{A}/gpu_pools/train", {"instance_type": "p5.48xlarge", "accelerators_per_node": 4},
+     f"{AWS_REGION}.gpu_pools.train.accelerators_per_node", ["p5.48xlarge", "8 accelerators per node", "not 4"]),
+    ("instance-type-accelerator-mismatch", f"{A}/gpu_pools/train", {"instance_type": "p5.48xlarge", "accelerator": "l4"},
+     f"{AWS_REGION}.gpu_pools.train.accelerator", ["p5.48xlarge", "h100-80gb", "not 'l4'"]),
+    ("neuron-with-gpu-sharing", f"{A}/gpu_pools/train", {"accelerator": "trainium2", "sharing": {"mode": "time_slicing", "replicas_per_gpu": 2}},
+     f"{AWS_REGION}.gpu_pools.train.sharing.mode", ["'time_slicing'", "trainium2", "allowed: none"]),
+    ("neuron-with-gpu-operator", f"{A}/gpu_pools/train", {"accelerator": "trainium2", "driver": "operator"},
+     f"{AWS_REGION}.gpu_pools.train.driver", ["'operator'", "trainium2", "allowed: cloud"]),
+    # The value given is always shown (user audit: 5 was dropped because "5" is in "50").
+    ("disk-below-minimum", f"{A}/gpu_pools/train/disk_size_gib", 5, f"{AWS_REGION}.gpu_pools.train.disk_size_gib",
+     ["greater than or equal to 50", "(got 5)"]),
+    # Label keys: the rule in words, matching the pattern (user audit: the text said 24 characters).
+    ("label-key-invalid", "labels/extra", {"Bad Key": "x"}, "platform.labels.extra.Bad Key",
+     ["label key 'Bad Key'", "1 to 63", "'_' and '-'", "starting with a lower-case letter"]),
+    ("label-key-too-long", "labels/extra", {"k" * 64: "x"}, f"platform.labels.extra.{'k' * 64}", ["1 to 63"]),
+    ("label-value-with-a-dot", "labels/owner", "jane.doe", "platform.labels.owner", ["label value 'jane.doe'", "'_' and '-'"]),
+    # A YAML number where text is expected: say how to quote it (user audit: 1.30 became 1.3).
+    ("kubernetes-version-as-a-number", f"{A}/cluster/kubernetes_version", 1.30, f"{AWS_REGION}.cluster.kubernetes_version",
+     ["(got 1.3)", "write it as a string", "'1.30'"]),
+    ("residency-entry-typo", "compliance/allowed_regions", ["us-east-1", "us-centrl1"], "platform.compliance.allowed_regions[1]",
+     ["'us-centrl1'", "did you mean 'us-central1'", "regions.json"]),
+    ("data-zone-entry-typo", "compliance/data_zones", {"eu": ["eu-wst-1"]}, "platform.compliance.data_zones.eu[0]",
+     ["'eu-wst-1'", "did you mean 'eu-west-1'"]),
 ]
 
 
@@ -110,3 +143,84 @@ def test_message_lists_every_problem_of_a_stage_at_once(changes: list[tuple[str,
 def test_distinct_mistake_kinds_are_covered() -> None:
     # The issue asks for at least 15 distinct kinds of mistake.
     assert len({c[0] for c in CASES}) >= 15
+
+
+def _issues(data: dict[str, Any]) -> list[tuple[str, str]]:
+    with pytest.raises(SpecError) as caught:
+        load_platform(data)
+    return caught.value.issues
+
+
+@pytest.mark.parametrize(
+    ("change", "value", "right", "wrong"),
+    [
+        (f"{A}/lustre/scratch", {"deployment": "scratch", "size_gib": 1000}, f"{AWS_REGION}.lustre.scratch.size_gib",
+         f"{AWS_REGION}.lustre.scratch.deployment"),
+        (f"{G}/tpu_slices/pretrain/generation", "v7", f"{GCP_REGION}.tpu_slices.pretrain.generation",
+         f"{GCP_REGION}.tpu_slices.pretrain.topology"),
+        (f"{A}/gpu_pools/train/accelerators_per_node", 3, f"{AWS_REGION}.gpu_pools.train.accelerators_per_node",
+         f"{AWS_REGION}.gpu_pools.train.accelerator"),
+    ],
+    ids=["lustre-size", "tpu-generation", "gpu-count"],
+)
+def test_problem_is_reported_once_at_the_field_holding_the_value(change: str, value: Any, right: str, wrong: str) -> None:
+    paths = [path for path, _ in _issues(set_path(valid(), change, value))]
+    assert paths == [right]
+    assert wrong not in paths
+
+
+@pytest.mark.parametrize("value", [0, 1, 5, 10, 49, -50])
+def test_value_is_shown_even_when_its_digits_are_in_the_bound(value: int) -> None:
+    [(path, message)] = _issues(set_path(valid(), f"{A}/gpu_pools/train/disk_size_gib", value))
+    assert message == f"Input should be greater than or equal to 50 (got {value})"
+
+
+def test_value_is_not_repeated_when_the_message_states_it() -> None:
+    [(_, message)] = _issues(set_path(valid(), f"{A}/network/cidr", "10.0.0.0/8"))
+    assert message.count("10.0.0.0/8") == 1 and "(got" not in message
+
+
+def test_number_for_a_text_field_without_a_valid_quoted_form_gets_no_quote_hint() -> None:
+    # "12" would still break the environment pattern, so quoting is not the fix to suggest.
+    [(_, message)] = _issues(set_path(valid(), "environment", 12))
+    assert message == "Input should be a valid string (got 12)"
+
+
+def test_region_typo_is_rejected_with_a_suggestion_and_the_list() -> None:
+    data = set_path(set_path(valid(), "compliance/allowed_regions", DELETE), "clouds/aws/regions/us-est-1", {"network": {"cidr": "10.30.0.0/16"}})
+    [(path, message)] = _issues(data)
+    assert path == "platform.clouds.aws.regions.us-est-1"
+    assert message.startswith("unknown aws region 'us-est-1'; did you mean ")
+    assert "'us-east-1'" in message and "components/catalog/data/regions.json" in message
+    assert "https://docs.aws.amazon.com/global-infrastructure/latest/regions/aws-regions.html" in message
+
+
+def test_gcp_region_typo_suggests_the_region() -> None:
+    data = set_path(set_path(valid(), "compliance/allowed_regions", DELETE), "clouds/gcp/regions", {"us-centrl1": {"network": {"cidr": "10.20.0.0/16"}}})
+    [(path, message)] = _issues(data)
+    assert path == "platform.clouds.gcp.regions.us-centrl1"
+    assert "unknown gcp region 'us-centrl1'; did you mean 'us-central1'?" in message
+
+
+def test_region_of_another_cloud_names_the_cloud() -> None:
+    data = set_path(valid(), "clouds/aws/regions/westeurope", {"network": {"cidr": "10.30.0.0/16"}})
+    data["compliance"]["allowed_regions"].append("westeurope")  # a valid (Azure) region: only the placement is wrong
+    [(path, message)] = _issues(data)
+    assert path == "platform.clouds.aws.regions.westeurope"
+    assert message == ("'westeurope' is an Azure region, not an AWS region: move it under clouds.azure.regions "
+                       "(aws regions are named like us-east-1)")
+
+
+def test_unknown_region_without_a_close_name_says_what_names_look_like() -> None:
+    [(path, message)] = _issues(set_path(valid(), "compliance/allowed_regions", ["us-east-1", "us-central1", "qqqq"]))
+    assert path == "platform.compliance.allowed_regions[2]"
+    assert message.startswith("unknown region 'qqqq' (regions are named like us-east-1, us-central1, westeurope)")
+
+
+def test_messages_are_one_line() -> None:
+    data = valid()
+    for change, value in [(f"{A}/cluster/kubernetes_version", 1.3), ("labels/extra", {"Bad Key": "x"}),
+                          (f"{A}/gpu_pools/train/disk_size_gib", 5)]:
+        data = set_path(data, change, value)
+    for _, message in _issues(data):
+        assert "\n" not in message

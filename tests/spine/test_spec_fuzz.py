@@ -49,3 +49,20 @@ def test_any_edit_loads_or_fails_with_paths(edits: list[tuple[tuple, Any]]) -> N
             assert message.strip()
     else:
         assert isinstance(result, Platform)
+
+
+region_names = st.text(st.characters(exclude_categories=("Cc", "Cs")), max_size=20)  # no control characters
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["aws", "gcp", "azure"]), region_names, st.lists(region_names, max_size=3))
+def test_any_region_name_loads_or_fails_with_its_path(cloud: str, region: str, residency: list[str]) -> None:
+    data = copy.deepcopy(valid())
+    data["clouds"].setdefault(cloud, {"project": "acme-ml-prod"} if cloud == "gcp" else {})["regions"] = {
+        region: {"network": {"cidr": "10.30.0.0/16", "transit_encryption": "monitor"}}}
+    data["compliance"] = {"allowed_regions": residency, "data_zones": {"z": residency}}
+    try:
+        load_platform(data)
+    except SpecError as err:
+        for where, message in err.issues:
+            assert where.startswith("platform") and message.strip() and "\n" not in message

@@ -1,0 +1,107 @@
+"""Cloud region names per cloud (data/regions.json), and the lookups that catch a typo'd region."""
+
+from __future__ import annotations
+
+import difflib
+import functools
+from dataclasses import dataclass
+
+from . import _data
+from .errors import CLOUDS, check_cloud
+
+REGIONS_FILE = "components/catalog/data/regions.json"
+"""Where the full region lists live (repository path), for error messages."""
+
+
+@dataclass(frozen=True)
+class Region:
+    """One region of a cloud: its API name, the cloud's description and the source of the row."""
+
+    cloud: str
+    name: str
+    location: str
+    source: str
+    partition: str | None = None
+    """AWS only: `aws` (commercial) or `aws-us-gov` (GovCloud)."""
+    restricted: bool = False
+    """Azure only: access is granted on request."""
+
+
+@functools.cache
+def _regions() -> tuple[Region, ...]:
+    return tuple(Region(**row) for row in _data.load("regions")["regions"])
+
+
+@functools.cache
+def _names(cloud: str | None) -> tuple[str, ...]:
+    return tuple(r.name for r in _regions() if cloud in (None, r.cloud))
+
+
+def regions(cloud: str | None = None) -> list[Region]:
+    """All regions, or those of one cloud, in data-file order."""
+    if cloud is not None:
+        check_cloud(cloud)
+    return [r for r in _regions() if cloud in (None, r.cloud)]
+
+
+def region_names(cloud: str | None = None) -> list[str]:
+    """Region names of one cloud (or of every cloud), in data-file order."""
+    if cloud is not None:
+        check_cloud(cloud)
+    return list(_names(cloud))
+
+
+def find_region(cloud: str, name: str) -> Region | None:
+    """The row of a region on a cloud, or None when the catalog doesn't list it."""
+    check_cloud(cloud)
+    return next((r for r in _regions() if r.cloud == cloud and r.name == name), None)
+
+
+def region_clouds(name: str) -> list[str]:
+    """The clouds that have a region of this name (region names are distinct across clouds, so at most one)."""
+    return [cloud for cloud in CLOUDS if name in _names(cloud)]
+
+
+def region_doc(cloud: str) -> str:
+    """The cloud's own page with its full region list."""
+    check_cloud(cloud)
+    return _data.load("regions")["lists"][cloud]["doc"]
+
+
+def region_example(cloud: str) -> str:
+    """A region name of the cloud, for messages ("for example us-east-1")."""
+    check_cloud(cloud)
+    return _data.load("regions")["lists"][cloud]["example"]
+
+
+def suggest_regions(name: str, cloud: str | None = None, n: int = 3) -> list[str]:
+    """The listed regions closest to `name` (of one cloud, or of all); empty when nothing is close.
+
+    difflib's similarity (`get_close_matches`, cutoff 0.6) picks the candidates; of those, the ones fewest edits
+    away are kept (at most `n`, in difflib's order). So a one-character typo lists the region it was typed from,
+    next to any other region equally close ("us-est-1" -> us-west-1, us-east-1), unless more than `n` regions are
+    one edit away ("ap-southeast-9" is one edit from each of ap-southeast-1 ... -7).
+    """
+    names = _names(cloud)
+    candidates = difflib.get_close_matches(name, names, n=len(names), cutoff=0.6)
+    if not candidates:
+        return []
+    distances = {candidate: _edit_distance(name, candidate) for candidate in candidates}
+    best = min(distances.values())
+    return [candidate for candidate in candidates if distances[candidate] == best][:n]
+
+
+def _edit_distance(a: str, b: str) -> int:
+    """Damerau-Levenshtein distance (optimal string alignment): insertions, deletions, substitutions and swaps of
+    two neighbouring characters each count one."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cost = min(cost, previous2[j - 2] + 1)
+            current.append(cost)
+        previous2, previous = previous, current
+    return previous[-1]
