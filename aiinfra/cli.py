@@ -53,6 +53,7 @@ def _parser() -> argparse.ArgumentParser:
 
     validate = sub.add_parser("validate", help="validate a stack's ai-infra:platform config without planning")
     validate.add_argument("--stack", "-s", required=True)
+    validate.add_argument("--program", metavar="DIR", help="a project whose stack files hold ai-infra:platform (default: the nearest Pulumi.yaml)")
     return parser
 
 

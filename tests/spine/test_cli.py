@@ -114,3 +114,10 @@ def test_a_missing_policy_sdk_is_reported_before_the_plan_runs(capsys: pytest.Ca
     assert main(["plan", "--stack", "dev", "-q"]) == 1
     assert capsys.readouterr().err == (f"error: the policy pack needs pulumi_policy in {sys.prefix}: install "
                                        "'ai-infra[policy]' (every cloud extra includes it), or plan with --no-policy\n")
+
+
+def test_validate_takes_a_program_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: team-platform\nruntime: python\n")
+    (tmp_path / "Pulumi.lab.yaml").write_text((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
+    assert main(["validate", "--program", str(tmp_path), "--stack", "lab"]) == 0
+    assert capsys.readouterr().out == "ok: lab (aws, gcp)\n"
