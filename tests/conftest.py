@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -14,7 +14,7 @@ from hypothesis import settings
 settings.register_profile("ai-infra", deadline=None)
 settings.load_profile("ai-infra")
 
-from aiinfra.plan.runtime import PlanResult, run_program
+from aiinfra.plan.runtime import PlanResult, RecordingMonitor, run_program
 from components.spec import Platform, load_platform
 
 
@@ -32,3 +32,18 @@ def plan() -> Callable[..., PlanResult]:
         return run_program(program, project="ai-infra", stack=stack, config=config)
 
     return run
+
+
+@pytest.fixture
+def aliases_sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, list]]:
+    """URN -> the aliases of its RegisterResourceRequest, as the engine would receive them."""
+    sent: dict[str, list] = {}
+    register = RecordingMonitor.RegisterResource
+
+    def recording(self: RecordingMonitor, request):  # noqa: ANN001
+        response = register(self, request)
+        sent[response.urn] = list(request.aliases)
+        return response
+
+    monkeypatch.setattr(RecordingMonitor, "RegisterResource", recording)
+    yield sent

@@ -3,15 +3,14 @@ unversioned types) and keep every other alias. What the engine receives is check
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pulumi
 import pulumi_azure_native as azure_native
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aiinfra.plan.runtime import PlanResult, RecordingMonitor
+from aiinfra.plan.runtime import PlanResult
 from components.azure.base import AzureComponent, is_versioned_type_alias
 
 _IDENT = st.from_regex(r"[a-z][a-zA-Z0-9]{0,15}", fullmatch=True)
@@ -28,20 +27,6 @@ def test_a_type_only_alias_to_a_versioned_module_is_recognised(module: str, vers
     assert not is_versioned_type_alias(pulumi.Alias(type_=versioned, parent=pulumi.ROOT_STACK_RESOURCE))
     assert not is_versioned_type_alias(f"urn:pulumi:s::p::{versioned}::n")
 
-
-@pytest.fixture
-def aliases_sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, list]]:
-    """URN -> the aliases of its RegisterResourceRequest, as the engine would receive them."""
-    sent: dict[str, list] = {}
-    register = RecordingMonitor.RegisterResource
-
-    def recording(self: RecordingMonitor, request):  # noqa: ANN001
-        response = register(self, request)
-        sent[response.urn] = list(request.aliases)
-        return response
-
-    monkeypatch.setattr(RecordingMonitor, "RegisterResource", recording)
-    yield sent
 
 
 class _Probe(AzureComponent):

@@ -4,31 +4,16 @@ would receive."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
-import pytest
 
-from aiinfra.plan.runtime import PlanResult, RecordingMonitor, run_program
+from aiinfra.plan.runtime import PlanResult, run_program
 from components.gcp.naming import member_key
 from components.gcp.project import CLUSTER_ADMIN_ROLE, Project, ProjectArgs
 
 IAM_MEMBER = "gcp:projects/iAMMember:IAMMember"
 ADMINS = ["group:ml-platform@example.com", "user:oncall@example.com", "user:lead@example.com"]
 
-
-@pytest.fixture
-def aliases_sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, list]]:
-    """URN -> the aliases of its RegisterResourceRequest."""
-    sent: dict[str, list] = {}
-    register = RecordingMonitor.RegisterResource
-
-    def recording(self: RecordingMonitor, request):  # noqa: ANN001
-        response = register(self, request)
-        sent[response.urn] = list(request.aliases)
-        return response
-
-    monkeypatch.setattr(RecordingMonitor, "RegisterResource", recording)
-    yield sent
 
 
 def plan_admins(admins: Sequence[str]) -> PlanResult:
