@@ -5,9 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import hypothesis.strategies._internal.regex  # noqa: F401 (see below)
 import pytest
 from helpers import platform_dict
 from hypothesis import settings
+
+# Imported here, at the shallow stack of collection: hypothesis loads it lazily on a test's first `st.from_regex`, and
+# pytest's assertion rewriting then parses it deep inside that test's stack, where CPython 3.11.7's parser can fail
+# with "SystemError: AST constructor recursion depth mismatch" (fixed in later 3.11 releases). Seen once in CI.
 
 # No per-example deadline: the first example of a property test may import a provider SDK module
 # (seconds on a cold machine), which the default 200 ms deadline turns into a flaky failure.
