@@ -88,12 +88,7 @@ def assert_urns_match_snapshot(urns: list[str], snapshot: Path) -> None:
 def run_platform(spec: Any, stack: str = "test") -> Any:
     """Plan a validated platform spec the way `stacks/__main__.py` runs it: every cloud composition, the Kubernetes
     layer and the exports. Returns the PlanResult."""
-    import pulumi
-
     from aiinfra.plan.runtime import run_program
-    from components.compose import build_platform
+    from components.compose import deploy
 
-    def program() -> None:
-        for key, value in build_platform(spec).items():
-            pulumi.export(key, value)
-    return run_program(program, project="ai-infra", stack=stack)
+    return run_program(lambda: deploy(spec), project="ai-infra", stack=stack)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
-from components.spec import NatMode, NetworkSpec, TransitEncryption
+from components.spec import NatMode, NetworkSpec, TransitEncryption, region_path
 from components.spec.aws import FlowLogDestination
 
 from .context import AwsContext, render
@@ -199,6 +199,6 @@ class Network(pulumi.ComponentResource):
 def _first_zones(names: list[str], count: int, region: str) -> list[str]:
     # Known only once the zones are looked up (the spec cannot tell), so a config error raised as the program runs.
     if len(names) < count:
-        raise pulumi.RunError(f"platform.clouds.aws.regions.{region}.network.zones: {count}, but {region} has "
+        raise pulumi.RunError(f"{region_path('aws', region)}.network.zones: {count}, but {region} has "
                               f"{len(names)} standard availability zones ({', '.join(names)}); allowed: 2 to {len(names)}")
     return names[:count]

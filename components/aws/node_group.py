@@ -13,7 +13,7 @@ import pulumi_aws as aws
 
 from components import catalog
 from components.k8s.sharing import sharing_node_labels
-from components.spec import CapacityType, Cloud, GpuDriver, GpuPoolSpec, accelerator_node_labels, accelerator_taint
+from components.spec import CapacityType, Cloud, GpuDriver, GpuPoolSpec, accelerator_node_labels, accelerator_taint, region_path
 from components.spec.aws import placement_group, single_subnet
 
 from .context import AwsContext
@@ -217,7 +217,7 @@ class GpuNodePool(pulumi.ComponentResource):
                   **sharing_node_labels(Cloud.AWS, row.accelerator, pool.sharing, False)}
         self.node_group = node_group(name, self, ctx, template, NodeGroupSettings(
             cluster_name=args.cluster_name, node_role_arn=args.node_role_arn,
-            subnet_ids=_pool_subnets(pool, args.zone_names, args.subnet_ids, f"aws.regions.{ctx.region}.gpu_pools.{args.pool_name}"),
+            subnet_ids=_pool_subnets(pool, args.zone_names, args.subnet_ids, f"{region_path('aws', ctx.region)}.gpu_pools.{args.pool_name}"),
             instance_types=instance_types(row, pool), ami_type=ami_type(row, pool), capacity_type=capacity_type(pool),
             min_nodes=pool.min_nodes, max_nodes=pool.max_nodes, labels=labels, taints=node_taints(row, pool),
             tags=pulumi.Output.from_input(args.cluster_name).apply(autoscaler_tags),
@@ -236,7 +236,7 @@ def _pool_subnets(pool: GpuPoolSpec, zone_names: pulumi.Output[list[str]],
                   subnet_ids: Sequence[pulumi.Output[str]], path: str) -> pulumi.Output[list[str]]:
     """The pool's zones' subnets; else one subnet for EFA/compact pools (EC2 pins reservations to their zone
     already, so they keep every subnet and land in the reservation's); else every zone. `path`: the pool's config
-    path under `platform.clouds`, for the error when a zone is not the network's (known only once zones are looked up)."""
+    path, for the error when a zone is not the network's (known only once zones are looked up)."""
     if pool.zones:
         wanted = list(pool.zones)
     elif single_subnet(pool) and pool.capacity not in (CapacityType.RESERVED, CapacityType.CAPACITY_BLOCK):
@@ -248,7 +248,7 @@ def _pool_subnets(pool: GpuPoolSpec, zone_names: pulumi.Output[list[str]],
         names, ids = values[0], values[1:]
         missing = [z for z in wanted if z not in names]
         if missing:
-            raise pulumi.RunError(f"platform.clouds.{path}.zones: {', '.join(missing)} not among the network's zones; "
+            raise pulumi.RunError(f"{path}.zones: {', '.join(missing)} not among the network's zones; "
                                   f"allowed: {', '.join(names)} (the first network.zones of the region, by name)")
         return [subnet for zone, subnet in zip(names, ids) if zone in wanted]
 

@@ -40,6 +40,7 @@ from components.spec import (
     MonitoringMode,
     Platform,
     RegionSpec,
+    region_path,
     resolve_gpu_pool,
     resolve_lustre,
 )
@@ -125,7 +126,7 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
                                resource=cluster, node_pools=list(pools), eks=EksControllers(
                                    region=region, cluster_name=cluster.cluster_name,
                                    kubernetes_version=spec.cluster.kubernetes_version or EKS_KUBERNETES_VERSION,
-                                   version_path=f"platform.clouds.aws.regions.{region}.cluster.kubernetes_version",
+                                   version_path=f"{region_path('aws', region)}.cluster.kubernetes_version",
                                    vpc_id=network.vpc.id, iam=roles,
                                    autoscaler=IrsaAccount(AUTOSCALER_NAMESPACE, AUTOSCALER_SERVICE_ACCOUNT, roles.autoscaler_role_arn),
                                    lb_controller=IrsaAccount(LB_CONTROLLER_NAMESPACE, LB_CONTROLLER_SERVICE_ACCOUNT,

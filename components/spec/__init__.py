@@ -17,7 +17,7 @@ from .compute import (
     UpgradeChannel,
 )
 from .endpoint import AzureFrontDoorTier, GlobalEndpointSpec, GlobalRouting, InferenceSpec
-from .loader import SpecError, load_platform
+from .loader import SpecError, load_platform, region_path
 from .network import NatMode, NetworkSpec, TransitEncryption
 from .aws import AwsCloudSpec
 from .azure import AzureCloudSpec

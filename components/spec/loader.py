@@ -42,6 +42,12 @@ def load_platform(data: Any, root: str = ROOT) -> Platform:
     return spec
 
 
+def region_path(cloud: str, region: str) -> str:
+    """The config path of a region's settings, `platform.clouds.<cloud>.regions.<region>`, for errors that the
+    components find as the program runs (what only the cloud can tell) to name it as the loader does."""
+    return _dotted(ROOT, ("clouds", cloud, "regions", region))
+
+
 def _dotted(root: str, loc: tuple[Any, ...]) -> str:
     parts = [root]
     for item in loc:
