@@ -16,6 +16,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.compose.types import EksControllers, InferenceTarget
+from components.spec.aws import autoscaler_minor_problem
 
 from . import charts
 from .objects import MANAGED_BY, child_opts, custom_resource
@@ -32,13 +33,12 @@ CONTAINER_SECURITY = {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem
 
 
 def autoscaler_chart(minor: str, path: str) -> charts.Chart:
-    """The chart whose autoscaler minor is the cluster's; a clear error naming the config path otherwise."""
-    chart = charts.CLUSTER_AUTOSCALER.get(minor)
-    if chart is None:
-        allowed = ", ".join(charts.CLUSTER_AUTOSCALER)
-        raise ValueError(f"{path}: EKS Kubernetes version {minor!r} has no pinned cluster-autoscaler chart (the "
-                         f"autoscaler's minor must match the cluster's); set kubernetes_version to one of: {allowed}")
-    return chart
+    """The chart whose autoscaler minor is the cluster's; otherwise the spec's error (which the loader reports first
+    for a platform config), naming the config path."""
+    problem = autoscaler_minor_problem(minor)
+    if problem is not None:
+        raise ValueError(f"{path}: {problem}")
+    return charts.CLUSTER_AUTOSCALER[minor]
 
 
 def _tag(cluster_name: pulumi.Input[str]) -> pulumi.Input[str]:

@@ -24,6 +24,14 @@ EKS_AUTOSCALER_MINORS = ("1.32", "1.33", "1.34", "1.35")
 two in step). With the layer on, another minor is a config error: the autoscaler's minor must match the cluster's."""
 
 
+def autoscaler_minor_problem(minor: str) -> str | None:
+    """Why the Kubernetes layer cannot run on an EKS cluster of this minor, or None when it can."""
+    if minor in EKS_AUTOSCALER_MINORS:
+        return None
+    return (f"EKS Kubernetes version {minor!r} has no pinned cluster-autoscaler chart (the autoscaler's minor must match "
+            f"the cluster's); set kubernetes_version to one of: {', '.join(EKS_AUTOSCALER_MINORS)}")
+
+
 class FlowLogDestination(str, enum.Enum):
     """Where VPC flow logs (all traffic, accepted and rejected) are delivered."""
 
@@ -107,10 +115,8 @@ def extra_checks(platform, cloud_spec: AwsCloudSpec) -> list[Issue]:  # noqa: AN
     for region, spec in cloud_spec.regions.items():
         issues += list(_check_region(cloud_spec, region, spec, (*base, "regions", region)))
         minor = spec.cluster.kubernetes_version if spec.cluster is not None else None
-        if platform.addons.enabled and minor is not None and minor not in EKS_AUTOSCALER_MINORS:
-            issues.append(((*base, "regions", region, "cluster", "kubernetes_version"),
-                           f"EKS Kubernetes version {minor!r} has no pinned cluster-autoscaler chart (the autoscaler's minor "
-                           f"must match the cluster's); set kubernetes_version to one of: {', '.join(EKS_AUTOSCALER_MINORS)}"))
+        if platform.addons.enabled and minor is not None and (problem := autoscaler_minor_problem(minor)):
+            issues.append(((*base, "regions", region, "cluster", "kubernetes_version"), problem))
     issues += list(_check_global_endpoint(cloud_spec, (*base, "global_endpoint")))
     return issues
 
