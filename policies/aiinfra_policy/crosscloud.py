@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .common import ALLOWED_REGIONS, ENVIRONMENT
-from .props import Unknowns, get, items, need
+from .props import Unknowns, get, items, named_entries, need
 from .registry import Context, rule
 
 EKS_POOL, GKE_POOL, AKS_POOL = "aws:eks/nodeGroup:NodeGroup", "gcp:container/nodePool:NodePool", "azure-native:containerservice:AgentPool"
@@ -90,12 +90,12 @@ def pools_in(type_: str, props: Any) -> Iterator[tuple[str, Pool]]:
     if type_ in POOLS:
         yield "", pool_of(type_, props)
     elif type_ == AKS_CLUSTER:
-        for index, entry in enumerate(items(props, "agentPoolProfiles")):
-            yield f"agent pool {get(entry, 'name') or index}: ", pool_of(AKS_POOL, entry)
+        for label, entry in named_entries(props, "agentPoolProfiles", "agent pool"):
+            yield label, pool_of(AKS_POOL, entry)
     elif type_ == GKE_CLUSTER:
-        inline = list(items(props, "nodePools"))
-        for index, entry in enumerate(inline):
-            yield f"node pool {get(entry, 'name') or index}: ", pool_of(GKE_POOL, entry)
+        inline = named_entries(props, "nodePools", "node pool")
+        for label, entry in inline:
+            yield label, pool_of(GKE_POOL, entry)
         # Without inline pools GKE creates a default pool of initialNodeCount nodes from nodeConfig; it is gone
         # right after creation when removeDefaultNodePool is set.
         if not inline and need(props, "removeDefaultNodePool") is not True:

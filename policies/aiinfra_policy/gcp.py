@@ -8,7 +8,7 @@ from typing import Any
 
 from .aws import ENC, EXPOSURE, LOGGING, PRIVILEGE
 from .common import OPEN_CIDRS, port_range_hits
-from .props import get, items, need
+from .props import get, items, named_entries, need
 from .registry import Context, rule
 
 GKE = ("gcp:container/cluster:Cluster",)
@@ -32,22 +32,19 @@ DEFAULT_COMPUTE_SA = "-compute@developer.gserviceaccount.com"
 _NINETY_DAYS_S = 90 * 24 * 3600
 
 
-def _pools(props: Any, ctx: Context) -> Iterator[tuple[str, Any]]:
+def _pools(props: Any, ctx: Context) -> list[tuple[str, Any]]:
     """(label for messages, pool props) of a node pool, or of each pool a cluster declares inline (`nodePools[]`)."""
-    if ctx.type in POOLS:
-        yield "", props
-        return
-    for index, pool in enumerate(items(props, "nodePools")):
-        yield f"node pool {get(pool, 'name') or index}: ", pool
+    return [("", props)] if ctx.type in POOLS else named_entries(props, "nodePools", "node pool")
 
 
 def _node_configs(props: Any, ctx: Context) -> Iterator[tuple[str, Any]]:
     """(label, nodeConfig or None) of each pool: a node pool's, each inline pool's, and a cluster's default pool's.
     The default pool exists when the cluster declares no inline pools; it is checked when the cluster configures it
     (`nodeConfig`) or keeps it (`removeDefaultNodePool` not set), since GKE creates it either way."""
-    for label, pool in _pools(props, ctx):
+    pools = _pools(props, ctx)
+    for label, pool in pools:
         yield label, get(pool, "nodeConfig")
-    if ctx.type in GKE and not list(items(props, "nodePools")):
+    if ctx.type in GKE and not pools:
         node_config = get(props, "nodeConfig")
         if node_config is not None or need(props, "removeDefaultNodePool") is not True:
             yield "default node pool: ", node_config

@@ -117,6 +117,12 @@ def items(props: Any, path: str) -> Iterator[Any]:
         yield raw(element)
 
 
+def named_entries(props: Any, path: str, kind: str) -> list[tuple[str, Any]]:
+    """(label for messages, element) of each element of the list at `path`, such as the node pools a cluster declares
+    inline: "<kind> <the element's name, else its index>: "."""
+    return [(f"{kind} {get(entry, 'name') or index}: ", entry) for index, entry in enumerate(items(props, path))]
+
+
 def as_json(value: Any, path: str) -> Any:
     """Policy documents arrive as JSON strings (or objects); unknown raises `Unknown`."""
     if is_unknown(value):
