@@ -292,29 +292,20 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
+    """The checks the stack program makes before it registers anything (components.compose.load_from_config), with
+    the same messages, on the stack file as it is read offline."""
     from aiinfra.plan.project import ProjectError, load_stack_config, stack_environments
-    from components.spec import SpecError, load_platform
+    from components.spec import (PLATFORM_CONFIG, SpecError, StackConfigError, check_stack_environment, load_platform,
+                                 platform_config_value)
 
     project = _project(args)
     try:
         config, secret_keys = load_stack_config(project, args.stack)
-    except ProjectError as err:
-        raise UserError(str(err)) from None
-    key = "ai-infra:platform"
-    raw = config.get(key)
-    if raw is None:
-        environments = stack_environments(project, args.stack)
-        imported = (f" (it imports Pulumi ESC environments {', '.join(environments)}, which aiinfra cannot open offline)"
-                    if environments else "")
-        raise UserError(f"stack '{args.stack}' has no {key} config{imported}")
-    if key in secret_keys:
-        raise UserError(f"stack '{args.stack}': {key} is a secure value, which aiinfra never decrypts; keep the "
-                        "platform in plain config and put secrets in keys of their own")
-    try:
-        spec = load_platform(json.loads(raw))
-    except json.JSONDecodeError:
-        raise UserError(f"stack '{args.stack}': {key} must be a mapping of platform settings; got {raw!r}") from None
-    except SpecError as err:
+        raw = platform_config_value(config.get(PLATFORM_CONFIG), stack=args.stack, secret=PLATFORM_CONFIG in secret_keys,
+                                    esc_environments=stack_environments(project, args.stack))
+        spec = load_platform(raw)
+        check_stack_environment(spec.environment, args.stack)
+    except (ProjectError, SpecError, StackConfigError) as err:
         raise UserError(str(err)) from None
     print(f"ok: {args.stack} ({', '.join(c.value for c, _ in spec.clouds.items())})")
     return 0

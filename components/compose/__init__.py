@@ -10,23 +10,31 @@ import importlib
 from typing import Any
 
 import pulumi
+from pulumi.runtime import is_config_secret
 
-from components.spec import Platform, SpecError, load_platform
+from components.spec import (PLATFORM_CONFIG, Platform, SpecError, StackConfigError, check_stack_environment, load_platform,
+                             platform_config_value)
 
 from .types import ClusterHandle, CloudResult, region_name
 
-CONFIG_NAMESPACE = "ai-infra"
-CONFIG_KEY = "platform"
+CONFIG_NAMESPACE, CONFIG_KEY = PLATFORM_CONFIG.split(":")
 
 __all__ = ["ClusterHandle", "CloudResult", "build_platform", "deploy", "load_from_config", "region_name", "validate"]
 
 
 def load_from_config() -> Platform:
-    """Read and validate `ai-infra:platform`. Bad config stops the program with the message only (no traceback)."""
-    raw = pulumi.Config(CONFIG_NAMESPACE).get_object(CONFIG_KEY)
-    if raw is None:
-        raise pulumi.RunError(f"stack config '{CONFIG_NAMESPACE}:{CONFIG_KEY}' is missing; see README 'Config reference'")
-    return validate(raw)
+    """Read and validate `ai-infra:platform` and check that its environment is this stack's. Bad config stops the
+    program with the message only (no traceback), before anything is registered; `aiinfra validate` gives the same
+    messages (components.spec.stack)."""
+    stack = pulumi.get_stack()
+    try:
+        raw = platform_config_value(pulumi.Config(CONFIG_NAMESPACE).get(CONFIG_KEY), stack=stack,
+                                    secret=is_config_secret(PLATFORM_CONFIG))
+        spec = validate(raw)
+        check_stack_environment(spec.environment, stack)
+    except StackConfigError as err:
+        raise pulumi.RunError(str(err)) from None
+    return spec
 
 
 def validate(raw: Any, *, root: str = CONFIG_KEY) -> Platform:

@@ -25,6 +25,7 @@ from .cloud import CloudSpec, RegionSpec
 from .gcp import GcpCloudSpec
 from .platform import AddonsSpec, MigStrategy, MonitoringMode, Platform, PlatformLabels, TeamSpec
 from .resolve import NODE_LABEL_PREFIX, accelerator_node_labels, accelerator_taint, resolve_gpu_pool, resolve_lustre, resolve_tpu
+from .stack import PLATFORM_CONFIG, StackConfigError, check_stack_environment, platform_config_value
 from .storage import BucketSpec, DataClass, LustreDeployment, LustreSpec, Tiering
 
 __all__ = [name for name in dir() if not name.startswith("_")]

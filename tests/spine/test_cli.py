@@ -118,6 +118,6 @@ def test_a_missing_policy_sdk_is_reported_before_the_plan_runs(capsys: pytest.Ca
 
 def test_validate_takes_a_program_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "Pulumi.yaml").write_text("name: team-platform\nruntime: python\n")
-    (tmp_path / "Pulumi.lab.yaml").write_text((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
-    assert main(["validate", "--program", str(tmp_path), "--stack", "lab"]) == 0
-    assert capsys.readouterr().out == "ok: lab (aws, gcp)\n"
+    (tmp_path / "Pulumi.dev-lab.yaml").write_text((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
+    assert main(["validate", "--program", str(tmp_path), "--stack", "dev-lab"]) == 0
+    assert capsys.readouterr().out == "ok: dev-lab (aws, gcp)\n"

@@ -1,0 +1,58 @@
+"""The platform as a stack holds it: the `ai-infra:platform` config key, what its value must be, and the rule that
+ties a platform to the stack that deploys it.
+
+Pure (no Pulumi, no files): `aiinfra validate`, which reads the stack file itself, and the stack program, which reads
+Pulumi's config (`pulumi up`, `aiinfra plan`), both call these, so the same mistake reads the same in each.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from .loader import ROOT
+
+PLATFORM_CONFIG = "ai-infra:platform"
+"""The stack config key whose value is the platform (namespace `ai-infra`, key `platform`)."""
+
+
+class StackConfigError(ValueError):
+    """The stack's config holds no platform this stack can deploy; str() is the whole message."""
+
+
+def platform_config_value(text: str | None, *, stack: str, secret: bool, esc_environments: Sequence[str] = ()) -> Any:
+    """The value of `ai-infra:platform` in `stack`'s config, parsed for `load_platform`.
+
+    `text` is the value as the engine passes config (JSON for a structured value, the string itself for a plain one;
+    None when the key is not set), `secret` whether it is a secure value (or holds one), `esc_environments` the
+    Pulumi ESC environments the stack file imports, when the caller cannot open them (an offline read).
+    """
+    if text is None:
+        hint = (f" (it imports Pulumi ESC environments {', '.join(esc_environments)}, which aiinfra cannot open offline)"
+                if esc_environments else "; see README 'Config reference'")
+        raise StackConfigError(f"stack '{stack}' has no {PLATFORM_CONFIG} config{hint}")
+    if secret:
+        raise StackConfigError(f"stack '{stack}': {PLATFORM_CONFIG} is a secure value, which aiinfra never decrypts; "
+                               "keep the platform in plain config and put secrets in keys of their own")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:  # a plain string: a mapping reaches a program as JSON
+        raise StackConfigError(f"stack '{stack}': {PLATFORM_CONFIG} must be a mapping of platform settings; "
+                               f"got {text!r}") from None
+
+
+def check_stack_environment(environment: str, stack: str) -> None:
+    """A platform deploys only as the stack named after its environment: `<environment>` or `<environment>-<suffix>`
+    (stack `prod-eu` may carry environment `prod`). `stack` is the bare stack name, as `pulumi.get_stack()` gives it.
+
+    The environment names the stack's resources and decides their protection, so a stack file copied from another
+    environment and left unchanged would deploy over that environment's names, and without protection if it was dev.
+    """
+    if stack == environment or stack.startswith(f"{environment}-"):
+        return
+    raise StackConfigError(
+        f"{ROOT}.environment: {environment!r} does not match the stack {stack!r}: the environment names the stack's "
+        "resources and sets their protection (dev leaves file systems, buckets and keys unprotected), so a stack file "
+        f"copied from another environment would deploy as that one; set environment: {stack}, or deploy it as stack "
+        f"{environment!r} or '{environment}-<suffix>'")
