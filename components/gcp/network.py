@@ -15,7 +15,7 @@ from ipaddress import IPv4Network
 import pulumi
 import pulumi_gcp as gcp
 
-from components.spec import NatMode, NetworkSpec
+from components.spec import Cloud, NatMode, NetworkSpec
 from components.spec.gcp import lustre_range
 
 from .context import GcpContext
@@ -84,7 +84,7 @@ class Network(pulumi.ComponentResource):
             ip_cidr_range=str(node_subnet(spec.cidr)),
             secondary_ip_ranges=[
                 gcp.compute.SubnetworkSecondaryIpRangeArgs(range_name=POD_RANGE, ip_cidr_range=str(spec.effective_pod_cidr)),
-                gcp.compute.SubnetworkSecondaryIpRangeArgs(range_name=SERVICE_RANGE, ip_cidr_range=str(spec.effective_service_cidr)),
+                gcp.compute.SubnetworkSecondaryIpRangeArgs(range_name=SERVICE_RANGE, ip_cidr_range=str(spec.service_range(Cloud.GCP))),
             ],
             private_ip_google_access=True, log_config=flow_logs(ctx.environment)), opts=child)
         self.router: gcp.compute.Router | None = None

@@ -11,6 +11,7 @@ Fixed slots mean adding a zone never moves or resizes an existing subnet (which 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from ipaddress import IPv4Network
 
@@ -69,7 +70,16 @@ def default_pod_cidr(network: IPv4Network) -> IPv4Network:
     return list(_POD_SUPERNET.subnets(new_prefix=_POD_PREFIX))[index]
 
 
-def default_service_cidr(network: IPv4Network) -> IPv4Network:
-    """A /16 inside 172.16.0.0/12 chosen like `default_pod_cidr`; cluster-internal, never routed."""
+def default_service_cidr(network: IPv4Network, avoid: Sequence[IPv4Network] = ()) -> IPv4Network:
+    """A /16 inside 172.16.0.0/12 chosen like `default_pod_cidr`; cluster-internal, never routed.
+
+    `avoid`: ranges the cloud reserves (AKS: 172.30.0.0/16 and 172.31.0.0/16). When the derived /16 overlaps one, the
+    next /16 of 172.16.0.0/12 that overlaps none is taken, wrapping around (172.30 and 172.31 give 172.16 on AKS).
+    Only then: the ranges of EKS and GKE clusters never move (a new service range replaces a cluster)."""
+    candidates = list(_SERVICE_SUPERNET.subnets(new_prefix=_SERVICE_PREFIX))
     index = (int(network.network_address) >> 16) & 0xF
-    return list(_SERVICE_SUPERNET.subnets(new_prefix=_SERVICE_PREFIX))[index]
+    for step in range(len(candidates)):
+        candidate = candidates[(index + step) % len(candidates)]
+        if not any(candidate.overlaps(reserved) for reserved in avoid):
+            return candidate
+    raise ValueError(f"every /{_SERVICE_PREFIX} of {_SERVICE_SUPERNET} overlaps one of {', '.join(map(str, avoid))}")

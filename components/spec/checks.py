@@ -6,12 +6,14 @@ from collections.abc import Iterator
 from ipaddress import IPv4Network
 
 from components import catalog
+from components.planning import ranges
 
 from .common import Cloud
-from .compute import CapacityType, GpuDriver, SharingMode, TpuMode
+from .compute import CapacityType, GpuDriver, SharingMode, TpuMode, instance_type_problem
 from .endpoint import GlobalRouting
 from . import aws, azure, gcp
 from .cloud import CloudSpec, RegionSpec
+from .network import NetworkSpec
 from .platform import Platform
 from .resolve import resolve_gpu_pool, resolve_lustre, resolve_tpu, spec_field
 
@@ -42,6 +44,7 @@ def check_platform(spec: Platform) -> list[Issue]:
         for region, region_spec in cloud_spec.regions.items():
             path = (*base, "regions", region)
             issues += _check_region_name(cloud, region, spec.compliance.allowed_regions, path)
+            issues += _check_cluster_ranges(cloud, region_spec, path)
             issues += _check_region(cloud, region_spec, path)
             issues += _check_data_zones(spec, region, region_spec, path)
     return issues
@@ -68,9 +71,11 @@ def _check_cidrs(spec: Platform) -> list[Issue]:
         for region, region_spec in cloud_spec.regions.items():
             net = region_spec.network
             path = ("clouds", cloud.value, "regions", region, "network")
-            ranges = [("cidr", net.cidr), ("pod_cidr", net.effective_pod_cidr), ("service_cidr", net.effective_service_cidr)]
-            for i, (name, rng) in enumerate(ranges):
-                for other_name, other in ranges[:i]:
+            used = [("cidr", net.cidr), ("pod_cidr", net.effective_pod_cidr), ("service_cidr", net.service_range(cloud))]
+            if cloud is Cloud.AWS:
+                used.pop(1)  # EKS's VPC CNI gives pods VPC addresses: AWS has no pod range (see _check_cluster_ranges)
+            for i, (name, rng) in enumerate(used):
+                for other_name, other in used[:i]:
                     if rng.overlaps(other):
                         explicit = getattr(net, name) is not None
                         how = "" if explicit else f" (derived default; set {name} explicitly)"
@@ -82,6 +87,97 @@ def _check_cidrs(spec: Platform) -> list[Issue]:
                         issues.append(((*path, "pod_cidr"), f"{net.effective_pod_cidr} overlaps the pod range of platform.{'.'.join(map(str, other_path))} ({other}); set pod_cidr explicitly"))
                 gcp_pods.append((path, net.effective_pod_cidr))
     return issues
+
+
+def _derived(net: NetworkSpec, name: str) -> str:
+    """The note for a message about a range the spec derived (the user did not set it)."""
+    return f" (derived default; set {name} explicitly)" if getattr(net, name) is None else ""
+
+
+def _check_cluster_ranges(cloud: Cloud, region: RegionSpec, path: Path) -> list[Issue]:
+    """Pod and service ranges each cloud's Kubernetes service accepts, and pod ranges large enough for every node the
+    region's pools can scale to. The rules and their sources are in components/planning/ranges.py."""
+    net = region.network
+    where: Path = (*path, "network")
+    issues: list[Issue] = []
+    if cloud is Cloud.AWS and net.pod_cidr is not None:
+        issues.append(((*where, "pod_cidr"), f"pod_cidr {net.pod_cidr} has no effect on AWS: EKS's VPC CNI gives pods addresses "
+                                            f"from the node subnets of network cidr {net.cidr}; remove pod_cidr"))
+    if region.cluster is None:
+        return issues  # only the cluster uses the ranges (GKE's secondary ranges are made anyway, and any size suits them)
+    service = net.service_range(cloud)
+    if cloud is Cloud.AWS:
+        issues += _eks_service_range(net, service, (*where, "service_cidr"))
+    elif cloud is Cloud.AZURE:
+        issues += _aks_ranges(net, service, where)
+    elif service.prefixlen < ranges.GKE_SERVICE_LARGEST:  # cloud.google.com/kubernetes-engine/docs/concepts/alias-ips
+        issues.append(((*where, "service_cidr"), f"service_cidr {service} has prefix /{service.prefixlen}; GKE takes a services range "
+                                                f"of /{ranges.GKE_SERVICE_LARGEST} or smaller (a longer prefix){_derived(net, 'service_cidr')}"))
+    if cloud is not Cloud.AWS:
+        block = ranges.AKS_OVERLAY_NODE_BLOCK if cloud is Cloud.AZURE else ranges.gke_node_block_prefix()
+        issues += _pod_capacity(cloud, region, block, (*where, "pod_cidr"))
+    return issues
+
+
+def _eks_service_range(net: NetworkSpec, service: IPv4Network, where: Path) -> list[Issue]:
+    """EKS serviceIpv4Cidr: inside RFC 1918, /12 to /24
+    (docs.aws.amazon.com/eks/latest/APIReference/API_KubernetesNetworkConfigRequest.html); its "doesn't overlap
+    the VPC" is _check_cidrs' same-region overlap rule."""
+    low, high = ranges.EKS_SERVICE_PREFIXES
+    allowed = f"/{low} to /{high} inside {', '.join(map(str, ranges.EKS_SERVICE_BLOCKS[:-1]))} or {ranges.EKS_SERVICE_BLOCKS[-1]}"
+    if not any(service.subnet_of(block) for block in ranges.EKS_SERVICE_BLOCKS):
+        return [(where, f"service_cidr {service} is outside the blocks EKS takes service ranges from; allowed: {allowed}"
+                        f"{_derived(net, 'service_cidr')}")]
+    if not low <= service.prefixlen <= high:
+        return [(where, f"service_cidr {service} has prefix /{service.prefixlen}; EKS allows {allowed}{_derived(net, 'service_cidr')}")]
+    return []
+
+
+def _aks_ranges(net: NetworkSpec, service: IPv4Network, where: Path) -> list[Issue]:
+    """AKS reserved ranges (learn.microsoft.com/en-us/azure/aks/concepts-network-cni-overview) and the Azure CNI Overlay
+    service range size (learn.microsoft.com/en-us/azure/aks/concepts-network-azure-cni-overlay)."""
+    issues: list[Issue] = []
+    reserved = ", ".join(map(str, ranges.AKS_RESERVED[:-1])) + f" or {ranges.AKS_RESERVED[-1]}"
+    for name, rng in (("cidr", net.cidr), ("pod_cidr", net.effective_pod_cidr), ("service_cidr", service)):
+        hits = ranges.overlapping(rng, ranges.AKS_RESERVED)
+        if hits:
+            label = "network cidr" if name == "cidr" else name
+            verb = "lies in" if all(rng.subnet_of(hit) for hit in hits) else "overlaps"
+            note = "" if name == "cidr" else _derived(net, name)
+            issues.append(((*where, name), f"{label} {rng} {verb} {' and '.join(map(str, hits))}, which AKS reserves; AKS refuses network, "
+                                           f"pod and service ranges that overlap {reserved}{note}"))
+    low, high = ranges.AKS_SERVICE_PREFIXES
+    if not low <= service.prefixlen <= high:
+        issues.append(((*where, "service_cidr"), f"service_cidr {service} has prefix /{service.prefixlen}; allowed on Azure: /{low} to /{high} "
+                                                f"(AKS takes service ranges smaller than /12, and the cluster DNS service gets the 11th "
+                                                f"address){_derived(net, 'service_cidr')}"))
+    return issues
+
+
+def _pod_capacity(cloud: Cloud, region: RegionSpec, block: int, where: Path) -> list[Issue]:
+    """GKE and AKS overlay give every node a /`block` of the pod range (GKE: /24 for its default 110 pods per node,
+    cloud.google.com/kubernetes-engine/docs/how-to/flexible-pod-cidr; AKS: a fixed /24,
+    learn.microsoft.com/en-us/azure/aks/concepts-network-azure-cni-overlay): it must hold one for each node the region
+    can reach, the system pool's maximum plus every GPU pool's and (GKE) every GKE-mode TPU slice's node count."""
+    assert region.cluster is not None
+    pools = [("system", region.cluster.system_pool.max_nodes), *((name, pool.max_nodes) for name, pool in region.gpu_pools.items())]
+    if cloud is Cloud.GCP:
+        for name, slice_ in region.tpu_slices.items():
+            if slice_.mode is not TpuMode.GKE:
+                continue  # TPU VMs and queued resources take node-subnet addresses, not pod blocks
+            try:
+                plan = resolve_tpu(slice_)
+            except catalog.CatalogError:
+                continue  # reported at the slice
+            pools.append((name, plan.node_count * slice_.slices))
+    net = region.network
+    pod_range = net.effective_pod_cidr
+    short = ranges.pod_shortfall(pod_range, block, pools)
+    if short is None:
+        return []
+    counts = " + ".join(f"{name} {count}" for name, count in pools)
+    return [(where, f"pod_cidr {pod_range} holds {short.blocks} node blocks of /{block}, but the pools of this region scale to "
+                    f"{short.nodes} nodes ({counts}); use a /{short.needed_prefix} or larger{_derived(net, 'pod_cidr')}")]
 
 
 def _check_region_name(cloud: Cloud, region: str, allowed: list[str] | None, path: Path) -> list[Issue]:
@@ -127,6 +223,9 @@ def _check_region(cloud: Cloud, region: RegionSpec, path: Path) -> list[Issue]:
     issues: list[Issue] = []
     if region.resource_group is not None and cloud is not Cloud.AZURE:
         issues.append(((*path, "resource_group"), f"resource_group is Azure-only; {cloud.value} has no resource groups"))
+    system_type = region.cluster.system_pool.instance_type if region.cluster is not None else None
+    if system_type is not None and (problem := instance_type_problem(cloud, system_type)):
+        issues.append(((*path, "cluster", "system_pool", "instance_type"), problem))
     for name, pool in region.gpu_pools.items():
         issues += _check_gpu_pool(cloud, region, name, pool, (*path, "gpu_pools", name))
     for name, slice_ in region.tpu_slices.items():

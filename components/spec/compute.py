@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import enum
+import re
 from ipaddress import IPv4Network
 from typing import Annotated
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from .common import FieldError, SpecModel
+from .common import Cloud, FieldError, SpecModel
 from .kube import label_value_problem, node_label_problem, qualified_name_problem, raising
 
 
@@ -27,11 +28,46 @@ class UpgradeChannel(str, enum.Enum):
     STABLE = "stable"
 
 
+# Machine size names per cloud, checked for shape only, so that a name copied from another cloud's config fails when
+# the config loads instead of at deploy (whether a region offers the size is for the cloud to say).
+# AWS: <family>.<size>, the family a letter, then letters, digits and inner hyphens with at least one digit (m6i, c7gn,
+# u-6tb1, p6-b200, mac2-m2pro), the size one of EC2's (nano ... 48xlarge, 112xlarge, metal, metal-24xl).
+# GCP: <series>-<type>[-<vCPUs>][-<suffix>] (e2-micro, n2-standard-8, a3-highgpu-8g, c3-standard-4-lssd,
+# e2-custom-4-16384) and N1's custom-<vCPUs>-<MiB>: lower-case, hyphen-separated, no dots.
+# Azure: Standard_<family><vCPUs>[-<constrained vCPUs>]<features>[_<accelerator>][_v<version>] (Standard_D4s_v5,
+# Standard_E64-16ds_v5, Standard_NC24ads_A100_v4, Standard_B2s), the VM size naming convention of Azure.
+INSTANCE_TYPE_SHAPES: dict[Cloud, tuple[re.Pattern[str], str, str]] = {
+    Cloud.AWS: (re.compile(r"(?=[a-z-]*[0-9])[a-z](?:[a-z0-9]|-(?=[a-z0-9]))*\.(?:nano|micro|small|medium|large|[0-9]*xlarge|metal(?:-[0-9]+xl)?)"),
+                "AWS instance type", "<family>.<size>, e.g. m6i.xlarge, c7gn.metal or u-6tb1.112xlarge"),
+    Cloud.GCP: (re.compile(r"(?:[a-z]+[0-9][a-z0-9]*|custom)(?:-[a-z0-9]+)+"),
+                "GCP machine type", "<series>-<type>-<vCPUs>, e.g. n2-standard-8 or a3-highgpu-8g (custom types: e2-custom-4-16384)"),
+    Cloud.AZURE: (re.compile(r"Standard_[A-Z]+[0-9]+(?:-[0-9]+)?[a-z]*(?:_[A-Za-z0-9]+)*"),
+                  "Azure VM size", "Standard_<family><vCPUs><features>[_<accelerator>]_v<version>, e.g. Standard_D4s_v5 or Standard_NC24ads_A100_v4"),
+}
+"""Cloud -> (pattern of its machine size names, what the cloud calls one, the shape in words with examples)."""
+
+
+def instance_type_problem(cloud: Cloud, name: str) -> str | None:
+    """Why `name` cannot be a machine size on `cloud` (its shape is another cloud's, or no cloud's), or None."""
+    pattern, what, shape = INSTANCE_TYPE_SHAPES[cloud]
+    if pattern.fullmatch(name):
+        return None
+    other = next((kind for c, (p, kind, _) in INSTANCE_TYPE_SHAPES.items() if c is not cloud and p.fullmatch(name)), None)
+    given = f"{name!r} looks like {_article(other)}, not {_article(what)}" if other else f"{name!r} is not {_article(what)}"
+    return f"{given}; {what}s are named {shape}"
+
+
+def _article(what: str) -> str:
+    return f"{'an' if what[0] in 'AEIOU' else 'a'} {what}"
+
+
 class SystemPoolSpec(SpecModel):
     """The CPU pool that runs cluster add-ons (DNS, operators, Kueue)."""
 
     instance_type: str | None = None
-    """Machine type. Default per cloud: m6i.xlarge (AWS), e2-standard-4 (GCP), Standard_D4ds_v5 (Azure)."""
+    """Machine type in the cloud's own naming: `<family>.<size>` (AWS), `<series>-<type>-<vCPUs>` (GCP),
+    `Standard_<size>` (Azure); another cloud's name is refused. Default per cloud: m6i.xlarge (AWS), e2-standard-4 (GCP),
+    Standard_D4ds_v5 (Azure)."""
     min_nodes: Annotated[int, Field(ge=1, le=100)] = 2
     """Default 2, so add-ons survive a node loss."""
     max_nodes: Annotated[int, Field(ge=1, le=100)] = 5
@@ -60,7 +96,8 @@ class ClusterSpec(SpecModel):
     """CPU pool for add-ons. Default: 2 to 5 general-purpose nodes."""
     admins: list[str] = []
     """Principals given cluster-admin: IAM role ARNs (AWS), `group:`/`user:` members (GCP), Entra group object IDs (Azure).
-    Default: none besides the deployer's identity."""
+    Default: none besides the deployer, who always gets it (the Kubernetes layer installs as the deployer): an EKS
+    access entry for its IAM role, an AKS role assignment (see `clouds.azure.deployer`), its own project IAM on GKE."""
 
     @model_validator(mode="after")
     def _access(self) -> ClusterSpec:

@@ -3,18 +3,33 @@
 from __future__ import annotations
 
 import difflib
+import json
+import math
 import re
 import types
 import typing
+from ipaddress import IPv4Network
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticKnownError
 
 from .checks import check_platform
 from .common import PATTERN_RULES, FieldError
 from .platform import Platform
 
 ROOT = "platform"
+Model = typing.TypeVar("Model", bound=BaseModel)
+
+_EXPECTED = {
+    "int_type": "integer", "int_parsing": "integer", "int_from_float": "integer",
+    "float_type": "number", "float_parsing": "number",
+    "bool_type": "boolean", "bool_parsing": "boolean",
+}
+"""Scalar type errors -> the JSON type the field takes; their message says what was given in JSON's own words."""
+_PYTHON_WORDING = frozenset({"model_type", "dict_type", "list_type"})
+"""Errors pydantic words differently for JSON input ("Input should be an object"); the spec keeps the wording that
+its messages always had ("a valid dictionary or instance of ...")."""
 
 
 class SpecError(Exception):
@@ -29,17 +44,33 @@ class SpecError(Exception):
 
 
 def load_platform(data: Any, root: str = ROOT) -> Platform:
-    """Validate `data` (the parsed `ai-infra:platform` value). Raises `SpecError`; never registers anything."""
+    """Validate `data` (the parsed `ai-infra:platform` value). Raises `SpecError`; never registers anything.
+
+    Scalars are taken as JSON and YAML type them, never converted: a boolean is not an integer (`max_nodes: true`),
+    a quoted number is a string, not a number (`gpu_quota: '4'`), `efa: 'yes'` is not a boolean; an integer is a valid
+    float. Enum values and CIDRs are written as strings, as YAML and JSON have no other form for them."""
     if not isinstance(data, dict):
         raise SpecError([(root, f"expected a mapping of platform settings, got {type(data).__name__}")])
     try:
-        spec = Platform.model_validate(data)
+        text = json.dumps(data, allow_nan=False)
+    except (TypeError, ValueError) as err:  # `data` comes from JSON, so only a caller passing Python objects gets here
+        raise SpecError([(root, f"expected plain JSON/YAML values (mappings, lists, strings, numbers, booleans, null): {err}")]) from None
+    try:
+        spec = validate_strict(Platform, text)
     except ValidationError as err:
         raise SpecError([_describe(root, e) for e in err.errors(include_url=False)]) from None
     issues = check_platform(spec)
     if issues:
         raise SpecError([(_dotted(root, path), message) for path, message in issues])
     return spec
+
+
+def validate_strict(model: type[Model], text: str) -> Model:
+    """Validate JSON `text` as `model` in pydantic's strict mode. Strict JSON validation is JSON's type system: str,
+    int, float and bool never convert into each other (an int is accepted for a float), while the types JSON has no
+    literal for still parse from their string form (enum values, IPv4 networks). Python-mode strict would refuse
+    those strings (it wants enum members and IPv4Network objects), and lax mode converts true to 1 and '4' to 4."""
+    return model.model_validate_json(text, strict=True)
 
 
 def region_path(cloud: str, region: str) -> str:
@@ -79,7 +110,14 @@ def _describe(root: str, error: dict[str, Any]) -> tuple[str, str]:
     if kind == "string_pattern_mismatch" and ctx.get("pattern") in PATTERN_RULES:
         what, rule = PATTERN_RULES[ctx["pattern"]]
         return _dotted(root, loc), f"{what} {value!r} is invalid; {what}s are {rule}"
-    message = _clean(error["msg"])
+    if kind in _EXPECTED:
+        return _dotted(root, loc), _wrong_scalar(_EXPECTED[kind], value, loc)
+    if kind in ("string_type", "value_error") and _unwrap(_annotation_at(loc)) is IPv4Network and not _is_network(value):
+        kind, message = "ip_v4_network", "Input is not a valid IPv4 network"
+    elif kind in _PYTHON_WORDING:
+        message = PydanticKnownError(kind, ctx or None).message()
+    else:
+        message = _clean(error["msg"])
     if value is not None and not isinstance(value, (dict, list)) and not _states_value(kind, message, value):
         message += f" (got {value!r})"
     if kind == "string_type" and isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -89,6 +127,69 @@ def _describe(root: str, error: dict[str, Any]) -> tuple[str, str]:
         elif text is not None:
             message += f"; YAML read a number: write it as a string in quotes: '{text}'"
     return _dotted(root, loc), message
+
+
+def _wrong_scalar(expected: str, value: Any, loc: tuple[Any, ...]) -> str:
+    """What a scalar field takes and what it was given, in JSON's words: "expected an integer from 1 to 1000, got the
+    boolean true", with the fix when the value was only written the wrong way ('4' -> 4, 2.0 -> 2, 'true' -> true)."""
+    allowed = {"integer": "an integer", "number": "a number", "boolean": "a boolean (true or false)"}[expected]
+    if expected != "boolean":
+        allowed += _bounds(loc)
+    hint = ""
+    if isinstance(value, str) and expected != "boolean" and re.fullmatch(r"[+-]?\d+", value.strip()):
+        hint = f"; write the number without quotes: {int(value)}"
+    elif isinstance(value, str) and expected == "number" and _is_number(value):
+        hint = f"; write the number without quotes: {value.strip()}"
+    elif isinstance(value, str) and expected == "boolean" and value.strip().lower() in ("true", "false"):
+        hint = f"; write it without quotes: {value.strip().lower()}"
+    elif isinstance(value, float) and expected == "integer" and value.is_integer():
+        hint = f"; write it without a decimal point: {int(value)}"
+    return f"expected {allowed}, got {_json_value(value)}{hint}"
+
+
+def _json_value(value: Any) -> str:
+    """A value as JSON/YAML names it: the boolean true, the number 2.5, the string '4', null."""
+    if value is None:
+        return "null (an empty value)"
+    if isinstance(value, bool):
+        return f"the boolean {'true' if value else 'false'}"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return repr(value)
+
+
+def _bounds(loc: tuple[Any, ...]) -> str:
+    """The range a number field allows, as text to follow "an integer": " from 1 to 1000", " of 0 or more", or ""."""
+    ge, le = _constraint_at(loc, "ge"), _constraint_at(loc, "le")
+    gt, lt = _constraint_at(loc, "gt"), _constraint_at(loc, "lt")
+    if ge is not None and le is not None:
+        return f" from {ge} to {le}"
+    parts = [f"of {ge} or more" if ge is not None else f"greater than {gt}" if gt is not None else None,
+             f"of {le} or less" if le is not None else f"less than {lt}" if lt is not None else None]
+    text = " and ".join(part for part in parts if part)
+    return f" {text}" if text else ""
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def _is_network(value: Any) -> bool:
+    """Whether `value` is an IPv4 network in CIDR notation (host bits clear), as the field's type parses it."""
+    try:
+        IPv4Network(value)
+    except (TypeError, ValueError):
+        return False
+    return isinstance(value, str)
 
 
 def _states_value(kind: str, message: str, value: Any) -> bool:
@@ -145,6 +246,11 @@ def _fields_at(loc: tuple[Any, ...]) -> list[str]:
 
 def _pattern_at(loc: tuple[Any, ...]) -> str | None:
     """The string pattern constraining the field at `loc`, if any."""
+    return _constraint_at(loc, "pattern", str)
+
+
+def _constraint_at(loc: tuple[Any, ...], name: str, kind: type = object) -> Any:
+    """The constraint `name` (pattern, ge, le, ...) of the field at `loc` if it has one of type `kind`, else None."""
     pending = [_annotation_at(loc)]
     while pending:
         annotation = pending.pop()
@@ -153,8 +259,9 @@ def _pattern_at(loc: tuple[Any, ...]) -> str | None:
             base, *metadata = typing.get_args(annotation)
             for item in metadata:
                 for constraint in (item, *getattr(item, "metadata", ())):
-                    if isinstance(getattr(constraint, "pattern", None), str):
-                        return constraint.pattern
+                    found = getattr(constraint, name, None)
+                    if found is not None and isinstance(found, kind):
+                        return found
             pending.append(base)
         elif origin in (typing.Union, types.UnionType):
             pending += list(typing.get_args(annotation))

@@ -6,11 +6,12 @@ import enum
 from ipaddress import IPv4Network
 from typing import Annotated
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from components.planning.cidr import SubnetPlan, default_pod_cidr, default_service_cidr, plan_subnets
+from components.planning.ranges import AKS_RESERVED, PRIVATE_RULE, is_private
 
-from .common import Days, SpecModel
+from .common import Cloud, Days, SpecModel
 
 
 class NatMode(str, enum.Enum):
@@ -51,27 +52,38 @@ class NetworkSpec(SpecModel):
     flow_log_retention_days: Days = 365
     """Days flow logs are kept. Default 365 (HIPAA/PCI audits look back a year)."""
     pod_cidr: IPv4Network | None = None
-    """Pod address range (GKE secondary range, AKS overlay). Default: a /14 of 100.64.0.0/10 picked by the
-    network's second octet (stable when regions are added)."""
+    """Pod address range (GKE secondary range, AKS overlay), private (RFC 1918/6598). GKE and AKS give every node a
+    /24 of it, so it must hold one for each node the region's pools can scale to. Not used on AWS (the VPC CNI gives
+    pods VPC addresses): leave it unset there. Default: a /14 of 100.64.0.0/10 picked by the network's second octet
+    (stable when regions are added)."""
     service_cidr: IPv4Network | None = None
-    """Kubernetes service range. Default: a /16 of 172.16.0.0/12 picked like `pod_cidr`."""
+    """Kubernetes service range, private, within the cloud's limits: EKS /12 to /24 inside RFC 1918; AKS /13 to /28,
+    clear of 172.30.0.0/16 and 172.31.0.0/16; GKE /16 or smaller. Default: a /16 of 172.16.0.0/12 picked like
+    `pod_cidr`; on Azure, where that would be 172.30 or 172.31 (reserved by AKS), 172.16.0.0/16."""
 
     @field_validator("cidr")
     @classmethod
     def _size(cls, value: IPv4Network) -> IPv4Network:
         if not 16 <= value.prefixlen <= 22:
             raise ValueError(f"network cidr {value} has prefix /{value.prefixlen}; allowed: /16 to /22 (room for 3 zones of subnets)")
-        if not value.is_private:
-            raise ValueError(f"network cidr {value} is not a private (RFC 1918/6598) range")
+        if not is_private(value):
+            raise ValueError(f"network cidr {value} is not a private range; allowed: {PRIVATE_RULE}")
+        return value
+
+    @field_validator("pod_cidr", "service_cidr")
+    @classmethod
+    def _private(cls, value: IPv4Network | None, info: ValidationInfo) -> IPv4Network | None:
+        if value is not None and not is_private(value):
+            raise ValueError(f"{info.field_name} {value} is not a private range; allowed: {PRIVATE_RULE}")
         return value
 
     @property
     def effective_pod_cidr(self) -> IPv4Network:
         return self.pod_cidr or default_pod_cidr(self.cidr)
 
-    @property
-    def effective_service_cidr(self) -> IPv4Network:
-        return self.service_cidr or default_service_cidr(self.cidr)
+    def service_range(self, cloud: Cloud) -> IPv4Network:
+        """`service_cidr`, or the derived default; on Azure that skips the ranges AKS reserves."""
+        return self.service_cidr or default_service_cidr(self.cidr, avoid=AKS_RESERVED if cloud is Cloud.AZURE else ())
 
     def subnet_plan(self) -> SubnetPlan:
         return plan_subnets(self.cidr, self.zones)

@@ -62,3 +62,14 @@ def test_too_small_network_is_refused_with_the_size_needed() -> None:
         assert "10.0.0.0/24" in str(err) and "/22" in str(err)
     else:
         raise AssertionError("a /24 cannot hold six zones of subnets")
+
+
+AKS_RESERVED = [IPv4Network("172.30.0.0/16"), IPv4Network("172.31.0.0/16")]
+
+
+@given(networks)
+def test_the_aks_service_default_skips_reserved_ranges_and_moves_nothing_else(network: IPv4Network) -> None:
+    derived, on_aks = default_service_cidr(network), default_service_cidr(network, avoid=AKS_RESERVED)
+    assert not any(on_aks.overlaps(r) for r in AKS_RESERVED) and on_aks.subnet_of(IPv4Network("172.16.0.0/12"))
+    # Only a reserved derivation moves (to the next free /16, wrapping): EKS and GKE ranges stay where they were.
+    assert on_aks == derived or (derived in AKS_RESERVED and on_aks == IPv4Network("172.16.0.0/16"))
