@@ -73,10 +73,24 @@ def _policy_document(args: dict[str, Any], region: str) -> dict[str, Any]:
     return {"json": doc, "minifiedJson": doc, "id": "policy-document"}
 
 
+def _session_context(args: dict[str, Any], region: str) -> dict[str, Any]:
+    """An assumed-role session resolves to its role; any other ARN (a user, a role) is its own issuer."""
+    arn = str(args.get("arn") or "")
+    match = re.fullmatch(r"arn:([\w-]+):sts::(\d{12}):assumed-role/([^/]+)/(.+)", arn)
+    if match is None:
+        return {"arn": arn, "issuerArn": arn, "issuerId": "AIDAPLACEHOLDER", "issuerName": arn.rsplit("/", 1)[-1],
+                "sessionName": "", "id": arn}
+    partition, account, role, session = match.groups()
+    return {"arn": arn, "issuerArn": f"arn:{partition}:iam::{account}:role/{role}", "issuerId": "AROAPLACEHOLDER",
+            "issuerName": role, "sessionName": session, "id": arn}
+
+
 _SPECIAL: dict[str, Any] = {
     "aws:index/getAvailabilityZones:getAvailabilityZones": _zones,
     "aws:index/getCallerIdentity:getCallerIdentity": lambda a, r: {
-        "accountId": ACCOUNT_ID, "arn": f"arn:aws:iam::{ACCOUNT_ID}:role/placeholder", "userId": "AROAPLACEHOLDER", "id": ACCOUNT_ID},
+        "accountId": ACCOUNT_ID, "arn": f"arn:aws:sts::{ACCOUNT_ID}:assumed-role/deployer/aiinfra-plan",
+        "userId": "AROAPLACEHOLDER:aiinfra-plan", "id": ACCOUNT_ID},
+    "aws:iam/getSessionContext:getSessionContext": _session_context,
     "aws:index/getRegion:getRegion": lambda a, r: {"name": r, "region": r, "id": r, "endpoint": f"ec2.{r}.amazonaws.com", "description": r},
     "aws:index/getPartition:getPartition": lambda a, r: {
         "partition": "aws", "dnsSuffix": "amazonaws.com", "id": "aws", "reverseDnsPrefix": "com.amazonaws"},

@@ -46,6 +46,9 @@ class ClusterArgs:
     """Days control-plane logs are kept (the network's flow log retention: one audit look-back per region)."""
     fsx_csi: bool = False
     """Install the FSx for Lustre CSI driver add-on (regions with a Lustre file system). Default off."""
+    deployer_arn: str | None = None
+    """IAM role or user ARN running the deployment (for an assumed role, the role: its session's issuer). It gets
+    cluster-admin like `spec.admins`, so the Kubernetes layer can install into the cluster. Default: admins only."""
 
 
 class Cluster(pulumi.ComponentResource):
@@ -84,7 +87,10 @@ class Cluster(pulumi.ComponentResource):
                 resources=["secrets"], provider=aws.eks.ClusterEncryptionConfigProviderArgs(key_arn=args.kms_key_arn)),
             enabled_cluster_log_types=list(LOG_TYPES),
             access_config=aws.eks.ClusterAccessConfigArgs(
-                authentication_mode="API", bootstrap_cluster_creator_admin_permissions=True),
+                # No EKS-made entry for the creator: it would live outside Pulumi's state (changing the flag replaces
+                # the cluster), and EKS refuses a second entry for the same principal, so a creator also listed in
+                # `admins` would fail. The deployer gets a managed entry below instead.
+                authentication_mode="API", bootstrap_cluster_creator_admin_permissions=False),
             kubernetes_network_config=aws.eks.ClusterKubernetesNetworkConfigArgs(
                 service_ipv4_cidr=str(args.service_cidr), ip_family="ipv4"),
             deletion_protection=ctx.protected,
@@ -98,7 +104,9 @@ class Cluster(pulumi.ComponentResource):
         oidc = aws.iam.OpenIdConnectProvider(f"{name}-oidc", aws.iam.OpenIdConnectProviderArgs(
             url=self.oidc_issuer, client_id_lists=["sts.amazonaws.com"]), opts=pulumi.ResourceOptions(parent=self))
         self.oidc_provider_arn = oidc.arn
-        for admin in spec.admins:
+        # One entry per principal (EKS allows no more), named by the ARN's hash: stable whatever the list order,
+        # and the same whether a principal is the deployer, an admin, or both.
+        for admin in dict.fromkeys([*spec.admins, *filter(None, [args.deployer_arn])]):
             self._admin(admin)
         node_role = self._role("node-role", json.dumps(assume_role("ec2.amazonaws.com")), NODE_POLICIES, "EKS nodes")
         self.node_role_arn = node_role.arn
@@ -152,7 +160,7 @@ class Cluster(pulumi.ComponentResource):
         return _Role(role.arn, attachments)
 
     def _admin(self, principal_arn: str) -> None:
-        suffix = hashlib.sha256(principal_arn.encode()).hexdigest()[:8]  # stable whatever the list order
+        suffix = hashlib.sha256(principal_arn.encode()).hexdigest()[:8]
         entry = aws.eks.AccessEntry(f"{self._name}-admin-{suffix}", aws.eks.AccessEntryArgs(
             cluster_name=self.cluster.name, principal_arn=principal_arn, type="STANDARD", region=self._ctx.region),
             opts=pulumi.ResourceOptions(parent=self))

@@ -50,6 +50,11 @@ class ClusterArgs:
     """Entra ID groups bound to cluster-admin. Default none (grant access with Azure RBAC role assignments)."""
     network_policy: AksNetworkPolicy = AksNetworkPolicy.CILIUM
     """Default Cilium on Azure CNI overlay."""
+    deployer: tuple[pulumi.Input[str], str] | None = None
+    """(Entra object ID, principal type `User` or `ServicePrincipal`) of whoever runs the deployment. It gets the Azure
+    Kubernetes Service RBAC Cluster Admin role on the cluster, so the Kubernetes layer can install into it: with Azure
+    RBAC for Kubernetes no subscription role (Owner included) reaches the Kubernetes API. Default none (the deployer
+    is in an admin group)."""
     managed_prometheus: bool = False
     """Turn on the Azure Monitor metrics add-on (managed Prometheus; its workspace and data collection rule are the
     `ManagedPrometheus` component's). Default off: the self-managed stack scrapes instead."""
@@ -57,7 +62,7 @@ class ClusterArgs:
 
 class Cluster(AzureComponent):
     """`ai-infra:azure:Cluster`. Children: `<name>-aks-identity`, `-aks-network`, `-aks-des-reader`, `-aks`, `-aks-audit`,
-    `-aks-insights`, `-aks-insights-link`."""
+    `-aks-insights`, `-aks-insights-link`, and with `deployer` `-aks-deployer-admin`."""
 
     def __init__(self, name: str, args: ClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:azure:Cluster", name, opts)
@@ -150,6 +155,12 @@ class Cluster(AzureComponent):
             ),
         )
         send_logs(f"{name}-aks-audit", self, self.cluster.id, args.workspace_id, categories=_AUDIT_LOG_CATEGORIES)
+        if args.deployer is not None:
+            # Reaches the API server's authorization within five minutes (learn.microsoft.com/azure/aks/manage-azure-rbac):
+            # the README says to rerun a first `pulumi up` that the Kubernetes layer finds Forbidden.
+            object_id, principal_type = args.deployer
+            grant(f"{name}-aks-deployer-admin", self, ctx, "aks_rbac_cluster_admin", self.cluster.id, object_id,
+                  principal_type=principal_type)
         self._container_insights(name, ctx, args.workspace_id)
         self.cluster_name: pulumi.Output[str] = self.cluster.name
         self.resource_group_name: pulumi.Output[str] = pulumi.Output.from_input(ctx.group)

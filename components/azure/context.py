@@ -25,6 +25,8 @@ ROLES = {
     "key_vault_crypto_service_encryption_user": "e147488a-f6f5-4113-8e2d-b22465e65bf6",
     "storage_account_contributor": "17d1049b-9a84-46fb-8f53-869881c3d3ab",
     "storage_blob_data_contributor": "ba92f5b4-2d11-453d-a403-e96b0029c9fe",
+    # Data-plane cluster-admin under Azure RBAC for Kubernetes: no control-plane role (Owner included) has it.
+    "aks_rbac_cluster_admin": "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b",
 }
 
 
@@ -78,12 +80,13 @@ class AzureContext:
 
 
 def grant(name: str, parent: pulumi.Resource, context: AzureContext, role: str, scope: pulumi.Input[str],
-          principal_id: pulumi.Input[str]) -> azure_native.authorization.RoleAssignment:
-    """Give a service principal (managed identity or Azure resource provider) a built-in role on `scope`."""
+          principal_id: pulumi.Input[str], *, principal_type: str = "ServicePrincipal") -> azure_native.authorization.RoleAssignment:
+    """Give a principal a built-in role on `scope`: by default a service principal (managed identity or Azure resource
+    provider). The type must be right: Azure refuses an assignment whose type differs from the principal's."""
     return azure_native.authorization.RoleAssignment(
         name,
         azure_native.authorization.RoleAssignmentArgs(
-            scope=scope, role_definition_id=context.role(role), principal_id=principal_id, principal_type="ServicePrincipal"),
+            scope=scope, role_definition_id=context.role(role), principal_id=principal_id, principal_type=principal_type),
         opts=pulumi.ResourceOptions(parent=parent),
     )
 

@@ -62,12 +62,14 @@ def build(platform: Platform, cloud_spec: AwsCloudSpec) -> CloudResult:
     clusters: list[ClusterHandle] = []
     origins: list[Origin] = []
     flow_logs: LogTarget | None = None
+    deployer = _deployer_arn(provider) if any(s.cluster for s in cloud_spec.regions.values()) else None
     for region, spec in cloud_spec.regions.items():
         ctx = AwsContext(
             environment=platform.environment, region=region, labels=platform.tags(), account_id=identity.account_id,
             partition=partition.partition, dns_suffix=partition.dns_suffix, dns_prefix=partition.reverse_dns_prefix,
             protected=platform.protected)
-        region_out, handle, origin, logs = _region(platform, cloud_spec, region, spec, ctx, pulumi.ResourceOptions(provider=provider))
+        region_out, handle, origin, logs = _region(platform, cloud_spec, region, spec, ctx, deployer,
+                                                   pulumi.ResourceOptions(provider=provider))
         outputs[region] = region_out
         if handle is not None:
             clusters.append(handle)
@@ -82,8 +84,16 @@ def build(platform: Platform, cloud_spec: AwsCloudSpec) -> CloudResult:
     return CloudResult(outputs=outputs, clusters=clusters)
 
 
+def _deployer_arn(provider: aws.Provider) -> str:
+    """The IAM role or user running this deployment. EKS access entries take the role's ARN (with its path), not the
+    caller's STS session ARN, which the session context resolves. A plain value, not an Output: the access entry's
+    name is derived from it, and one principal must not get two entries (the deployer may also be in `admins`)."""
+    opts = pulumi.InvokeOptions(provider=provider)
+    return aws.iam.get_session_context(arn=aws.get_caller_identity(opts=opts).arn, opts=opts).issuer_arn
+
+
 def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: RegionSpec, ctx: AwsContext,
-            opts: pulumi.ResourceOptions) -> tuple[dict[str, Any], ClusterHandle | None, Origin | None, LogTarget | None]:
+            deployer: str | None, opts: pulumi.ResourceOptions) -> tuple[dict[str, Any], ClusterHandle | None, Origin | None, LogTarget | None]:
     name = region_name(platform, region)
     endpoint = cloud_spec.global_endpoint
     serving = spec.inference is not None and spec.cluster is not None
@@ -111,8 +121,8 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
     cluster = handle = origin = None
     if spec.cluster is not None:
         cluster = Cluster(name, ClusterArgs(
-            ctx, spec.cluster, network.private_subnet_ids, key.arn, spec.network.effective_service_cidr, retention,
-            fsx_csi=bool(spec.lustre)), opts=opts)
+            ctx, spec.cluster, network.private_subnet_ids, key.arn, spec.network.service_range(Cloud.AWS), retention,
+            fsx_csi=bool(spec.lustre), deployer_arn=deployer), opts=opts)
         pools = [
             GpuNodePool(f"{name}-{pool_name}", GpuNodePoolArgs(
                 ctx, pool_name, pool, resolve_gpu_pool(Cloud.AWS, pool), cluster.cluster_name, cluster.node_role_arn,

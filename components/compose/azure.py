@@ -34,6 +34,7 @@ from components.spec import (
     resolve_gpu_pool,
     resolve_lustre,
 )
+from components.spec.azure import DeployerAccess
 
 from .types import CloudResult, ClusterHandle, region_name
 
@@ -77,11 +78,12 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
         if spec.cluster is not None:
             cluster = Cluster(name, ClusterArgs(
                 ctx, spec.cluster, network.subnet_ids["nodes"],
-                pod_cidr=spec.network.effective_pod_cidr, service_cidr=spec.network.effective_service_cidr,
+                pod_cidr=spec.network.effective_pod_cidr, service_cidr=spec.network.service_range(Cloud.AZURE),
                 zones=spec.network.zones, disk_encryption_set_id=vault.disk_encryption_set.id,
                 workspace_id=network.workspace.id,
                 admin_group_object_ids=list(dict.fromkeys([*cloud_spec.admin_group_object_ids, *spec.cluster.admins])),
-                network_policy=cloud_spec.network_policy, managed_prometheus=managed_prometheus))
+                network_policy=cloud_spec.network_policy, managed_prometheus=managed_prometheus,
+                deployer=_deployer(cloud_spec.deployer, client.object_id)))
             pools = [
                 GpuPool(f"{name}-{pool_name}", GpuPoolArgs(
                     ctx, pool_name, pool, resolve_gpu_pool(Cloud.AZURE, pool), cluster.cluster_name, cluster.principal_id,
@@ -141,6 +143,12 @@ def _lustre(name: str, ctx: AzureContext, spec: RegionSpec, network: Network, va
             ctx, fs, resolve_lustre(Cloud.AZURE, fs), network.subnet_ids[f"lustre-{fs_name}"], vault.customer_key, blob=blob))
         file_systems[fs_name] = lustre
     return file_systems
+
+
+def _deployer(access: DeployerAccess, object_id: pulumi.Output[str]) -> tuple[pulumi.Output[str], str] | None:
+    """The deployer's object ID and principal type for its cluster-admin role assignment; None when a group grants it."""
+    types = {DeployerAccess.SERVICE_PRINCIPAL: "ServicePrincipal", DeployerAccess.USER: "User"}
+    return (object_id, types[access]) if access in types else None
 
 
 def _origin(region: str, spec: RegionSpec, network: Network, cluster: Cluster, pls_name: str, public: bool,

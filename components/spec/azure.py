@@ -47,6 +47,21 @@ class NetworkWatcherMode(str, enum.Enum):
     automatic Network Watcher enablement)."""
 
 
+class DeployerAccess(str, enum.Enum):
+    """How the identity running `pulumi up` reaches each AKS cluster's Kubernetes API, where the Kubernetes layer
+    installs. Clusters use Azure RBAC for Kubernetes with local accounts off, so no subscription role, Owner included,
+    reaches that API. Azure refuses a role assignment whose principal type is not the principal's, so say which."""
+
+    SERVICE_PRINCIPAL = "service_principal"
+    """The deployer is a service principal or managed identity (CI, `azure/login`, OIDC): it gets the Azure Kubernetes
+    Service RBAC Cluster Admin role on each cluster. Default."""
+    USER = "user"
+    """The deployer is a signed-in user (`az login` on a workstation): the same role assignment, to the user."""
+    ADMIN_GROUP = "admin_group"
+    """No role assignment: the deployer is a member of one of the Entra groups in `admin_group_object_ids` (or in a
+    cluster's `admins`)."""
+
+
 class AzureCloudSpec(CloudSpec):
     """Azure regions of the platform; subscription and credentials come from `azure-native:` stack config or `az login`.
 
@@ -54,6 +69,9 @@ class AzureCloudSpec(CloudSpec):
 
     admin_group_object_ids: list[Guid] = []
     """Entra ID groups bound to cluster-admin on every AKS cluster (AKS admin groups), besides each cluster's `admins`. Default none."""
+    deployer: DeployerAccess = DeployerAccess.SERVICE_PRINCIPAL
+    """How whoever runs `pulumi up` gets cluster-admin on the AKS clusters. Default `service_principal`: a role assignment
+    to the deploying service principal. Set `user` to deploy from a workstation as yourself."""
     network_policy: AksNetworkPolicy = AksNetworkPolicy.CILIUM
     """AKS network policy engine. Default `cilium` (Azure CNI overlay powered by Cilium)."""
     network_watcher: NetworkWatcherMode = NetworkWatcherMode.AZURE_DEFAULT
@@ -173,6 +191,10 @@ def _check_region(cloud_spec: AzureCloudSpec, region: RegionSpec, path: Path) ->
         for i, admin in enumerate(admins):
             if not _GUID.match(admin):
                 yield ((*path, "cluster", "admins", i), f"'{admin}' is not an Entra ID group object ID; Azure admins are GUIDs")
+        if cloud_spec.deployer is DeployerAccess.ADMIN_GROUP and not admins and not cloud_spec.admin_group_object_ids:
+            yield ((*path, "cluster", "admins"), "deployer 'admin_group' reaches clusters through an admin group, but this "
+                   "cluster has none: add the deployer's Entra group to platform.clouds.azure.admin_group_object_ids or to this "
+                   "cluster's admins, or set platform.clouds.azure.deployer to service_principal or user")
     if region.inference is not None and region.cluster is None:
         yield ((*path, "inference"), "inference on Azure is served by the region's AKS cluster; add `cluster:` to this region")
     yield from _check_pools(region, net.zones, path)

@@ -14,6 +14,8 @@ from components.spec import load_platform
 EAST = "prod-us-east-1"
 CLUSTER = "aws:eks/cluster:Cluster"
 ADMIN = "arn:aws:iam::123456789012:role/platform-admins"
+# The plan runs as an assumed role's session (`arn:aws:sts::...:assumed-role/deployer/aiinfra-plan`), whose issuer is this role.
+DEPLOYER = "arn:aws:iam::123456789012:role/deployer"
 
 
 def test_api_endpoint_is_private_and_secrets_are_encrypted(prod_plan: PlanResult) -> None:
@@ -25,7 +27,7 @@ def test_api_endpoint_is_private_and_secrets_are_encrypted(prod_plan: PlanResult
     assert cluster["encryptionConfig"]["resources"] == ["secrets"]
     assert cluster["encryptionConfig"]["provider"]["keyArn"]  # the region's key (its ARN is known after create)
     assert cluster["enabledClusterLogTypes"] == ["api", "audit", "authenticator"]
-    assert cluster["accessConfig"] == {"authenticationMode": "API", "bootstrapClusterCreatorAdminPermissions": True}
+    assert cluster["accessConfig"] == {"authenticationMode": "API", "bootstrapClusterCreatorAdminPermissions": False}
     assert cluster["kubernetesNetworkConfig"]["serviceIpv4Cidr"] == "172.28.0.0/16"
     assert cluster["deletionProtection"] is True
 
@@ -47,14 +49,33 @@ def test_control_plane_logs_go_to_an_encrypted_group_created_first(prod_plan: Pl
     assert group.urn in prod_plan.one(CLUSTER, f"{EAST}-eks").dependencies
 
 
-def test_admins_get_access_entries_not_aws_auth(prod_plan: PlanResult) -> None:
+def test_admins_and_the_deployer_get_access_entries_not_aws_auth(prod_plan: PlanResult) -> None:
     entries = prod_plan.of_type("aws:eks/accessEntry:AccessEntry")
-    assert [e.inputs["principalArn"] for e in entries] == [ADMIN]
-    assert entries[0].inputs["type"] == "STANDARD" and entries[0].name.startswith(f"{EAST}-admin-")
-    association = prod_plan.one("aws:eks/accessPolicyAssociation:AccessPolicyAssociation").inputs
-    assert association["policyArn"] == "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
-    assert association["accessScope"] == {"type": "cluster"}
+    east = [e for e in entries if e.inputs["clusterName"] == EAST]
+    # The deployer's entry is a managed one (EKS's own creator entry is off): the session's role, not its STS ARN.
+    assert sorted(e.inputs["principalArn"] for e in east) == [DEPLOYER, ADMIN]
+    assert all(e.inputs["type"] == "STANDARD" and e.name.startswith(f"{EAST}-admin-") for e in east)
+    associations = prod_plan.of_type("aws:eks/accessPolicyAssociation:AccessPolicyAssociation")
+    assert len(associations) == len(entries) == 3  # both admins in us-east-1, the deployer in eu-west-1
+    for association in associations:
+        assert association.inputs["policyArn"] == "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+        assert association.inputs["accessScope"] == {"type": "cluster"}
     assert not [r for r in prod_plan.resources if r.type.startswith("kubernetes:") and "aws-auth" in r.name]
+
+
+def test_a_deployer_listed_in_admins_gets_one_entry(plan_aws) -> None:  # noqa: ANN001
+    # EKS refuses a second access entry for a principal; the deployer's entry and its admin entry are the same one.
+    plan = plan_aws({"regions": {"us-west-2": {"network": {"cidr": "10.9.0.0/16"}, "cluster": {"admins": [DEPLOYER]}}}})
+    entries = plan.of_type("aws:eks/accessEntry:AccessEntry")
+    assert [e.inputs["principalArn"] for e in entries] == [DEPLOYER]
+
+
+def test_the_kubernetes_provider_waits_for_the_deployers_access(plan_aws) -> None:  # noqa: ANN001
+    # Its first call would be refused before the entry's policy is associated (it depends on the whole cluster component).
+    plan = plan_aws({"regions": {"us-west-2": {"network": {"cidr": "10.9.0.0/16"}, "cluster": {}}}}, addons={"enabled": True})
+    association = plan.one("aws:eks/accessPolicyAssociation:AccessPolicyAssociation")
+    provider = plan.one("pulumi:providers:kubernetes")
+    assert association.urn in provider.dependencies
 
 
 def test_oidc_provider_for_irsa_and_the_cni_on_its_own_role(prod_plan: PlanResult) -> None:

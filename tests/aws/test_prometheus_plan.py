@@ -12,6 +12,7 @@ import yaml
 from aiinfra.plan.runtime import PlanResult
 from components.aws.policies import key_policy, scraper_source_trust, scraper_target_trust
 
+DEPLOYER = "arn:aws:iam::123456789012:role/deployer"  # the plan's caller: an assumed role's session
 NAME = "prod-us-east-1"
 REGION: dict[str, Any] = {"regions": {"us-east-1": {"network": {"cidr": "10.9.0.0/16"}, "cluster": {}}}}
 MANAGED = {"enabled": False, "monitoring": "managed"}
@@ -108,9 +109,10 @@ def test_alert_rules_are_a_rule_groups_namespace(managed: PlanResult) -> None:
 
 def test_amp_creates_the_scrapers_access_entry_itself(managed: PlanResult) -> None:
     # The cluster authenticates with access entries only, so AMP adds the scraper's entry when it creates the
-    # scraper; a second entry for the same role would fail. Only the configured admins get entries from us.
+    # scraper; a second entry for the same role would fail. Only the deployer and the configured admins (none here)
+    # get entries from us.
     assert managed.one("aws:eks/cluster:Cluster", f"{NAME}-eks").inputs["accessConfig"]["authenticationMode"] == "API"
-    assert not managed.of_type("aws:eks/accessEntry:AccessEntry")
+    assert [e.inputs["principalArn"] for e in managed.of_type("aws:eks/accessEntry:AccessEntry")] == [DEPLOYER]
 
 
 def test_self_managed_builds_no_cloud_prometheus(self_managed: PlanResult) -> None:

@@ -9,6 +9,7 @@ from aiinfra.plan.runtime import PlanResult
 AKS = "azure-native:containerservice:ManagedCluster"
 POOL = "azure-native:containerservice:AgentPool"
 ROLE = "azure-native:authorization:RoleAssignment"
+ADMIN_GROUP = "6f1c2d3e-4a5b-4c6d-8e7f-8091a2b3c4d5"
 
 
 def cluster(plan: PlanResult, region: str = "eastus2") -> dict:
@@ -156,3 +157,30 @@ def test_cluster_waits_for_its_role_assignments(prod_plan: PlanResult) -> None:
     # the disk encryption set, which the cluster references, waits for its identity's key access
     des = prod_plan.one("azure-native:compute:DiskEncryptionSet", "prod-eastus2-des")
     assert des.urn in deps and prod_plan.one(ROLE, "prod-eastus2-cmk-identity-crypto").urn in des.dependencies
+
+
+def test_the_deployer_gets_kubernetes_admin_through_azure_rbac(prod_plan: PlanResult) -> None:
+    # With Azure RBAC for Kubernetes no subscription role reaches the Kubernetes API, not even Owner: without this
+    # grant the Kubernetes layer's first call as the deployer would be refused.
+    grant = prod_plan.one(ROLE, "prod-eastus2-aks-deployer-admin").inputs
+    assert grant["roleDefinitionId"].endswith("/providers/Microsoft.Authorization/roleDefinitions/b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b")
+    assert grant["principalId"] == "00000000-0000-4000-8000-000000000000"  # the plan's client config object ID
+    assert grant["scope"] == "prod-eastus2-aks-id"  # the cluster, not its resource group
+    # Azure refuses an assignment whose type is not the principal's; the default deployer is CI's service principal.
+    assert grant["principalType"] == "ServicePrincipal"
+
+
+def test_a_user_deployer_and_an_admin_group_deployer(plan_azure) -> None:  # noqa: ANN001
+    region = {"westus3": {"network": {"cidr": "10.50.0.0/16", "transit_encryption": "monitor"}, "cluster": {}}}
+    user = plan_azure({"regions": region, "deployer": "user"})
+    assert user.one(ROLE, "test-westus3-aks-deployer-admin").inputs["principalType"] == "User"
+    group = plan_azure({"regions": region, "deployer": "admin_group", "admin_group_object_ids": [ADMIN_GROUP]})
+    assert not [r for r in group.of_type(ROLE) if r.name.endswith("-deployer-admin")]
+    assert group.one(AKS).inputs["aadProfile"]["adminGroupObjectIDs"] == [ADMIN_GROUP]
+
+
+def test_the_kubernetes_provider_waits_for_the_deployers_grant(plan_azure) -> None:  # noqa: ANN001
+    plan = plan_azure({"regions": {"westus3": {"network": {"cidr": "10.50.0.0/16", "transit_encryption": "monitor"},
+                                               "cluster": {}}}}, addons={"enabled": True})
+    grant = plan.one(ROLE, "test-westus3-aks-deployer-admin")
+    assert grant.urn in plan.one("pulumi:providers:kubernetes").dependencies
