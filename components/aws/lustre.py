@@ -1,6 +1,6 @@
 """FSx for Lustre: PERSISTENT_2 (or SCRATCH_2 for dev) in one private subnet, KMS-encrypted, Lustre ports open to
 the cluster only, logs in a KMS-encrypted log group, and a data repository association to an S3 prefix with
-automatic import and export."""
+automatic import and export (deletions are imported, never exported)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,11 @@ from .context import AwsContext
 LUSTRE_VERSION = "2.15"
 # Lustre traffic: 988 (LNet) and 1018-1023 (FSx for Lustre "Security group rules" in the Lustre user guide).
 LUSTRE_PORTS = ((988, 988), (1018, 1023))
-S3_EVENTS = ["NEW", "CHANGED", "DELETED"]
+# The bucket's changes reach the file system, deletions too (the file system is the bucket's working copy)...
+IMPORT_EVENTS = ["NEW", "CHANGED", "DELETED"]
+# ...but a deletion on the file system never deletes from the bucket (FSx's DELETED export event would): a job that
+# clears its scratch space, or an `rm -r` in the wrong directory, must not remove the dataset the bucket holds.
+EXPORT_EVENTS = ["NEW", "CHANGED"]
 PERSISTENT = "PERSISTENT_2"
 
 
@@ -102,8 +106,8 @@ class Lustre(pulumi.ComponentResource):
                 data_repository_path=pulumi.Output.concat("s3://", args.link.bucket, "/", f"{prefix}/" if prefix else ""),
                 batch_import_meta_data_on_create=True, delete_data_in_filesystem=False,
                 s3=aws.fsx.DataRepositoryAssociationS3Args(
-                    auto_import_policy=aws.fsx.DataRepositoryAssociationS3AutoImportPolicyArgs(events=S3_EVENTS),
-                    auto_export_policy=aws.fsx.DataRepositoryAssociationS3AutoExportPolicyArgs(events=S3_EVENTS)),
+                    auto_import_policy=aws.fsx.DataRepositoryAssociationS3AutoImportPolicyArgs(events=IMPORT_EVENTS),
+                    auto_export_policy=aws.fsx.DataRepositoryAssociationS3AutoExportPolicyArgs(events=EXPORT_EVENTS)),
                 region=ctx.region), opts=child)
         self.register_outputs({"id": self.filesystem.id, "dns_name": self.filesystem.dns_name,
                                "mount_name": self.filesystem.mount_name})

@@ -28,7 +28,9 @@ class LustreSpec(SpecModel):
     """Throughput tier in MB/s per TiB (AWS 125/250/500/1000, GCP 125/250/500/1000, Azure 40/125/250/500).
     Default: the cloud's default tier for the deployment (see the catalog)."""
     bucket: Name | None = None
-    """Name of a bucket in the same region to import from and export to. Default: no data repository link."""
+    """Name of a bucket in the same region to import from and export to. Default: no data repository link.
+    A file deleted on the file system is never deleted from the bucket (on AWS, where export is automatic, deletions
+    are not exported); delete from the bucket to remove data."""
     bucket_prefix: Annotated[str, Field(pattern=r"^[A-Za-z0-9._/-]*$")] = ""
     """Prefix inside `bucket` linked to the file system root. Default: the whole bucket."""
     data_zone: Name | None = None
