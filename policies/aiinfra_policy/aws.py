@@ -92,6 +92,22 @@ def eks_logs(props: Any, ctx: Context) -> Iterator[str]:
         yield f"control-plane logs {', '.join(sorted(missing))} are off"
 
 
+@rule("aws-eks-access-entries", "Checks whether EKS grants cluster access with access entries only, with no implicit admin for its creator.",
+      severity="medium", types=EKS_CLUSTER,
+      remediation="Set accessConfig {authenticationMode: API, bootstrapClusterCreatorAdminPermissions: false} and grant admins, "
+                  "the deploying role included, with access entries.",
+      frameworks=PRIVILEGE)
+def eks_access(props: Any, ctx: Context) -> Iterator[str]:
+    # The EKS API's defaults when unset: CONFIG_MAP and true (docs.aws.amazon.com/eks/latest/APIReference/API_CreateAccessConfigRequest.html).
+    mode = need(props, "accessConfig.authenticationMode", "CONFIG_MAP")
+    if mode != "API":
+        yield (f"authenticationMode is {mode}: the aws-auth ConfigMap can grant access from inside the cluster, where IAM "
+               "and the stack don't see it; use API (access entries only)")
+    if need(props, "accessConfig.bootstrapClusterCreatorAdminPermissions", True) is not False:
+        yield ("bootstrapClusterCreatorAdminPermissions is true: EKS gives whoever creates the cluster cluster-admin through "
+               "an access entry outside the stack's state (changing the flag replaces the cluster)")
+
+
 @rule("aws-launch-template-encrypted-volumes", "Checks whether launch template EBS volumes are encrypted with a KMS key.",
       severity="high", types=LAUNCH_TEMPLATE, remediation="Set blockDeviceMappings[].ebs.encrypted true and kmsKeyId.",
       frameworks={**ENC, "CIS": ("AWS 2.2.1",)})

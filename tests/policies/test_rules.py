@@ -40,6 +40,9 @@ CASES = {
     "aws-eks-secrets-encryption": ("aws:eks/cluster:Cluster", {"encryptionConfig": {"resources": ["secrets"]}}, {}, {}, "secrets"),
     "aws-eks-control-plane-logs": ("aws:eks/cluster:Cluster", {"enabledClusterLogTypes": ["api", "audit", "authenticator"]},
         {"enabledClusterLogTypes": ["api"]}, {}, "audit"),
+    "aws-eks-access-entries": ("aws:eks/cluster:Cluster",
+        {"accessConfig": {"authenticationMode": "API", "bootstrapClusterCreatorAdminPermissions": False}},
+        {"accessConfig": {"authenticationMode": "API"}}, {}, "bootstrapClusterCreatorAdminPermissions is true"),
     "aws-launch-template-encrypted-volumes": (LT, {"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"encrypted": "true", "kmsKeyId": KEY}}]},
         {"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"encrypted": "false"}}]}, {}, "/dev/xvda"),
     "aws-launch-template-imdsv2": (LT, {"metadataOptions": {"httpTokens": "required", "httpPutResponseHopLimit": 1}},
@@ -152,6 +155,12 @@ def test_violating_case_is_reported(name: str) -> None:
         config = {"allowedAccelerators": ["l4"]}
     found = run_resource(name, type_, bad, config, protect=False)
     assert found and any(fragment in message for message in found), found
+
+
+def test_an_eks_cluster_with_the_api_defaults_is_reported_for_both() -> None:
+    # Unset, EKS uses the aws-auth ConfigMap and makes its creator an admin.
+    found = run_resource("aws-eks-access-entries", "aws:eks/cluster:Cluster", {"name": "c"})
+    assert [m.split(":")[0] for m in found] == ["authenticationMode is CONFIG_MAP", "bootstrapClusterCreatorAdminPermissions is true"]
 
 
 def test_rules_ignore_other_resource_types() -> None:
