@@ -20,6 +20,7 @@ from types import FrameType
 from pulumi.runtime import resource as _sdk_resource
 from pulumi.runtime.proto import source_pb2
 
+
 @cache
 def _uri(filename: str) -> str | None:
     """The file URI of a frame's filename, or None where the SDK gives no position."""

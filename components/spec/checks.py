@@ -77,9 +77,7 @@ def _check_cidrs(spec: Platform) -> list[Issue]:
             for i, (name, rng) in enumerate(used):
                 for other_name, other in used[:i]:
                     if rng.overlaps(other):
-                        explicit = getattr(net, name) is not None
-                        how = "" if explicit else f" (derived default; set {name} explicitly)"
-                        issues.append(((*path, name), f"{rng} overlaps {other_name} {other} in the same region{how}"))
+                        issues.append(((*path, name), f"{rng} overlaps {other_name} {other} in the same region{_derived(net, name)}"))
             if cloud is Cloud.GCP:
                 # GKE pod ranges are routable VPC ranges: peered regions must not share them.
                 for other_path, other in gcp_pods:

@@ -202,14 +202,6 @@ class GpuPoolSpec(SpecModel):
     labels: dict[str, str] = {}
     """Extra Kubernetes node labels (not under `kubernetes.io`, `k8s.io` or `ai-infra/`). Accelerator, model and
     capacity-type labels are always added."""
-
-    @field_validator("labels")
-    @classmethod
-    def _label_syntax(cls, labels: dict[str, str]) -> dict[str, str]:
-        problems = [problem for key, value in labels.items() if (problem := node_label_problem(key, value))]
-        if problems:
-            raise ValueError("; ".join(problems))
-        return labels
     sharing: GpuSharing = GpuSharing()
     """GPU sharing. Default: none."""
     driver: GpuDriver = GpuDriver.CLOUD
@@ -222,6 +214,14 @@ class GpuPoolSpec(SpecModel):
     """Encrypted root/OS disk per node. Default 200 GiB (container images for CUDA stacks are large)."""
     zones: list[str] = []
     """Zones to place nodes in. Default: the network's zones."""
+
+    @field_validator("labels")
+    @classmethod
+    def _label_syntax(cls, labels: dict[str, str]) -> dict[str, str]:
+        problems = [problem for key, value in labels.items() if (problem := node_label_problem(key, value))]
+        if problems:
+            raise ValueError("; ".join(problems))
+        return labels
 
     @model_validator(mode="after")
     def _shape(self) -> GpuPoolSpec:

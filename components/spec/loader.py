@@ -96,10 +96,7 @@ def _describe(root: str, error: dict[str, Any]) -> tuple[str, str]:
     value = error.get("input")
     if "[key]" in loc:
         where = _dotted(root, loc[: loc.index("[key]")])
-        if ctx.get("pattern") in PATTERN_RULES:
-            what, rule = PATTERN_RULES[ctx["pattern"]]
-            return where, f"{what} {value!r} is invalid; {what}s are {rule}"
-        return where, f"key {value!r} is invalid: {_clean(error['msg'])}"
+        return where, _pattern_rule(ctx, value) or f"key {value!r} is invalid: {_clean(error['msg'])}"
     if kind == "extra_forbidden":
         allowed = _fields_at(loc[:-1])
         hint = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
@@ -107,9 +104,8 @@ def _describe(root: str, error: dict[str, Any]) -> tuple[str, str]:
         return _dotted(root, loc), f"unknown field{suggestion}; allowed fields: {', '.join(allowed)}"
     if kind == "missing":
         return _dotted(root, loc), "required field is missing"
-    if kind == "string_pattern_mismatch" and ctx.get("pattern") in PATTERN_RULES:
-        what, rule = PATTERN_RULES[ctx["pattern"]]
-        return _dotted(root, loc), f"{what} {value!r} is invalid; {what}s are {rule}"
+    if kind == "string_pattern_mismatch" and (message := _pattern_rule(ctx, value)):
+        return _dotted(root, loc), message
     if kind in _EXPECTED:
         return _dotted(root, loc), _wrong_scalar(_EXPECTED[kind], value, loc)
     if kind in ("string_type", "value_error") and _unwrap(_annotation_at(loc)) is IPv4Network and not _is_network(value):
@@ -127,6 +123,15 @@ def _describe(root: str, error: dict[str, Any]) -> tuple[str, str]:
         elif text is not None:
             message += f"; YAML read a number: write it as a string in quotes: '{text}'"
     return _dotted(root, loc), message
+
+
+def _pattern_rule(ctx: dict[str, Any], value: Any) -> str | None:
+    """The rule in words for a value that fails one of the spec's named patterns (names, label keys and values), or
+    None for any other pattern."""
+    if ctx.get("pattern") not in PATTERN_RULES:
+        return None
+    what, rule = PATTERN_RULES[ctx["pattern"]]
+    return f"{what} {value!r} is invalid; {what}s are {rule}"
 
 
 def _wrong_scalar(expected: str, value: Any, loc: tuple[Any, ...]) -> str:
