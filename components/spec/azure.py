@@ -80,6 +80,10 @@ class AzureCloudSpec(CloudSpec):
     """Object ID of the "HPC Cache Resource Provider" service principal in your tenant
     (`az ad sp show --id 4392ab71-2ce2-4b0d-8770-b352745c73f5 --query id -o tsv`). Azure Managed Lustre reads
     and writes linked buckets as that principal. Required when a Lustre file system sets `bucket`; default none."""
+    allow_shared_key_for_lustre: bool = False
+    """Let the storage account of a bucket linked to a Lustre file system keep shared-key (account key) access on, which
+    Azure Managed Lustre's blob integration requires. Every other account has it off. Default false: a Lustre `bucket`
+    link on Azure is a config error naming this field. An explicit opt-in; the policy pack reports those accounts."""
 
 
 # --- Pure Azure rules shared with components/azure -------------------------------------------------------
@@ -248,3 +252,8 @@ def _check_lustre(cloud_spec: AzureCloudSpec, region: RegionSpec, path: Path) ->
         if fs.bucket is not None and cloud_spec.hpc_cache_principal_id is None:
             yield ((*fpath, "bucket"), "a bucket link needs clouds.azure.hpc_cache_principal_id (object ID of the "
                                        "'HPC Cache Resource Provider' service principal, which imports and exports the data)")
+        if fs.bucket is not None and not cloud_spec.allow_shared_key_for_lustre:
+            yield ((*fpath, "bucket"), f"linking bucket '{fs.bucket}' turns shared-key (account key) access on for its storage "
+                                       "account, which Azure Managed Lustre's blob integration requires and every other account "
+                                       "has off; set clouds.azure.allow_shared_key_for_lustre: true to accept that (the policy "
+                                       "pack still reports it), or remove bucket")

@@ -22,6 +22,7 @@ TAGS = {"environment", "team", "cost-center", "managed-by"}
 PROD_AZURE: dict[str, Any] = {
     "admin_group_object_ids": [ADMIN_GROUP],
     "hpc_cache_principal_id": HPC_CACHE_PRINCIPAL,
+    "allow_shared_key_for_lustre": True,
     "regions": {
         "eastus2": {
             "network": {"cidr": "10.40.0.0/16", "transit_encryption": "monitor"},

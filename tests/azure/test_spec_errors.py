@@ -56,6 +56,8 @@ CASES = [
     ("reservation-not-a-crg", f"{R}/gpu_pools/batch/reservation", "crg-h200", f"{E}.gpu_pools.batch.reservation",
      ["'crg-h200'", "capacityReservationGroups"]),
     ("lustre-link-without-principal", "hpc_cache_principal_id", DELETE, f"{E}.lustre.scratch.bucket", ["hpc_cache_principal_id"]),
+    ("lustre-link-without-shared-key-opt-in", "allow_shared_key_for_lustre", DELETE, f"{E}.lustre.scratch.bucket",
+     ["bucket 'datasets'", "shared-key", "allow_shared_key_for_lustre: true", "remove bucket"]),
     ("lustre-too-large-for-its-subnet", f"{R}/network/cidr & {R}/lustre/scratch/size_gib", ("10.40.0.0/22", 32768),
      f"{E}.lustre.scratch.size_gib", ["32768 GiB", "/26", "/27", "10.40.0.0/22"]),
     ("admin-not-a-guid", "regions/swedencentral/cluster", {"admins": ["group:ml-admins"]}, f"{S}.cluster.admins[0]",
