@@ -27,11 +27,7 @@ ADMIN_POLICY = "AmazonEKSClusterAdminPolicy"
 # Nodes get only what kubelet and image pulls need; the VPC CNI's ENI permissions go to its own IRSA role.
 NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryPullOnly")
 CNI_POLICY = "AmazonEKS_CNI_Policy"
-# The Amazon FSx CSI driver add-on, pinned. AWS's own EKS user guide lists v1.7.0-eksbuild.1 as an add-on version
-# (awsdocs/amazon-eks-user-guide PR 1215, hybrid nodes add-ons). Before raising EKS versions, check the pin with
-# `aws eks describe-addon-versions --addon-name aws-fsx-csi-driver --kubernetes-version <minor>`.
 FSX_CSI_ADDON = "aws-fsx-csi-driver"
-FSX_CSI_VERSION = "v1.7.0-eksbuild.1"
 
 
 @dataclass(frozen=True)
@@ -42,6 +38,8 @@ class ClusterArgs:
     """Private subnets for the control-plane interfaces and the system nodes."""
     kms_key_arn: pulumi.Input[str]
     service_cidr: IPv4Network
+    vpc_cidr: IPv4Network
+    """The VPC's range: admitted to the API endpoint on 443, so a deployer inside the VPC reaches a private cluster."""
     log_retention_days: int
     """Days control-plane logs are kept (the network's flow log retention: one audit look-back per region)."""
     fsx_csi: bool = False
@@ -53,8 +51,9 @@ class ClusterArgs:
 
 class Cluster(pulumi.ComponentResource):
     """`ai-infra:aws:Cluster`. Children: `<name>-cluster-role` (+ policy), `<name>-control-plane-logs`, `<name>-eks`
-    (protected outside dev), `<name>-oidc`, `<name>-admin-<hash>` access entries, `<name>-node-role` (+ policies),
-    `<name>-vpc-cni-role`, `<name>-vpc-cni`, `<name>-system-lt`, `<name>-system-nodegroup`, and with `fsx_csi` `<name>-fsx-csi`."""
+    (protected outside dev), `<name>-api-from-vpc` and `-api-from-<cidr>` (API ingress), `<name>-oidc`,
+    `<name>-admin-<hash>` access entries, `<name>-node-role` (+ policies), `<name>-vpc-cni-role`, `<name>-vpc-cni`,
+    `<name>-system-lt`, `<name>-system-nodegroup`, and with `fsx_csi` `<name>-fsx-csi`."""
 
     cluster: aws.eks.Cluster
     cluster_name: pulumi.Output[str]
@@ -100,6 +99,7 @@ class Cluster(pulumi.ComponentResource):
         ), opts=pulumi.ResourceOptions(parent=self, depends_on=[logs, *role.attachments], protect=ctx.protected))
         self.cluster_name = self.cluster.name
         self.security_group_id = self.cluster.vpc_config.cluster_security_group_id
+        self.api_ingress = self._api_ingress(args.vpc_cidr, [] if public else spec.authorized_cidrs)
         self.oidc_issuer = self.cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)
         oidc = aws.iam.OpenIdConnectProvider(f"{name}-oidc", aws.iam.OpenIdConnectProviderArgs(
             url=self.oidc_issuer, client_id_lists=["sts.amazonaws.com"]), opts=pulumi.ResourceOptions(parent=self))
@@ -134,13 +134,27 @@ class Cluster(pulumi.ComponentResource):
         self.register_outputs({"name": self.cluster_name, "endpoint": self.cluster.endpoint,
                                "oidc_provider_arn": self.oidc_provider_arn})
 
+    def _api_ingress(self, vpc_cidr: IPv4Network, authorized: Sequence[IPv4Network]) -> list[aws.vpc.SecurityGroupIngressRule]:
+        """`<name>-api-from-vpc` and `<name>-api-from-<cidr>`: HTTPS to the private endpoint. EKS's cluster security
+        group admits only itself (its nodes), so without these a deployer elsewhere in the VPC, or in a peered network
+        or VPN listed in `authorized_cidrs`, cannot reach the API server that the Kubernetes layer installs through."""
+        sources = [("vpc", vpc_cidr), *((str(c).replace(".", "-").replace("/", "-"), c) for c in authorized)]
+        return [aws.vpc.SecurityGroupIngressRule(f"{self._name}-api-from-{suffix}", aws.vpc.SecurityGroupIngressRuleArgs(
+            security_group_id=self.security_group_id, ip_protocol="tcp", from_port=443, to_port=443, cidr_ipv4=str(cidr),
+            description=f"Kubernetes API from {cidr}", region=self._ctx.region), opts=pulumi.ResourceOptions(parent=self))
+            for suffix, cidr in sources]
+
     def _fsx_csi(self) -> aws.eks.Addon:
         """`<name>-fsx-csi`: the FSx for Lustre CSI driver, for statically provisioned volumes of the toolkit's own file
         systems. No IAM role: mounting (the node plugin) calls no AWS API, and the controller's AWS calls are for
         dynamic provisioning (fsx:CreateFileSystem, DeleteFileSystem, UpdateFileSystem), which nothing here uses;
         Retain-policy volumes never reach DeleteVolume. With IMDSv2 hop limit 1 its pods get no node credentials either."""
+        # The build EKS picks by default for the cluster's Kubernetes version (not the most recent), so it is always one
+        # EKS offers for that version, and a Kubernetes upgrade moves the add-on along.
+        version = aws.eks.get_addon_version_output(addon_name=FSX_CSI_ADDON, kubernetes_version=self.cluster.version,
+                                                   region=self._ctx.region).version
         return aws.eks.Addon(f"{self._name}-fsx-csi", aws.eks.AddonArgs(
-            cluster_name=self.cluster.name, addon_name=FSX_CSI_ADDON, addon_version=FSX_CSI_VERSION,
+            cluster_name=self.cluster.name, addon_name=FSX_CSI_ADDON, addon_version=version,
             # The add-on's configuration is this code's (defaults, no configuration values): creating takes over a
             # self-managed copy of the driver and an upgrade resets in-cluster edits, as for the VPC CNI above.
             resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE", region=self._ctx.region,

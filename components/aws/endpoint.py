@@ -202,7 +202,8 @@ class GlobalEndpoint(pulumi.ComponentResource):
             name=name, ip_address_type="IPV4", enabled=True,
             attributes=aws.globalaccelerator.AcceleratorAttributesArgs(
                 flow_logs_enabled=logs is not None, flow_logs_s3_bucket=logs.bucket if logs else None,
-                flow_logs_s3_prefix=f"{GLOBAL_ACCELERATOR_LOG_PREFIX}/" if logs else None)),
+                # Without a trailing slash: GA adds one, so "prefix/" would write to "prefix//AWSLogs/<account>/".
+                flow_logs_s3_prefix=GLOBAL_ACCELERATOR_LOG_PREFIX if logs else None)),
             opts=pulumi.ResourceOptions(parent=self, depends_on=[logs.ready] if logs else []))
         listener = aws.globalaccelerator.Listener(f"{name}-listener", aws.globalaccelerator.ListenerArgs(
             accelerator_arn=accelerator.arn, protocol="TCP", client_affinity="NONE",

@@ -75,7 +75,9 @@ class Network(pulumi.ComponentResource):
         nat = spec.nat is not NatMode.NONE
         public = nat or args.public_load_balancer
         has_igw = public or args.internet_gateway
-        self._encryption(spec.transit_encryption, internet_gateway=has_igw, nat=nat)
+        # Subnets, NAT gateways and interface endpoints (and, through the subnets, EKS and FSx ENIs) wait for the
+        # control: the provider switches it to enforce after creating it, and ENIs made meanwhile would miss the mode.
+        self._after_encryption = [self._encryption(spec.transit_encryption, internet_gateway=has_igw, nat=nat)]
         aws.ec2.DefaultSecurityGroup(f"{name}-default-sg", aws.ec2.DefaultSecurityGroupArgs(
             vpc_id=self.vpc.id, ingress=[], egress=[], tags={"Name": f"{name}-default-unused"}, region=ctx.region), opts=child)
 
@@ -97,11 +99,11 @@ class Network(pulumi.ComponentResource):
     def _opts(self, **extra: object) -> pulumi.ResourceOptions:
         return pulumi.ResourceOptions(parent=self, **extra)
 
-    def _encryption(self, mode: TransitEncryption, *, internet_gateway: bool, nat: bool) -> None:
+    def _encryption(self, mode: TransitEncryption, *, internet_gateway: bool, nat: bool) -> aws.ec2.VpcEncryptionControl:
         # Traffic leaving AWS through the internet or NAT gateway can't be encrypted by the VPC: enforce mode
         # needs those gateways named as exclusions. Everything inside the VPC stays enforced.
         enforce = mode is TransitEncryption.ENFORCE
-        aws.ec2.VpcEncryptionControl(f"{self._name}-encryption", aws.ec2.VpcEncryptionControlArgs(
+        return aws.ec2.VpcEncryptionControl(f"{self._name}-encryption", aws.ec2.VpcEncryptionControlArgs(
             vpc_id=self.vpc.id, mode=mode.value,
             internet_gateway_exclusion="enable" if enforce and internet_gateway else None,
             nat_gateway_exclusion="enable" if enforce and nat else None,
@@ -113,7 +115,7 @@ class Network(pulumi.ComponentResource):
             subnet = aws.ec2.Subnet(f"{self._name}-{kind}-{i}", aws.ec2.SubnetArgs(
                 vpc_id=self.vpc.id, cidr_block=str(cidr), availability_zone=self.zone_names[i],
                 map_public_ip_on_launch=False, tags={"Name": f"{self._name}-{kind}-{i}", **tags},
-                region=self._ctx.region), opts=self._opts())
+                region=self._ctx.region), opts=self._opts(depends_on=self._after_encryption))
             ids.append(subnet.id)
         return ids
 
@@ -136,7 +138,8 @@ class Network(pulumi.ComponentResource):
                 domain="vpc", tags={"Name": f"{self._name}-nat-{i}"}, region=self._ctx.region), opts=self._opts(depends_on=after_igw))
             gateway = aws.ec2.NatGateway(f"{self._name}-nat-{i}", aws.ec2.NatGatewayArgs(
                 subnet_id=self.public_subnet_ids[i], allocation_id=eip.allocation_id,
-                tags={"Name": f"{self._name}-nat-{i}"}, region=self._ctx.region), opts=self._opts(depends_on=after_igw))
+                tags={"Name": f"{self._name}-nat-{i}"}, region=self._ctx.region),
+                opts=self._opts(depends_on=[*after_igw, *self._after_encryption]))
             ids.append(gateway.id)
         return ids
 
@@ -170,7 +173,7 @@ class Network(pulumi.ComponentResource):
             aws.ec2.VpcEndpoint(f"{name}-endpoint-{service.replace('.', '-')}", aws.ec2.VpcEndpointArgs(
                 vpc_id=self.vpc.id, service_name=ctx.service_name(service), vpc_endpoint_type="Interface",
                 private_dns_enabled=True, subnet_ids=self.endpoint_subnet_ids, security_group_ids=[group.id],
-                tags={"Name": f"{name}-{service}"}, region=ctx.region), opts=self._opts())
+                tags={"Name": f"{name}-{service}"}, region=ctx.region), opts=self._opts(depends_on=self._after_encryption))
 
     def _flow_logs(self, args: NetworkArgs, retention_days: int) -> None:
         ctx, name = self._ctx, self._name

@@ -105,7 +105,9 @@ class Cluster(AzureComponent):
                 api_server_access_profile=azure_native.containerservice.ManagedClusterAPIServerAccessProfileArgs(
                     enable_private_cluster=private,
                     private_dns_zone="system" if private else None,
-                    enable_private_cluster_public_fqdn=False if private else None,
+                    # A public DNS record of the private address, only for networks outside the VNet (authorized_cidrs),
+                    # which cannot resolve the cluster's private DNS zone.
+                    enable_private_cluster_public_fqdn=bool(spec.authorized_cidrs) if private else None,
                     authorized_ip_ranges=None if private else [str(c) for c in spec.authorized_cidrs],
                 ),
                 oidc_issuer_profile=azure_native.containerservice.ManagedClusterOIDCIssuerProfileArgs(enabled=True),
@@ -167,8 +169,9 @@ class Cluster(AzureComponent):
         self.principal_id: pulumi.Output[str] = self.identity.principal_id
         credentials = azure_native.containerservice.list_managed_cluster_user_credentials_output(
             resource_group_name=ctx.group, resource_name=self.cluster.name, format="exec")
-        self.kubeconfig: pulumi.Output[str] = pulumi.Output.secret(
-            credentials.kubeconfigs.apply(lambda configs: exec_kubeconfig(base64.b64decode(configs[0].value).decode(), name)))
+        public_fqdn = private and bool(spec.authorized_cidrs)
+        self.kubeconfig: pulumi.Output[str] = pulumi.Output.secret(pulumi.Output.all(credentials.kubeconfigs, self.cluster.fqdn).apply(
+            lambda v: exec_kubeconfig(base64.b64decode(v[0][0].value).decode(), name, v[1] if public_fqdn else None)))
         self.register_outputs({"cluster_id": self.cluster.id, "name": self.cluster.name, "kubeconfig": self.kubeconfig})
 
     def _container_insights(self, name: str, ctx: AzureContext, workspace_id: pulumi.Input[str]) -> None:
@@ -233,19 +236,21 @@ def _network_profile(args: ClusterArgs) -> azure_native.containerservice.Contain
     )
 
 
-def exec_kubeconfig(user_kubeconfig: str, name: str) -> str:
+def exec_kubeconfig(user_kubeconfig: str, name: str, public_fqdn: str | None = None) -> str:
     """A kubeconfig for the cluster that signs in through `kubelogin` with the Azure CLI's credentials.
 
-    Server and CA come from AKS's user kubeconfig; the user entry is replaced, because AKS's default exec
+    Server and CA come from AKS's user kubeconfig (the server at `public_fqdn` instead when given: a private cluster's
+    public DNS name, for clients outside its VNet); the user entry is replaced, because AKS's default exec
     entry uses interactive device-code login, which CI and Pulumi's Kubernetes provider cannot complete.
     """
     source = yaml.safe_load(user_kubeconfig)
     cluster = source["clusters"][0]["cluster"]
+    server = f"https://{public_fqdn}:443" if public_fqdn else cluster["server"]
     config = {
         "apiVersion": "v1",
         "kind": "Config",
         "clusters": [{"name": name, "cluster": {
-            "server": cluster["server"], "certificate-authority-data": cluster["certificate-authority-data"]}}],
+            "server": server, "certificate-authority-data": cluster["certificate-authority-data"]}}],
         "users": [{"name": f"{name}-kubelogin", "user": {"exec": {
             "apiVersion": "client.authentication.k8s.io/v1beta1",
             "command": "kubelogin",

@@ -121,7 +121,7 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
     cluster = handle = origin = None
     if spec.cluster is not None:
         cluster = Cluster(name, ClusterArgs(
-            ctx, spec.cluster, network.private_subnet_ids, key.arn, spec.network.service_range(Cloud.AWS), retention,
+            ctx, spec.cluster, network.private_subnet_ids, key.arn, spec.network.service_range(Cloud.AWS), spec.network.cidr, retention,
             fsx_csi=bool(spec.lustre), deployer_arn=deployer), opts=opts)
         pools = [
             GpuNodePool(f"{name}-{pool_name}", GpuNodePoolArgs(

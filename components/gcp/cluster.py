@@ -90,11 +90,13 @@ def kubeconfig(cluster_name: str, endpoint: str, ca_certificate: str) -> str:
 
 
 def authorized_networks(spec: ClusterSpec, vpc_cidr: IPv4Network) -> list[gcp.container.ClusterMasterAuthorizedNetworksConfigCidrBlockArgs]:
-    """Who may reach the API server: the VPC (private endpoint), or the listed CIDRs (public_restricted opt-in)."""
+    """Who may reach the API server: the VPC and the listed private networks (private endpoint), or the listed CIDRs
+    (public_restricted opt-in)."""
+    listed = [gcp.container.ClusterMasterAuthorizedNetworksConfigCidrBlockArgs(cidr_block=str(c), display_name=f"authorized-{i}")
+              for i, c in enumerate(spec.authorized_cidrs)]
     if spec.api_access is ApiAccess.PUBLIC_RESTRICTED:
-        return [gcp.container.ClusterMasterAuthorizedNetworksConfigCidrBlockArgs(cidr_block=str(c), display_name=f"authorized-{i}")
-                for i, c in enumerate(spec.authorized_cidrs)]
-    return [gcp.container.ClusterMasterAuthorizedNetworksConfigCidrBlockArgs(cidr_block=str(vpc_cidr), display_name="vpc")]
+        return listed
+    return [gcp.container.ClusterMasterAuthorizedNetworksConfigCidrBlockArgs(cidr_block=str(vpc_cidr), display_name="vpc"), *listed]
 
 
 @dataclass(frozen=True)
@@ -182,7 +184,10 @@ class Cluster(pulumi.ComponentResource):
                     enable_secure_boot=True, enable_integrity_monitoring=True),
                 workload_metadata_config=gcp.container.ClusterNodeConfigWorkloadMetadataConfigArgs(mode="GKE_METADATA")),
             private_cluster_config=gcp.container.ClusterPrivateClusterConfigArgs(
-                enable_private_nodes=True, enable_private_endpoint=private),
+                enable_private_nodes=True, enable_private_endpoint=private,
+                # Networks listed for a private endpoint arrive through peering or a VPN, often from another region.
+                master_global_access_config=gcp.container.ClusterPrivateClusterConfigMasterGlobalAccessConfigArgs(enabled=True)
+                if private and spec.authorized_cidrs else None),
             master_authorized_networks_config=gcp.container.ClusterMasterAuthorizedNetworksConfigArgs(
                 cidr_blocks=authorized_networks(spec, args.vpc_cidr), gcp_public_cidrs_access_enabled=False),
             workload_identity_config=gcp.container.ClusterWorkloadIdentityConfigArgs(workload_pool=f"{ctx.project}.svc.id.goog"),
@@ -203,7 +208,9 @@ class Cluster(pulumi.ComponentResource):
             monitoring_config=gcp.container.ClusterMonitoringConfigArgs(
                 enable_components=METRIC_COMPONENTS + (KUBE_STATE_METRIC_COMPONENTS if args.managed_prometheus else []),
                 managed_prometheus=gcp.container.ClusterMonitoringConfigManagedPrometheusArgs(enabled=args.managed_prometheus)),
-            security_posture_config=gcp.container.ClusterSecurityPostureConfigArgs(mode="BASIC", vulnerability_mode="VULNERABILITY_BASIC"),
+            # Posture (workload configuration audit) on. GKE's image vulnerability scanning is no longer supported
+            # (the GKE API's VULNERABILITY_BASIC: "Basic vulnerability scanning is no longer supported"), so it is off.
+            security_posture_config=gcp.container.ClusterSecurityPostureConfigArgs(mode="BASIC", vulnerability_mode="VULNERABILITY_DISABLED"),
             cost_management_config=gcp.container.ClusterCostManagementConfigArgs(enabled=True),
             deletion_protection=ctx.protected,
         )

@@ -13,7 +13,9 @@ import pulumi_gcp as gcp
 
 from .naming import member_key
 
-BASE_APIS = ("compute", "container", "cloudkms", "logging", "monitoring", "storage", "iam", "artifactregistry")
+# cloudresourcemanager: project IAM members and custom roles, log sinks and the project lookup call it.
+BASE_APIS = ("compute", "container", "cloudkms", "logging", "monitoring", "storage", "iam", "artifactregistry",
+             "cloudresourcemanager")
 LUSTRE_APIS = ("lustre", "servicenetworking")
 TPU_VM_APIS = ("tpu",)
 CLUSTER_ADMIN_ROLE = "roles/container.admin"

@@ -80,6 +80,9 @@ CLOUDWATCH_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400
 # S3 rejects a lifecycle rule whose next transition comes less than 30 days after STANDARD_IA
 # ("'Days' ... must be 30 days more than ... STANDARD_IA"): objects stay in IA at least 30 days.
 S3_IA_MIN_STAY_DAYS = 30
+# S3 moves objects to STANDARD_IA no sooner than 30 days after creation (API reference, Transition: Days "greater
+# than or equal to 30" for STANDARD_IA); INTELLIGENT_TIERING has no minimum.
+S3_IA_MIN_AGE_DAYS = 30
 SYSTEM_POOL = "system"
 _RESERVATION_ID = re.compile(r"^cr-[0-9a-f]{17}$")
 _IAM_PRINCIPAL = re.compile(r"^arn:aws(-[a-z]+)*:iam::\d{12}:(role|user)/[\w+=,.@/-]+$")
@@ -185,6 +188,10 @@ def _check_lifecycle(cloud_spec: AwsCloudSpec, tiering, path: Path) -> Iterator[
     warm = tiering.warm_after_days
     if cloud_spec.warm_storage_class is not WarmStorageClass.STANDARD_IA or warm is None:
         return
+    if warm < S3_IA_MIN_AGE_DAYS:
+        yield ((*path, "warm_after_days"), f"got {warm}; S3 moves objects to STANDARD_IA no sooner than {S3_IA_MIN_AGE_DAYS} days after "
+                                           f"creation; set {S3_IA_MIN_AGE_DAYS} or more, or warm_storage_class "
+                                           f"'{WarmStorageClass.INTELLIGENT_TIERING.value}' (no minimum age)")
     following = [(f, getattr(tiering, f)) for f in ("cold_after_days", "archive_after_days") if getattr(tiering, f) is not None]
     if following and following[0][1] < warm + S3_IA_MIN_STAY_DAYS:
         field, days = following[0]

@@ -27,9 +27,6 @@ _CLOUD_ONLY_CAPACITY = {
 }
 _CLOUD_NAMES = {"aws": "an AWS", "gcp": "a GCP", "azure": "an Azure"}
 _EXTRA_CHECKS = {Cloud.AWS: aws.extra_checks, Cloud.GCP: gcp.extra_checks, Cloud.AZURE: azure.extra_checks}
-# Amazon S3 does not transition objects younger than 30 days to STANDARD_IA
-# (docs.aws.amazon.com/AmazonS3/latest/userguide/lifecycle-transition-general-considerations.html).
-_S3_MIN_IA_DAYS = 30
 
 
 def check_platform(spec: Platform) -> list[Issue]:
@@ -250,9 +247,6 @@ def _check_region(cloud: Cloud, region: RegionSpec, path: Path) -> list[Issue]:
         bpath = (*path, "buckets", name)
         if bucket.autoclass and cloud is not Cloud.GCP:
             issues.append(((*bpath, "autoclass"), f"autoclass is GCP-only; on {cloud.value} use tiering"))
-        warm = bucket.tiering.warm_after_days
-        if cloud is Cloud.AWS and warm is not None and warm < _S3_MIN_IA_DAYS:
-            issues.append(((*bpath, "tiering", "warm_after_days"), f"got {warm}; S3 moves objects to STANDARD_IA only after {_S3_MIN_IA_DAYS} days or more"))
     if region.inference is not None and cloud is Cloud.AWS and not region.inference.certificate:
         issues.append(((*path, "inference", "certificate"), "AWS inference listeners need an ACM certificate ARN (TLS 1.2+ HTTPS listener)"))
     return issues

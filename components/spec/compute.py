@@ -9,13 +9,15 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
+from components.planning.ranges import PRIVATE_RULE, is_private
+
 from .common import Cloud, FieldError, SpecModel
 from .kube import label_value_problem, node_label_problem, qualified_name_problem, raising
 
 
 class ApiAccess(str, enum.Enum):
     PRIVATE = "private"
-    """API server reachable only from inside the network (default)."""
+    """API server with no public address, reachable from the cluster's own network and `authorized_cidrs` (default)."""
     PUBLIC_RESTRICTED = "public_restricted"
     """Public endpoint limited to `authorized_cidrs` (explicit opt-in; the policy pack reports it)."""
 
@@ -89,7 +91,14 @@ class ClusterSpec(SpecModel):
     api_access: ApiAccess = ApiAccess.PRIVATE
     """Default `private`: the API endpoint has no public address."""
     authorized_cidrs: list[IPv4Network] = []
-    """CIDRs allowed to reach a public API endpoint. Required (and only allowed) with `public_restricted`."""
+    """Networks allowed to reach the API server besides the cluster's own network. With `public_restricted`: your public
+    egress ranges (required). With `private`: private ranges the deployer and operators reach the private endpoint from
+    through peering or a VPN, such as a self-hosted CI runner's network (the Kubernetes layer installs through the API
+    server as the deployer, so `pulumi up` must run in the cluster's network or in one of these). EKS admits them, like
+    the VPC, to the cluster security group on 443; GKE adds them to the control plane's authorized networks and turns
+    on global access (clients in other regions); AKS takes no allowlist on a private API server, so there they are
+    reached by routing alone, and its public FQDN (a public DNS record of the private address) goes in the kubeconfig,
+    so hosts outside the cluster's VNet resolve it. Default: none."""
     upgrade_channel: UpgradeChannel = UpgradeChannel.REGULAR
     """Default `regular`."""
     system_pool: SystemPoolSpec = SystemPoolSpec()
@@ -103,9 +112,11 @@ class ClusterSpec(SpecModel):
     def _access(self) -> ClusterSpec:
         if self.api_access is ApiAccess.PUBLIC_RESTRICTED and not self.authorized_cidrs:
             raise FieldError("authorized_cidrs", "api_access 'public_restricted' needs at least one entry in authorized_cidrs")
-        if self.api_access is ApiAccess.PRIVATE and self.authorized_cidrs:
-            raise FieldError("authorized_cidrs", "authorized_cidrs is only allowed with api_access 'public_restricted'")
         for cidr in self.authorized_cidrs:
+            if self.api_access is ApiAccess.PRIVATE and not is_private(cidr):
+                raise FieldError("authorized_cidrs", f"authorized_cidrs entry {cidr} is not a private range, and a private API "
+                                 f"server has no public address: list the private networks that reach it ({PRIVATE_RULE}), "
+                                 "or set api_access 'public_restricted' for public egress ranges")
             if cidr.prefixlen == 0:
                 raise FieldError("authorized_cidrs", f"authorized_cidrs entry {cidr} opens the API server to the whole internet; list your egress ranges")
         return self

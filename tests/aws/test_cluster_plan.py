@@ -39,7 +39,38 @@ def test_public_endpoint_only_by_opt_in_with_an_allowlist(plan_aws) -> None:  # 
     vpc = plan.one(CLUSTER).inputs["vpcConfig"]
     assert vpc["endpointPublicAccess"] is True and vpc["endpointPrivateAccess"] is True
     assert vpc["publicAccessCidrs"] == ["203.0.113.0/24"]
+    # Public egress ranges reach the public endpoint; only the VPC is admitted to the private one.
+    assert list(ingress_sources(plan, "test-us-west-2")) == ["test-us-west-2-api-from-vpc"]
     assert plan.one(CLUSTER).inputs["deletionProtection"] is True  # "test" is not dev
+
+
+def ingress_sources(plan: PlanResult, cluster: str) -> dict[str, dict]:
+    rules = plan.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
+    return {r.name: r.inputs for r in rules if r.name.startswith(f"{cluster}-api-from-")}
+
+
+def test_private_endpoint_admits_the_vpc_on_443(prod_plan: PlanResult) -> None:
+    """EKS's cluster security group admits only itself: without a rule a deployer elsewhere in the VPC (a self-hosted
+    runner) could not reach the API server that the Kubernetes layer installs through."""
+    rules = ingress_sources(prod_plan, EAST)
+    assert list(rules) == [f"{EAST}-api-from-vpc"]
+    rule = rules[f"{EAST}-api-from-vpc"]
+    assert (rule["ipProtocol"], rule["fromPort"], rule["toPort"], rule["cidrIpv4"]) == ("tcp", 443, 443, "10.60.0.0/16")
+    assert rule["region"] == "us-east-1"  # on the cluster security group EKS creates (its ID is known after create)
+
+
+def test_private_endpoint_admits_authorized_private_networks(plan_aws) -> None:  # noqa: ANN001
+    plan = plan_aws({"regions": {"us-west-2": {
+        "network": {"cidr": "10.9.0.0/16"},
+        "cluster": {"authorized_cidrs": ["10.250.0.0/24", "192.168.8.0/22"]}}}})
+    rules = ingress_sources(plan, "test-us-west-2")
+    assert {name: r["cidrIpv4"] for name, r in rules.items()} == {
+        "test-us-west-2-api-from-vpc": "10.9.0.0/16",
+        "test-us-west-2-api-from-10-250-0-0-24": "10.250.0.0/24",
+        "test-us-west-2-api-from-192-168-8-0-22": "192.168.8.0/22"}
+    assert all((r["fromPort"], r["toPort"]) == (443, 443) for r in rules.values())
+    vpc = plan.one(CLUSTER).inputs["vpcConfig"]
+    assert vpc["endpointPublicAccess"] is False and "publicAccessCidrs" not in vpc
 
 
 def test_control_plane_logs_go_to_an_encrypted_group_created_first(prod_plan: PlanResult) -> None:

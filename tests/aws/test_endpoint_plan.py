@@ -53,7 +53,8 @@ def test_waf_with_managed_rules_that_let_long_prompts_through(prod_plan: PlanRes
 def test_global_accelerator_has_one_endpoint_group_per_region(prod_plan: PlanResult) -> None:
     accelerator = prod_plan.one("aws:globalaccelerator/accelerator:Accelerator", "prod-global-accelerator").inputs
     assert accelerator["ipAddressType"] == "IPV4" and accelerator["attributes"]["flowLogsEnabled"] is True
-    assert accelerator["attributes"]["flowLogsS3Prefix"] == "global-accelerator/"
+    # No trailing slash: Global Accelerator adds its own, so "prefix/" would write under "prefix//AWSLogs/".
+    assert accelerator["attributes"]["flowLogsS3Prefix"] == "global-accelerator"
     listener = prod_plan.one("aws:globalaccelerator/listener:Listener", "prod-global-listener").inputs
     assert listener["protocol"] == "TCP" and listener["portRanges"] == [{"fromPort": 443, "toPort": 443}]
     groups = {g.inputs["endpointGroupRegion"]: g.inputs for g in prod_plan.of_type(GROUP)}

@@ -108,6 +108,15 @@ def test_encryption_controls_follow_transit_encryption(prod_plan: PlanResult, de
     assert dev["mode"] == "monitor" and "internetGatewayExclusion" not in dev
 
 
+def test_nothing_attaches_to_the_vpc_before_its_encryption_mode_is_set(prod_plan: PlanResult, children) -> None:
+    # Enforce mode is switched on after the control is created: ENIs made meanwhile would miss it.
+    control = prod_plan.one("aws:ec2/vpcEncryptionControl:VpcEncryptionControl", f"{EAST}-encryption").urn
+    attaching = [*children(prod_plan, EAST, SUBNET), *children(prod_plan, EAST, "aws:ec2/natGateway:NatGateway"),
+                 *[e for e in children(prod_plan, EAST, ENDPOINT) if e.inputs["vpcEndpointType"] == "Interface"]]
+    assert len(attaching) == 9 + 3 + 3
+    assert [r.name for r in attaching if control not in r.dependencies] == []
+
+
 def test_one_rotating_key_per_environment_and_region(prod_plan: PlanResult) -> None:
     keys = {r.name: r for r in prod_plan.of_type("aws:kms/key:Key")}
     assert sorted(keys) == ["prod-eu-west-1-key", f"{EAST}-key"]

@@ -76,6 +76,23 @@ def test_bad_input_names_path_value_and_allowed(prod_config: dict[str, Any], pat
         assert fragment in messages[where], f"{fragment!r} not in {messages[where]!r}"
 
 
+def test_ia_before_30_days_names_the_alternatives(prod_config: dict[str, Any]) -> None:
+    """S3 takes objects to STANDARD_IA no sooner than 30 days after creation (Transition, Days); Intelligent-Tiering
+    has no minimum, so the same age is fine with it."""
+    where = f"{E}.buckets.ckpt.tiering.warm_after_days"
+    bad = change(prod_config, f"{R}/buckets/ckpt/tiering/warm_after_days", 7)
+    compliance = {"data_zones": {"eu": ["eu-west-1"]}}
+    with pytest.raises(SpecError) as caught:
+        load_platform(platform_dict({"aws": bad}, environment="prod", compliance=compliance))
+    messages = [message for path, message in caught.value.issues if path == where]
+    assert len(messages) == 1, messages
+    for fragment in ["got 7", "STANDARD_IA", "30 days after creation", "30 or more", "warm_storage_class 'intelligent_tiering'"]:
+        assert fragment in messages[0]
+    spec = load_platform(platform_dict({"aws": {**bad, "warm_storage_class": "intelligent_tiering"}}, environment="prod",
+                                       compliance=compliance))
+    assert spec.clouds.aws.regions["us-east-1"].buckets["ckpt"].tiering.warm_after_days == 7
+
+
 def test_the_reference_config_is_valid(prod_config: dict[str, Any]) -> None:
     load_platform(platform_dict({"aws": prod_config}, environment="prod", compliance={"data_zones": {"eu": ["eu-west-1"]}}))
 

@@ -122,6 +122,24 @@ def test_kubeconfig_signs_in_with_kubelogin_non_interactively() -> None:
     assert base64.b64decode(cluster["certificate-authority-data"]) == b"CA-DATA"
 
 
+def test_kubeconfig_of_a_private_cluster_reached_from_outside_its_vnet_uses_the_public_fqdn() -> None:
+    """The private FQDN resolves only through the cluster's private DNS zone, linked to its own VNet; the public FQDN
+    is a public DNS record of the same private address, which peered and VPN networks can resolve."""
+    config = yaml.safe_load(exec_kubeconfig(USER_KUBECONFIG, "prod-eastus2", "prod-eastus2-abc.hcp.eastus2.azmk8s.io"))
+    cluster = config["clusters"][0]["cluster"]
+    assert cluster == {"server": "https://prod-eastus2-abc.hcp.eastus2.azmk8s.io:443", "certificate-authority-data": "Q0EtREFUQQ=="}
+
+
+def test_private_cluster_with_authorized_networks_publishes_its_fqdn(plan_azure: Callable[..., PlanResult]) -> None:
+    result = plan_azure({"regions": {"westeurope": {
+        "network": {"cidr": "10.60.0.0/16", "transit_encryption": "monitor"},
+        "cluster": {"authorized_cidrs": ["10.250.0.0/24"]}}}})
+    access = result.one("azure-native:containerservice:ManagedCluster").inputs["apiServerAccessProfile"]
+    # AKS takes no IP allowlist on a private API server: the networks are reached by routing (peering, VPN) alone.
+    assert access["enablePrivateCluster"] is True and access["enablePrivateClusterPublicFQDN"] is True
+    assert "authorizedIPRanges" not in access
+
+
 def test_cluster_handle_kubeconfig_is_secret_and_unknown_until_the_cluster_exists(plan: Callable[..., PlanResult]) -> None:
     # The credentials invoke needs the created cluster's name, so a preview of a new cluster cannot call it:
     # the kubeconfig stays unknown, as in a real `pulumi preview`, and it is always a secret.

@@ -132,3 +132,11 @@ def test_deploy_goes_dev_then_staging_then_prod_with_protection(flows: dict[str,
     assert action["with"]["policyPackConfigs"] == "policies/config/${{ inputs.stack }}.json"
     # ignore_changes keeps the stored value; only a refresh makes that the autoscaler's current pool size.
     assert action["with"]["refresh"] is True
+    # Private API servers: the runner is the repository's choice (a self-hosted one in a network that reaches them),
+    # and it has the credential plugins the kubeconfigs call before `pulumi up` runs.
+    assert up["runs-on"] == """${{ fromJSON(vars.DEPLOY_RUNS_ON || '"ubuntu-latest"') }}"""
+    uses = [str(s.get("uses", "")) for s in up["steps"]]
+    plugins = [uses.index("google-github-actions/setup-gcloud@v2"), uses.index("azure/use-kubelogin@v1")]
+    assert max(plugins) < uses.index(action["uses"])
+    gcloud = up["steps"][plugins[0]]
+    assert gcloud["with"]["install_components"] == "gke-gcloud-auth-plugin"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pulumi
 import yaml
-from gcp.support import COMPLIANCE, PROD_GCP, PROJECT, by_name, gcp_platform
+from gcp.support import COMPLIANCE, PROD_GCP, PROJECT, by_name, gcp_platform, plan_platform
 
 from aiinfra.plan.runtime import SECRET_SIG, SECRET_VALUE, UNKNOWN, PlanResult, run_program
 from components.gcp.cluster import kubeconfig
@@ -17,6 +17,16 @@ def test_private_nodes_and_private_endpoint_by_default(prod_plan: PlanResult) ->
     assert gke["privateClusterConfig"] == {"enablePrivateNodes": True, "enablePrivateEndpoint": True}
     assert gke["masterAuthorizedNetworksConfig"] == {
         "cidrBlocks": [{"cidrBlock": "10.20.0.0/16", "displayName": "vpc"}], "gcpPublicCidrsAccessEnabled": False}
+
+
+def test_private_endpoint_authorizes_listed_private_networks_from_any_region() -> None:
+    plan = plan_platform(gcp_platform({"project": PROJECT, "regions": {"us-central1": {
+        "network": {"cidr": "10.20.0.0/16"}, "cluster": {"authorized_cidrs": ["10.250.0.0/24"]}}}}))
+    gke = by_name(plan, "test-us-central1-gke")
+    assert gke["privateClusterConfig"] == {"enablePrivateNodes": True, "enablePrivateEndpoint": True,
+                                           "masterGlobalAccessConfig": {"enabled": True}}
+    assert gke["masterAuthorizedNetworksConfig"]["cidrBlocks"] == [
+        {"cidrBlock": "10.20.0.0/16", "displayName": "vpc"}, {"cidrBlock": "10.250.0.0/24", "displayName": "authorized-0"}]
 
 
 def test_public_endpoint_is_an_opt_in_limited_to_authorized_cidrs(prod_plan: PlanResult) -> None:
@@ -45,7 +55,7 @@ def test_cluster_hardening(prod_plan: PlanResult) -> None:
     assert (gke["networkingMode"], gke["ipAllocationPolicy"]) == (
         "VPC_NATIVE", {"clusterSecondaryRangeName": "pods", "servicesSecondaryRangeName": "services"})
     assert "APISERVER" in gke["loggingConfig"]["enableComponents"]
-    assert gke["securityPostureConfig"] == {"mode": "BASIC", "vulnerabilityMode": "VULNERABILITY_BASIC"}
+    assert gke["securityPostureConfig"] == {"mode": "BASIC", "vulnerabilityMode": "VULNERABILITY_DISABLED"}
     assert gke["removeDefaultNodePool"] is True
     assert gke["deletionProtection"] is True
     assert gke["nodeLocations"] == ["us-central1-a", "us-central1-b", "us-central1-c"]

@@ -134,8 +134,9 @@ def test_every_gcp_resource_uses_the_one_provider_and_a_component_parent(prod_pl
 
 def test_apis_are_enabled_and_never_disabled_on_destroy(prod_plan: PlanResult, plan_gcp, prod_config) -> None:  # noqa: ANN001
     services = {r.inputs["service"]: r.inputs for r in prod_plan.of_type("gcp:projects/service:Service")}
+    # cloudresourcemanager: project IAM members, custom roles, log sinks and the project lookup call it.
     assert {"container.googleapis.com", "cloudkms.googleapis.com", "lustre.googleapis.com", "tpu.googleapis.com",
-            "servicenetworking.googleapis.com"} <= set(services)
+            "servicenetworking.googleapis.com", "cloudresourcemanager.googleapis.com"} <= set(services)
     assert all(s["disableOnDestroy"] is False for s in services.values())
     prod_config["enable_apis"] = False
     assert not plan_gcp(prod_config).of_type("gcp:projects/service:Service")

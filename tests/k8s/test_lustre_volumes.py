@@ -7,13 +7,15 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pulumi
 import pytest
 from k8s.layer import LUSTRE_CLOUDS, plan_clouds
 from k8s.validation import validate
 from pulumi.runtime import rpc
 
 from aiinfra.plan.runtime import PlanResult
-from components.aws.cluster import FSX_CSI_ADDON, FSX_CSI_VERSION
+from aiinfra.plan import runtime
+from components.aws.cluster import FSX_CSI_ADDON
 from components.k8s import lustre
 from components.k8s.storage import volume_name
 
@@ -48,10 +50,10 @@ def volume(plan: PlanResult, cloud: str, team: str) -> dict[str, Any]:
     return plan.one(PV, f"{CLUSTER[cloud]}-lustre-{FS[cloud]}-{team}-pv").inputs
 
 
-def test_fsx_csi_add_on_pinned_on_eks_only_where_a_lustre_file_system_exists(plan, no_lustre):
+def test_fsx_csi_add_on_on_eks_only_where_a_lustre_file_system_exists(plan, no_lustre):
     addon = plan.one(ADDON, "test-us-east-1-fsx-csi")
     inputs = addon.inputs
-    assert inputs["addonName"] == FSX_CSI_ADDON == "aws-fsx-csi-driver" and inputs["addonVersion"] == FSX_CSI_VERSION
+    assert inputs["addonName"] == FSX_CSI_ADDON == "aws-fsx-csi-driver"
     assert inputs["clusterName"] == "test-us-east-1" and inputs["region"] == "us-east-1"
     assert inputs["resolveConflictsOnCreate"] == inputs["resolveConflictsOnUpdate"] == "OVERWRITE"
     # Static provisioning only: the controller gets no IAM role (no service account role, no pod identity).
@@ -134,3 +136,23 @@ def test_nothing_without_lustre(no_lustre):
     assert not no_lustre.of_type(PV) and not no_lustre.of_type(PVC)
     assert not no_lustre.of_type("ai-infra:kubernetes:LustreVolumes")
     assert all("lustre_claims" not in c for c in no_lustre.outputs["kubernetes"].values())
+
+
+def test_fsx_csi_add_on_takes_eks_default_build_for_the_cluster_kubernetes_version(monkeypatch):
+    """Not a pinned build, which EKS stops offering for later Kubernetes versions: the version EKS's getAddonVersion
+    gives as the default (not `mostRecent`) for this add-on and the cluster's own Kubernetes version."""
+    calls: list[tuple[str, dict[str, Any]]] = []
+    answer = runtime.PlanMocks.call
+
+    def recording(self, args):  # type: ignore[no-untyped-def]
+        calls.append((args.token, dict(args.args)))
+        return answer(self, args)
+
+    monkeypatch.setattr(runtime.PlanMocks, "call", recording)
+    plan = plan_lustre({"aws": LUSTRE_CLOUDS["aws"]})
+    asked = [a for token, a in calls if token == "aws:eks/getAddonVersion:getAddonVersion"]
+    assert asked == [{"addonName": FSX_CSI_ADDON, "kubernetesVersion": "1.35", "region": "us-east-1"}]
+    eks = plan.one("aws:eks/cluster:Cluster", "test-us-east-1-eks").inputs
+    assert eks["version"] == "1.35"
+    expected = runtime.PlanMocks().call(pulumi.runtime.MockCallArgs("aws:eks/getAddonVersion:getAddonVersion", asked[0], ""))
+    assert plan.one(ADDON, "test-us-east-1-fsx-csi").inputs["addonVersion"] == expected["version"]

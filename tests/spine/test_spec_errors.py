@@ -46,6 +46,8 @@ CASES = [
     ("missing-labels", "labels", DELETE, "platform.labels", ["required"]),
     ("label-value-invalid", "labels/cost_center", "CC 12", "platform.labels.cost_center", ["CC 12"]),
     ("public-api-without-cidrs", f"{A}/cluster/api_access", "public_restricted", f"{AWS_REGION}.cluster.authorized_cidrs", ["authorized_cidrs"]),
+    ("private-api-public-cidr", f"{A}/cluster/authorized_cidrs", ["203.0.113.0/24"], f"{AWS_REGION}.cluster.authorized_cidrs",
+     ["203.0.113.0/24", "not a private range", "10.0.0.0/8", "public_restricted"]),
     ("tiering-out-of-order", f"{A}/buckets/datasets/tiering", {"warm_after_days": 90, "cold_after_days": 60}, f"{AWS_REGION}.buckets.datasets.tiering.cold_after_days", ["60", "90"]),
     ("s3-ia-too-early", f"{A}/buckets/datasets/tiering", {"warm_after_days": 7}, f"{AWS_REGION}.buckets.datasets.tiering.warm_after_days", ["7", "30"]),
     ("autoclass-on-aws", f"{A}/buckets/datasets/autoclass", True, f"{AWS_REGION}.buckets.datasets.autoclass", ["GCP-only"]),
