@@ -210,7 +210,8 @@ class Cluster(pulumi.ComponentResource):
                 managed_prometheus=gcp.container.ClusterMonitoringConfigManagedPrometheusArgs(enabled=args.managed_prometheus)),
             # Posture (workload configuration audit) on. GKE's image vulnerability scanning is no longer supported
             # (the GKE API's VULNERABILITY_BASIC: "Basic vulnerability scanning is no longer supported"), so it is off.
-            security_posture_config=gcp.container.ClusterSecurityPostureConfigArgs(mode="BASIC", vulnerability_mode="VULNERABILITY_DISABLED"),
+            security_posture_config=gcp.container.ClusterSecurityPostureConfigArgs(
+                mode="BASIC", vulnerability_mode="VULNERABILITY_DISABLED"),
             cost_management_config=gcp.container.ClusterCostManagementConfigArgs(enabled=True),
             deletion_protection=ctx.protected,
         )
