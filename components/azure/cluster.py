@@ -84,6 +84,9 @@ class Cluster(AzureComponent):
         system = spec.system_pool
         auto_upgrade = UPGRADE_CHANNELS[spec.upgrade_channel]
         private = spec.api_access is ApiAccess.PRIVATE
+        # A public DNS record of the private address, only for networks outside the VNet (authorized_cidrs), which
+        # cannot resolve the cluster's private DNS zone; the kubeconfig then names the API server by it.
+        public_fqdn = private and bool(spec.authorized_cidrs)
         self.node_resource_group = f"rg-{name}-nodes"
         self.cluster = azure_native.containerservice.ManagedCluster(
             f"{name}-aks",
@@ -105,9 +108,7 @@ class Cluster(AzureComponent):
                 api_server_access_profile=azure_native.containerservice.ManagedClusterAPIServerAccessProfileArgs(
                     enable_private_cluster=private,
                     private_dns_zone="system" if private else None,
-                    # A public DNS record of the private address, only for networks outside the VNet (authorized_cidrs),
-                    # which cannot resolve the cluster's private DNS zone.
-                    enable_private_cluster_public_fqdn=bool(spec.authorized_cidrs) if private else None,
+                    enable_private_cluster_public_fqdn=public_fqdn if private else None,
                     authorized_ip_ranges=None if private else [str(c) for c in spec.authorized_cidrs],
                 ),
                 oidc_issuer_profile=azure_native.containerservice.ManagedClusterOIDCIssuerProfileArgs(enabled=True),
@@ -169,9 +170,9 @@ class Cluster(AzureComponent):
         self.principal_id: pulumi.Output[str] = self.identity.principal_id
         credentials = azure_native.containerservice.list_managed_cluster_user_credentials_output(
             resource_group_name=ctx.group, resource_name=self.cluster.name, format="exec")
-        public_fqdn = private and bool(spec.authorized_cidrs)
-        self.kubeconfig: pulumi.Output[str] = pulumi.Output.secret(pulumi.Output.all(credentials.kubeconfigs, self.cluster.fqdn).apply(
-            lambda v: exec_kubeconfig(base64.b64decode(v[0][0].value).decode(), name, v[1] if public_fqdn else None)))
+        server = self.cluster.fqdn if public_fqdn else None
+        self.kubeconfig: pulumi.Output[str] = pulumi.Output.secret(pulumi.Output.all(credentials.kubeconfigs, server).apply(
+            lambda v: exec_kubeconfig(base64.b64decode(v[0][0].value).decode(), name, v[1])))
         self.register_outputs({"cluster_id": self.cluster.id, "name": self.cluster.name, "kubeconfig": self.kubeconfig})
 
     def _container_insights(self, name: str, ctx: AzureContext, workspace_id: pulumi.Input[str]) -> None:
