@@ -27,6 +27,8 @@ from .secrets import secure_config_as_unknowns
 from .stacktrace import apply_error_origins, sdk_stack_traces
 from .transforms import EngineTransforms
 
+STACK_TYPE = "pulumi:pulumi:Stack"
+
 UNKNOWN = rpc.UNKNOWN
 SECRET_SIG = rpc._special_sig_key  # "4dabf18193072939515e22adb298388d"
 SECRET_VALUE = rpc._special_secret_sig
@@ -153,6 +155,17 @@ class RecordingMonitor(mocks.MockMonitor):
         self._default_providers: dict[tuple[str, str], str] = {}
         self._lock = threading.Lock()  # the SDK calls RegisterResource from several executor threads
         self._transforms = EngineTransforms()
+
+    def make_urn(self, parent: str, type_: str, name: str) -> str:
+        """The URN the engine gives the resource (pulumi/sdk/go/common/resource/urn.go, NewURN): the type is prefixed
+        with the parent's whole qualified type (`Outer$Inner$type`), except under the root stack, whose children
+        carry no prefix. The SDK's MockMonitor keeps only the parent's last type, and the stack's too, so its URNs
+        differ from those of a real deployment (and from what `pulumi.create_urn` and aliases compute)."""
+        if parent:
+            qualified = parent.split("::")[2]
+            if qualified != STACK_TYPE:
+                type_ = f"{qualified}${type_}"
+        return "urn:pulumi:" + "::".join([settings.get_stack(), settings.get_project(), type_, name])
 
     def RegisterStackTransform(self, request):  # noqa: N802 (gRPC method name)
         self._transforms.register_stack_transform(request)

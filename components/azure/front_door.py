@@ -39,6 +39,9 @@ class FrontDoorOrigin:
     """Share of traffic (the spec's traffic_percent); 0 disables the origin."""
     private_link_service_id: pulumi.Input[str] | None = None
     """Private Link service in front of the internal load balancer (Premium only)."""
+    depends_on: pulumi.Resource | None = None
+    """What the origin waits for: the region's inference Service, once AKS has built its load balancer and Private
+    Link service. Default None."""
 
 
 @dataclass(frozen=True)
@@ -185,7 +188,7 @@ class FrontDoor(AzureComponent):
                 enforce_certificate_name_check=True,
                 shared_private_link_resource=private_link,
             ),
-            opts=pulumi.ResourceOptions(parent=self),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[origin.depends_on] if origin.depends_on else None),
         )
 
     def _custom_domain(self, name: str, rg: pulumi.Input[str], profile: pulumi.Input[str], spec: GlobalEndpointSpec) -> azure_native.cdn.AFDCustomDomain:

@@ -56,12 +56,18 @@ def build_platform(spec: Platform) -> dict[str, Any]:
     """Register every resource of the platform; return the outputs to export."""
     outputs: dict[str, Any] = {"environment": spec.environment}
     clusters: list[ClusterHandle] = []
+    results: dict[str, CloudResult] = {}
     for cloud, cloud_spec in spec.clouds.items():
         module = importlib.import_module(f"components.compose.{cloud.value}")
-        result: CloudResult = module.build(spec, cloud_spec)
-        outputs[cloud.value] = result.outputs
-        clusters += result.clusters
+        results[cloud.value] = module.build(spec, cloud_spec)
+        outputs[cloud.value] = results[cloud.value].outputs
+        clusters += results[cloud.value].clusters
+    services: dict[str, pulumi.Resource] = {}
     if spec.addons.enabled and clusters:
         kubernetes = importlib.import_module("components.compose.kubernetes")
-        outputs["kubernetes"] = kubernetes.build(spec, clusters)
+        layer = kubernetes.build(spec, clusters)
+        outputs["kubernetes"], services = layer.outputs, layer.inference_services
+    for cloud_name, result in results.items():
+        if result.after_kubernetes is not None:
+            outputs[cloud_name].update(result.after_kubernetes(services))
     return outputs

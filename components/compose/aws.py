@@ -46,7 +46,7 @@ from components.spec import (
 )
 from components.spec.aws import EKS_KUBERNETES_VERSION, FlowLogDestination, LoadBalancerKind
 
-from .types import CloudResult, ClusterHandle, EksControllers, InferenceTarget, IrsaAccount, region_name
+from .types import CloudResult, ClusterHandle, EksControllers, InferenceBackend, InferenceTarget, IrsaAccount, region_name
 
 
 def build(platform: Platform, cloud_spec: AwsCloudSpec) -> CloudResult:
@@ -171,13 +171,11 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
             waf=(endpoint.waf if endpoint else True) and cloud_spec.inference_load_balancer is LoadBalancerKind.APPLICATION,
             kms_key_arn=key.arn, log_retention_days=retention), opts=opts)
         out["inference"] = {"load_balancer_dns_name": inference.load_balancer.dns_name,
-                            "target_group_arn": inference.target_group.arn,
-                            # The Service the Kubernetes layer binds the target group to (TargetGroupBinding).
-                            "service": {"namespace": spec.inference.service_namespace, "name": spec.inference.service_name,
-                                        "port": spec.inference.port}}
+                            "target_group_arn": inference.target_group.arn}
         if handle is not None and handle.eks is not None:
+            # IP targets: the load balancer's own addresses, in the VPC, reach the pods.
+            handle.inference = InferenceBackend(spec.inference, sources=(str(spec.network.cidr),))
             handle.eks = replace(handle.eks, inference=InferenceTarget(
-                inference.target_group.arn, inference.security_group.id, spec.inference.service_namespace,
-                spec.inference.service_name, spec.inference.port, str(spec.network.cidr), inference))
+                inference.target_group.arn, inference.security_group.id, inference))
         origin = Origin(region, inference.load_balancer, spec.inference.traffic_percent, spec.inference.health_check_path)
     return out, handle, origin, logs

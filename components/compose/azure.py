@@ -8,6 +8,8 @@ of the subscription. Pass `opts=ResourceOptions(providers=...)` to the component
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import pulumi
@@ -36,9 +38,10 @@ from components.spec import (
 )
 from components.spec.azure import DeployerAccess
 
-from .types import CloudResult, ClusterHandle, region_name
+from .types import CloudResult, ClusterHandle, InferenceBackend, region_name
 
 _LB_SUBNET = "lb"
+AZURE_PROBE_SOURCE = "168.63.129.16/32"
 
 
 def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
@@ -47,7 +50,7 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
     public_origins = endpoint is not None and endpoint.azure_tier is AzureFrontDoorTier.STANDARD
     outputs: dict[str, Any] = {}
     clusters: list[ClusterHandle] = []
-    origins: list[FrontDoorOrigin] = []
+    origins: list[tuple[str, FrontDoorOrigin]] = []  # (cluster name, origin)
     workspaces: list[pulumi.Output[str]] = []
     managed_prometheus = platform.addons.monitoring is MonitoringMode.MANAGED
     for region, spec in cloud_spec.regions.items():
@@ -92,30 +95,45 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
             ]
             mounts = tuple(amlfs_mount(fs_name, spec.lustre[fs_name].size_gib, name, fs.mgs_address, fs)
                            for fs_name, fs in lustre.items())
+            pls_name = f"pls-{name}-inference"
+            inference = None
+            if spec.inference is not None:
+                public = public_origins and serving
+                annotations = inference_service_annotations(network, pls_name, public=public)
+                # Applied by the Kubernetes layer; exported for a Service of your own when addons are off.
+                region_out["inference"] = {"service_annotations": annotations}
+                inference = InferenceBackend(spec.inference, _sources(spec, public), annotations, load_balancer=True)
+                if serving:
+                    origins.append((name, _origin(region, spec, network, cluster, pls_name, public_origins, context)))
             clusters.append(ClusterHandle(cloud=Cloud.AZURE, region=region, spec=spec, name=name,
-                                          kubeconfig=cluster.kubeconfig, resource=cluster, node_pools=pools, lustre=mounts))
+                                          kubeconfig=cluster.kubeconfig, resource=cluster, node_pools=pools, lustre=mounts,
+                                          inference=inference))
             region_out["cluster"] = {"name": cluster.cluster_name, "id": cluster.cluster.id,
                                      "node_resource_group": cluster.node_resource_group}
             if managed_prometheus:
                 region_out["monitoring"] = ManagedPrometheus(name, ManagedPrometheusArgs(
                     ctx, cluster.cluster.id, cluster.cluster_name)).outputs
-            if spec.inference is not None:
-                pls_name = f"pls-{name}-inference"
-                region_out["inference"] = {"service_annotations": inference_service_annotations(
-                    network, pls_name, public=public_origins and serving)}
-                if serving:
-                    origins.append(_origin(region, spec, network, cluster, pls_name, public_origins, context))
         outputs[region] = region_out
-    if endpoint is not None and origins:
+    if endpoint is None or not origins:
+        return CloudResult(outputs=outputs, clusters=clusters)
+
+    def front_door(services: Mapping[str, pulumi.Resource]) -> dict[str, Any]:
+        """Front Door, once the Kubernetes layer has registered the inference Services: each origin waits for its
+        region's Service, whose load balancer address AKS publishes after it has made the Private Link service."""
+        if not platform.addons.enabled and not public_origins:
+            pulumi.log.warn("clouds.azure.global_endpoint: addons.enabled is false, so no inference Service is created and "
+                            "Front Door's origins find no Private Link service until you deploy one with the exported "
+                            "inference.service_annotations; run `pulumi up` again after it has an address")
         first = next(r for r, s in cloud_spec.regions.items() if s.inference is not None)
-        front_door = FrontDoor(f"{platform.environment}-frontdoor", FrontDoorArgs(
+        door = FrontDoor(f"{platform.environment}-frontdoor", FrontDoorArgs(
             AzureContext(environment=platform.environment, region=first, labels=platform.tags(),
                          subscription_id=client.subscription_id, tenant_id=client.tenant_id, protected=platform.protected),
-            endpoint, origins,
+            endpoint, [replace(origin, depends_on=services.get(cluster_name)) for cluster_name, origin in origins],
             health_check_path=next(s.inference.health_check_path for s in cloud_spec.regions.values() if s.inference),
             workspace_id=workspaces[list(cloud_spec.regions).index(first)]))
-        outputs["front_door"] = {"host_name": front_door.host_name, "domain": endpoint.domain}
-    return CloudResult(outputs=outputs, clusters=clusters)
+        return {"front_door": {"host_name": door.host_name, "domain": endpoint.domain}}
+
+    return CloudResult(outputs=outputs, clusters=clusters, after_kubernetes=front_door)
 
 
 def _buckets(name: str, ctx: AzureContext, spec: RegionSpec, cloud_spec: AzureCloudSpec, network: Network,
@@ -161,6 +179,15 @@ def _origin(region: str, spec: RegionSpec, network: Network, cluster: Cluster, p
                                   "/providers/Microsoft.Network/privateLinkServices/", pls_name)
     return FrontDoorOrigin(region, network.inference_private_ip, spec.inference.port, spec.inference.traffic_percent,
                            private_link_service_id=pls_id)
+
+
+def _sources(spec: RegionSpec, public: bool) -> tuple[str, ...]:
+    """Where the inference load balancer's traffic reaches the pods from. Private (Front Door Premium): the Private
+    Link service's NAT addresses (the `lb` subnet) and nodes forwarding to pods elsewhere, all in the VNet, and the
+    Azure Load Balancer health probes, which come from 168.63.129.16 (learn.microsoft.com/azure/virtual-network/
+    what-is-ip-address-168-63-129-16). Public (Front Door Standard): Front Door's backends, which have no fixed list;
+    the network security group admits only the AzureFrontDoor.Backend service tag on the port."""
+    return ("0.0.0.0/0",) if public else (str(spec.network.cidr), AZURE_PROBE_SOURCE)
 
 
 def inference_service_annotations(network: Network, pls_name: str, public: bool) -> dict[str, Any]:

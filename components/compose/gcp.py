@@ -29,7 +29,7 @@ from components.gcp.load_balancer import (
     ssl_profile,
 )
 from components.gcp.lustre import BucketLink, Lustre, LustreArgs
-from components.gcp.network import Network, NetworkArgs
+from components.gcp.network import GFE_RANGES, Network, NetworkArgs
 from components.gcp.project import Project, ProjectArgs, required_apis
 from components.gcp.storage import AccessLogBucket, AccessLogBucketArgs, Bucket, BucketArgs
 from components.gcp.tpu import TpuQueuedResource, TpuQueuedResourceArgs, TpuSlice, TpuSliceArgs, TpuVm, TpuVmArgs
@@ -47,7 +47,7 @@ from components.spec import (
 )
 from components.spec.gcp import tpu_zone
 
-from .types import AutonegBinding, CloudResult, ClusterHandle, region_name
+from .types import AutonegBinding, CloudResult, ClusterHandle, InferenceBackend, region_name
 
 
 class _Project:
@@ -96,14 +96,20 @@ def build(platform: Platform, cloud_spec: GcpCloudSpec) -> CloudResult:
             endpoint, health_check_path=first.health_check_path, ssl_profile=ssl_profile(platform.compliance.profiles)),
             opts=project.opts)
         outputs["global_endpoint"] = {"ip_address": lb.address.address, "domain": endpoint.domain, "backend_service": lb.backend.name}
+        annotations = {}
         for region, port in serving.items():
             neg = neg_name(platform.environment, region)
-            outputs[region]["inference"] = {
-                "neg": neg, "service_annotations": service_annotations(port, neg, backend_service_name(platform.environment))}
+            # Applied by the Kubernetes layer to the inference Service; exported for a Service of your own when
+            # addons are off.
+            annotations[region] = service_annotations(port, neg, backend_service_name(platform.environment))
+            outputs[region]["inference"] = {"neg": neg, "service_annotations": annotations[region]}
         # The backend service starts empty: autoneg, on each serving region's cluster, adds that region's NEGs.
         autoneg = AutonegBinding(project=cloud_spec.project, namespace=AUTONEG_NAMESPACE,
                                  service_account=AUTONEG_SERVICE_ACCOUNT, iam=lb)
-        clusters = [replace(h, autoneg=autoneg) if h.region in serving else h for h in clusters]
+        # Container-native load balancing: the proxies and health checks reach the pods from Google's front ends.
+        clusters = [replace(h, autoneg=autoneg, inference=replace(h.inference, sources=GFE_RANGES,
+                                                                   annotations=annotations[h.region]))
+                    if h.region in serving and h.inference is not None else h for h in clusters]
         if not platform.addons.enabled:
             pulumi.log.warn("clouds.gcp.global_endpoint: addons.enabled is false, so no autoneg controller is installed and the "
                             "global load balancer gets no backends; install autoneg on the serving clusters yourself")
@@ -191,5 +197,7 @@ def _cluster(platform: Platform, cloud_spec: GcpCloudSpec, ctx: GcpContext, spec
         tpu_pools[slice_name] = [p.name for p in tpu.node_pools]
     out["cluster"] = {"name": cluster.cluster.name, "endpoint": cluster.cluster.endpoint, "gpu_pools": list(spec.gpu_pools),
                       "tpu_node_pools": tpu_pools}
+    # Without a global endpoint nothing outside the cluster reaches the Service: no sources to admit.
+    inference = InferenceBackend(spec.inference, sources=()) if spec.inference is not None else None
     return ClusterHandle(cloud=Cloud.GCP, region=ctx.region, spec=spec, name=name, kubeconfig=cluster.kubeconfig,
-                         resource=cluster, node_pools=pools)
+                         resource=cluster, node_pools=pools, inference=inference)

@@ -14,6 +14,7 @@ Provider settings, per cluster:
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
@@ -25,6 +26,7 @@ from components.k8s.azure_lustre import AzureLustreCsi, AzureLustreCsiArgs
 from components.k8s.cluster import cluster_view
 from components.k8s.eks import ClusterAutoscaler, EksControllersArgs, LoadBalancerController
 from components.k8s.gpu_values import uses_standalone_dcgm
+from components.k8s.inference import InferenceService, InferenceServiceArgs, PreviousParent
 from components.k8s.monitoring import Monitoring, MonitoringArgs
 from components.k8s.queues import flavors
 from components.k8s.storage import LustreVolumes, LustreVolumesArgs
@@ -47,14 +49,23 @@ def provider(handle: ClusterHandle) -> k8s.Provider:
     )
 
 
-def build(platform: Platform, clusters: list[ClusterHandle]) -> dict[str, Any]:
+@dataclass
+class Layer:
+    outputs: dict[str, Any] = field(default_factory=dict)
+    """Per cluster, what the layer installed (exported as `kubernetes`)."""
+    inference_services: dict[str, pulumi.Resource] = field(default_factory=dict)
+    """Each serving cluster's inference Service, by cluster name (what Azure Front Door's origins wait for)."""
+
+
+def build(platform: Platform, clusters: list[ClusterHandle]) -> Layer:
     """Register the layer on every cluster; return per cluster what it installed."""
     try:
         check_team_names(platform.teams)
     except ValueError as err:
         raise pulumi.RunError(f"platform.teams: {err}") from None
     addons = platform.addons
-    outputs: dict[str, Any] = {}
+    layer = Layer()
+    outputs = layer.outputs
     for handle in clusters:
         view = cluster_view(handle.cloud, handle.spec)
         opts = pulumi.ResourceOptions(providers=[provider(handle)])
@@ -88,12 +99,21 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> dict[str, Any]:
                 environment=platform.environment, mounts=handle.lustre, teams=list(tenancy.teams),
                 namespaces=namespaces, cluster=handle.resource,
                 driver=driver), opts).claims
+        inference = None
+        if handle.inference is not None:  # the Service the region's load balancer sends inference traffic to
+            # Before this component, EKS's Load Balancer Controller component held the namespace and NetworkPolicy.
+            moved = PreviousParent(f"{handle.name}-lb-controller", LoadBalancerController.TYPE) if handle.eks else None
+            inference = InferenceService(f"{handle.name}-inference", InferenceServiceArgs(
+                handle.inference, handle.resource, namespaces, retain_namespace=platform.protected,
+                previous_parent=moved), opts)
+            layer.inference_services[handle.name] = inference.service
+            outputs[handle.name]["inference"] = inference.outputs
         if handle.eks is not None:  # EKS: node group autoscaling and the inference target group's binding
-            eks = EksControllersArgs(handle.eks, handle.resource, namespaces, retain_namespace=platform.protected)
+            eks = EksControllersArgs(handle.eks, handle.resource, inference)
             outputs[handle.name]["cluster_autoscaler"] = ClusterAutoscaler(f"{handle.name}-cluster-autoscaler", eks, opts).outputs
             outputs[handle.name]["lb_controller"] = LoadBalancerController(f"{handle.name}-lb-controller", eks, opts).outputs
         if handle.autoneg is not None:  # a GKE cluster behind the GCP global load balancer
             b = handle.autoneg
             outputs[handle.name]["autoneg"] = Autoneg(f"{handle.name}-autoneg", AutonegArgs(
                 b.project, b.namespace, b.service_account, cluster=handle.resource, iam=[b.iam]), opts).outputs
-    return outputs
+    return layer

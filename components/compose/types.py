@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pulumi
 
-from components.spec import Cloud, Platform, RegionSpec
+from components.spec import Cloud, InferenceSpec, Platform, RegionSpec
 
 if TYPE_CHECKING:
     from components.k8s.lustre import LustreMount
@@ -36,17 +37,29 @@ class IrsaAccount:
 
 
 @dataclass(frozen=True)
+class InferenceBackend:
+    """A serving region's inference Service, as the Kubernetes layer creates it (components.k8s.inference)."""
+
+    spec: InferenceSpec
+    """Namespace, name, port and pod selector of the Service."""
+    sources: tuple[str, ...]
+    """CIDRs the region's load balancer and its health checks reach the pods from: the namespace admits them on the
+    port. Empty: no NetworkPolicy (nothing outside the cluster reaches the Service)."""
+    annotations: Mapping[str, pulumi.Input[str]] = field(default_factory=dict)
+    """The cloud's annotations on the Service (GCP: NEG and autoneg; Azure: load balancer and Private Link). Default
+    none."""
+    load_balancer: bool = False
+    """Azure: type LoadBalancer (AKS's cloud provider builds the load balancer), ready once it has an address. Default
+    off: ClusterIP, which the load balancer reaches at the pods' own addresses."""
+
+
+@dataclass(frozen=True)
 class InferenceTarget:
     """A region's inference target group (AWS), for the TargetGroupBinding that fills it with the Service's pods."""
 
     target_group_arn: pulumi.Output[str]
     load_balancer_security_group_id: pulumi.Output[str] | None
-    """The load balancer's security group: admitted to the pods on `port`. None: no rule."""
-    namespace: str
-    service: str
-    port: int
-    vpc_cidr: str
-    """Where the load balancer's own addresses are: the namespace admits them on `port` (NetworkPolicy)."""
+    """The load balancer's security group: admitted to the pods on the port. None: no rule."""
     endpoint: pulumi.Resource
     """The inference endpoint component (target group, security group rules); the binding waits for it."""
 
@@ -96,6 +109,9 @@ class ClusterHandle:
     lustre: tuple[LustreMount, ...] = ()
     """Set by each cloud's composition: the region's Lustre file systems, as the CSI driver mounts them; the layer
     gives every team a volume and claim of each. Default none (no Lustre volumes)."""
+    inference: InferenceBackend | None = None
+    """Set by each cloud's composition in regions with `inference`: the layer creates the Service and admits the
+    load balancer to it. Default None (no inference Service)."""
 
 
 @dataclass
@@ -103,6 +119,11 @@ class CloudResult:
     outputs: dict[str, Any]
     """Exported under the cloud's key: per region, network/cluster/storage IDs and endpoints."""
     clusters: list[ClusterHandle] = field(default_factory=list)
+    after_kubernetes: Callable[[Mapping[str, pulumi.Resource]], dict[str, Any]] | None = None
+    """Resources that need the Kubernetes layer's objects (Azure Front Door: its origins need the Private Link
+    services AKS makes for the inference Services). Called once the layer is registered, with each cluster's
+    inference Service by cluster name (none when `addons.enabled` is false); returns outputs to add to `outputs`.
+    Default None."""
 
 
 def region_name(platform: Platform, region: str) -> str:

@@ -13,19 +13,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import pulumi
-import pulumi_kubernetes as k8s
 
 from components.compose.types import EksControllers, InferenceTarget
 from components.spec.aws import autoscaler_minor_problem
 
 from . import charts
+from .inference import InferenceService
 from .objects import MANAGED_BY, child_opts, custom_resource
 
 SYSTEM_POOL = {"ai-infra/pool": "system"}
 ROLE_ANNOTATION = "eks.amazonaws.com/role-arn"
 AUTOSCALER_TAG = "k8s.io/cluster-autoscaler"
 TARGET_GROUP_BINDING = ("elbv2.k8s.aws/v1beta1", "TargetGroupBinding")
-PSA = {f"pod-security.kubernetes.io/{mode}": "restricted" for mode in ("enforce", "audit", "warn")}
 NONROOT = 65532  # distroless static:nonroot, the autoscaler image's base (cluster-autoscaler/Dockerfile)
 _SECCOMP = {"type": "RuntimeDefault"}
 CONTAINER_SECURITY = {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True, "runAsNonRoot": True,
@@ -106,22 +105,23 @@ def lb_controller_values(cluster_name: pulumi.Input[str], region: str, vpc_id: p
     }
 
 
-def target_group_binding(target: InferenceTarget, target_group_arn: pulumi.Input[str],
+def target_group_binding(service: str, namespace: str, port: int, target_group_arn: pulumi.Input[str],
                          security_group_id: pulumi.Input[str] | None) -> dict[str, Any]:
-    """The TargetGroupBinding: the controller registers the Service's ready pod IPs in the existing target group. With
-    the load balancer's security group, `networking` makes the controller admit it to the pods on the service port
-    (the endpoint's own rule on the cluster security group already does; the controller sees it and adds nothing)."""
+    """The TargetGroupBinding: the controller registers the ready pod IPs of Service `namespace/service` in the
+    existing target group. With the load balancer's security group, `networking` makes the controller admit it to the
+    pods on `port` (the endpoint's own rule on the cluster security group already does; the controller sees it and
+    adds nothing)."""
     api_version, kind = TARGET_GROUP_BINDING
     spec: dict[str, Any] = {
-        "serviceRef": {"name": target.service, "port": target.port},
+        "serviceRef": {"name": service, "port": port},
         "targetGroupARN": target_group_arn,
         "targetType": "ip",
     }
     if security_group_id is not None:
         spec["networking"] = {"ingress": [{"from": [{"securityGroup": {"groupID": security_group_id}}],
-                                           "ports": [{"protocol": "TCP", "port": target.port}]}]}
+                                           "ports": [{"protocol": "TCP", "port": port}]}]}
     return {"apiVersion": api_version, "kind": kind,
-            "metadata": {"name": target.service, "namespace": target.namespace, "labels": dict(MANAGED_BY)}, "spec": spec}
+            "metadata": {"name": service, "namespace": namespace, "labels": dict(MANAGED_BY)}, "spec": spec}
 
 
 @dataclass(frozen=True)
@@ -129,10 +129,9 @@ class EksControllersArgs:
     eks: EksControllers
     cluster: pulumi.Resource
     """The cluster component: every object is `deleted_with` it."""
-    team_namespaces: dict[str, pulumi.Resource]
-    """Namespaces the tenancy layer owns; the inference namespace is created only if it is not one of them."""
-    retain_namespace: bool = False
-    """Keep the inference namespace (and what users deployed into it) when it leaves the stack. Default off."""
+    inference: InferenceService | None = None
+    """The region's inference Service (components.k8s.inference), which the TargetGroupBinding names; with
+    `eks.inference`. Default None (no binding)."""
 
 
 class ClusterAutoscaler(pulumi.ComponentResource):
@@ -154,11 +153,13 @@ class ClusterAutoscaler(pulumi.ComponentResource):
 
 class LoadBalancerController(pulumi.ComponentResource):
     """`ai-infra:kubernetes:LoadBalancerController`. Children: `<name>-release` (aws-load-balancer-controller in
-    kube-system); in serving regions `<name>-namespace` (unless a team owns the namespace), `<name>-binding`
-    (TargetGroupBinding) and `<name>-from-load-balancer` (NetworkPolicy admitting the VPC on the service port)."""
+    kube-system) and, in serving regions, `<name>-binding` (the TargetGroupBinding of the region's inference
+    Service)."""
+
+    TYPE = "ai-infra:kubernetes:LoadBalancerController"
 
     def __init__(self, name: str, args: EksControllersArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("ai-infra:kubernetes:LoadBalancerController", name, None, opts)
+        super().__init__(self.TYPE, name, None, opts)
         eks, account, cluster = args.eks, args.eks.lb_controller, args.cluster
         values = lb_controller_values(eks.cluster_name, eks.region, eks.vpc_id, account.role_arn, account.name)
         # The chart's crds/ (TargetGroupBinding, IngressClassParams) are installed with the release; Helm never
@@ -173,24 +174,11 @@ class LoadBalancerController(pulumi.ComponentResource):
         self.register_outputs(self.outputs)
 
     def _bind(self, name: str, args: EksControllersArgs, target: InferenceTarget) -> str:
-        cluster = args.cluster
-        namespace = args.team_namespaces.get(target.namespace)
-        if namespace is None:
-            namespace = k8s.core.v1.Namespace(f"{name}-namespace", metadata=k8s.meta.v1.ObjectMetaArgs(
-                name=target.namespace, labels={**MANAGED_BY, **PSA}),
-                opts=child_opts(self, cluster).merge(pulumi.ResourceOptions(retain_on_delete=args.retain_namespace)))
-        body = target_group_binding(target, target.target_group_arn, target.load_balancer_security_group_id)
-        custom_resource(f"{name}-binding", body, child_opts(self, cluster, [self.release, namespace, target.endpoint]))
-        # Team namespaces deny ingress by default: admit the load balancer's addresses (the VPC) on the service port.
-        k8s.networking.v1.NetworkPolicy(f"{name}-from-load-balancer", metadata=k8s.meta.v1.ObjectMetaArgs(
-            name="ai-infra-from-load-balancer", namespace=target.namespace, labels=MANAGED_BY),
-            spec=network_policy_spec(target), opts=child_opts(self, cluster, [namespace]))
-        return f"{target.namespace}/{target.service}"
-
-
-def network_policy_spec(target: InferenceTarget) -> k8s.networking.v1.NetworkPolicySpecArgs:
-    return k8s.networking.v1.NetworkPolicySpecArgs(
-        pod_selector=k8s.meta.v1.LabelSelectorArgs(), policy_types=["Ingress"],
-        ingress=[k8s.networking.v1.NetworkPolicyIngressRuleArgs(
-            from_=[k8s.networking.v1.NetworkPolicyPeerArgs(ip_block=k8s.networking.v1.IPBlockArgs(cidr=target.vpc_cidr))],
-            ports=[k8s.networking.v1.NetworkPolicyPortArgs(protocol="TCP", port=target.port)])])
+        service = args.inference
+        if service is None:
+            raise ValueError(f"{name}: the inference target group needs the region's inference Service to bind to")
+        spec = service.spec
+        body = target_group_binding(spec.service_name, spec.service_namespace, spec.port, target.target_group_arn,
+                                    target.load_balancer_security_group_id)
+        custom_resource(f"{name}-binding", body, child_opts(self, args.cluster, [self.release, service, target.endpoint]))
+        return f"{spec.service_namespace}/{spec.service_name}"

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .aws import EXPOSURE
-from .props import get, items, need
+from .props import Unknown, get, is_unknown, items, need, raw
 from .registry import Context, rule
 
 WORKLOADS = {
@@ -91,9 +91,13 @@ def gpu_limits(props: Any, ctx: Context) -> Iterator[str]:
 def internal_lb(props: Any, ctx: Context) -> Iterator[str]:
     if need(props, "spec.type", "ClusterIP") != "LoadBalancer":
         return
-    annotations = need(props, "metadata.annotations", {}) or {}
-    if not any(str(annotations.get(key, "")) in values for key, values in INTERNAL_ANNOTATIONS.items()):
-        yield "a LoadBalancer Service without an internal annotation gets a public address"
+    annotations = raw(need(props, "metadata.annotations", {}) or {})
+    if any(str(raw(annotations.get(key, ""))) in values for key, values in INTERNAL_ANNOTATIONS.items()):
+        return
+    unknown = next((key for key in INTERNAL_ANNOTATIONS if is_unknown(raw(annotations.get(key)))), None)
+    if unknown is not None:  # the annotation that would make it internal is not known yet
+        raise Unknown(f"metadata.annotations[{unknown}]")
+    yield "a LoadBalancer Service without an internal annotation gets a public address"
 
 
 @rule("k8s-no-nodeport-services", "Checks whether Services avoid type NodePort.",

@@ -112,7 +112,8 @@ def test_no_statement_allows_a_whole_service(build) -> None:  # noqa: ANN001
 
 
 def exported(aws: dict[str, Any]) -> PlanResult:
-    return run_platform(load_platform(aws_platform(aws, environment="prod")), stack="prod")
+    """The AWS platform with the Kubernetes layer on (it creates the inference Service the target group binds)."""
+    return run_platform(load_platform(aws_platform(aws, environment="prod", addons={"enabled": True})), stack="prod")
 
 
 def test_one_role_pair_per_eks_cluster_and_the_bound_service_exported(prod_config) -> None:  # noqa: ANN001
@@ -120,13 +121,21 @@ def test_one_role_pair_per_eks_cluster_and_the_bound_service_exported(prod_confi
     assert sorted(r.name for r in plan.of_type("ai-infra:aws:ControllerRoles")) == ["prod-eu-west-1", "prod-us-east-1"]
     for region in ("us-east-1", "eu-west-1"):
         assert {"autoscaler_role_arn", "lb_controller_role_arn"} <= set(plan.outputs["aws"][region]["cluster"])
-        # The documented defaults: Service inference/inference on the endpoint's port (8080).
-        assert plan.outputs["aws"][region]["inference"]["service"] == {"namespace": "inference", "name": "inference", "port": 8080}
+        # The documented defaults: Service inference/inference on the endpoint's port (8080), selecting its name.
+        inference = plan.outputs["kubernetes"][f"prod-{region}"]["inference"]
+        assert (inference["service"], inference["port"]) == ("inference/inference", 8080)
+        assert inference["selector"] == {"app.kubernetes.io/name": "inference"}
     role = plan.one("aws:iam/role:Role", "prod-us-east-1-autoscaler-role")
     assert any("aws:iam/openIdConnectProvider:OpenIdConnectProvider::prod-us-east-1-oidc" in d for d in role.dependencies)
 
 
 def test_the_inference_service_is_configurable(prod_config) -> None:  # noqa: ANN001
-    prod_config["regions"]["eu-west-1"]["inference"] |= {"service_namespace": "serving", "service_name": "llm-gateway"}
+    prod_config["regions"]["eu-west-1"]["inference"] |= {"service_namespace": "serving", "service_name": "llm-gateway",
+                                                         "pod_selector": {"app": "gateway", "tier": "llm"}}
     plan = exported(prod_config)
-    assert plan.outputs["aws"]["eu-west-1"]["inference"]["service"] == {"namespace": "serving", "name": "llm-gateway", "port": 8080}
+    inference = plan.outputs["kubernetes"]["prod-eu-west-1"]["inference"]
+    assert (inference["service"], inference["selector"]) == ("serving/llm-gateway", {"app": "gateway", "tier": "llm"})
+    service = plan.one("kubernetes:core/v1:Service", "prod-eu-west-1-inference-service").inputs
+    assert service["spec"]["selector"] == {"app": "gateway", "tier": "llm"}
+    binding = plan.one("kubernetes:elbv2.k8s.aws/v1beta1:TargetGroupBinding", "prod-eu-west-1-lb-controller-binding").inputs
+    assert (binding["metadata"]["namespace"], binding["spec"]["serviceRef"]) == ("serving", {"name": "llm-gateway", "port": 8080})

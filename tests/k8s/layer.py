@@ -119,5 +119,5 @@ def handles(spec: Platform) -> list[ClusterHandle]:
 def plan_layer(spec: Platform) -> PlanResult:
     """Plan the Kubernetes layer alone on stand-in clusters; its return value is exported as `kubernetes`."""
     def program() -> None:
-        pulumi.export("kubernetes", build(spec, handles(spec)))
+        pulumi.export("kubernetes", build(spec, handles(spec)).outputs)
     return run_program(program, project="ai-infra", stack="test")

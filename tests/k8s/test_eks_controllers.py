@@ -21,10 +21,10 @@ from components.aws.controllers import (
     LB_CONTROLLER_SERVICE_ACCOUNT,
 )
 from components.compose.kubernetes import build
-from components.compose.types import EksControllers, InferenceTarget, IrsaAccount
+from components.compose.types import EksControllers, InferenceBackend, InferenceTarget, IrsaAccount
 from components.k8s import charts, eks
 from components.k8s.charts import CLUSTER_AUTOSCALER
-from components.spec import load_platform
+from components.spec import InferenceSpec, load_platform
 from components.spec.aws import EKS_AUTOSCALER_MINORS, EKS_KUBERNETES_VERSION
 
 CLUSTER = "test-us-east-1"
@@ -53,15 +53,17 @@ def plan_eks(version: str = "1.33", namespace: str = "inference", serving: bool 
     def program() -> None:
         [handle] = handles(spec)
         iam, endpoint = StandIn(f"{handle.name}-iam"), StandIn(f"{handle.name}-endpoint")
-        target = InferenceTarget(pulumi.Output.from_input(TARGET_GROUP), pulumi.Output.from_input(LB_SG), namespace,
-                                 "inference", 8080, "10.10.0.0/16", endpoint) if serving else None
+        target = None
+        if serving:
+            target = InferenceTarget(pulumi.Output.from_input(TARGET_GROUP), pulumi.Output.from_input(LB_SG), endpoint)
+            handle.inference = InferenceBackend(InferenceSpec(service_namespace=namespace), sources=("10.10.0.0/16",))
         handle.eks = EksControllers(
             region="us-east-1", cluster_name=pulumi.Output.from_input(handle.name), kubernetes_version=version,
             version_path="platform.clouds.aws.regions.us-east-1.cluster.kubernetes_version",
             vpc_id=pulumi.Output.from_input(VPC), iam=iam, inference=target,
             autoscaler=IrsaAccount(AUTOSCALER_NAMESPACE, AUTOSCALER_SERVICE_ACCOUNT, pulumi.Output.from_input(AUTOSCALER_ROLE)),
             lb_controller=IrsaAccount(LB_CONTROLLER_NAMESPACE, LB_CONTROLLER_SERVICE_ACCOUNT, pulumi.Output.from_input(LB_ROLE)))
-        pulumi.export("kubernetes", build(spec, [handle]))
+        pulumi.export("kubernetes", build(spec, [handle]).outputs)
     return run_program(program, project="ai-infra", stack=environment)
 
 
@@ -122,10 +124,12 @@ def test_target_group_binding(plan: PlanResult) -> None:
     assert spec["networking"] == {"ingress": [{"from": [{"securityGroup": {"groupID": LB_SG}}],
                                                "ports": [{"protocol": "TCP", "port": 8080}]}]}
     assert binding.inputs["metadata"]["namespace"] == "inference"
-    # The CRD comes with the controller's chart: the binding waits for the release, its namespace and the endpoint.
+    # The CRD comes with the controller's chart: the binding waits for the release, the Service (and its namespace)
+    # and the endpoint.
     deps = binding.dependencies
     assert any(d.endswith(f"kubernetes:helm.sh/v3:Release::{CLUSTER}-lb-controller-release") for d in deps)
-    assert any(d.endswith(f"kubernetes:core/v1:Namespace::{CLUSTER}-lb-controller-namespace") for d in deps)
+    assert any(d.endswith(f"kubernetes:core/v1:Namespace::{CLUSTER}-inference-namespace") for d in deps)
+    assert any(d.endswith(f"kubernetes:core/v1:Service::{CLUSTER}-inference-service") for d in deps)
     assert any("test:index:Part::test-us-east-1-endpoint-part" in d for d in deps)
     assert plan.outputs["kubernetes"][CLUSTER]["lb_controller"]["target_group_binding"] == "inference/inference"
     body = {k: binding.inputs[k] for k in ("apiVersion", "kind", "metadata", "spec")}
@@ -134,39 +138,44 @@ def test_target_group_binding(plan: PlanResult) -> None:
 
 def test_the_schema_check_can_fail() -> None:
     import jsonschema
-    target = InferenceTarget(TARGET_GROUP, LB_SG, "inference", "inference", 8080, "10.10.0.0/16", None)  # type: ignore[arg-type]
-    body = eks.target_group_binding(target, TARGET_GROUP, LB_SG)
+    body = eks.target_group_binding("inference", "inference", 8080, TARGET_GROUP, LB_SG)
     validate(copy.deepcopy(body))
     body["spec"]["targetType"] = "pod"
     with pytest.raises(jsonschema.ValidationError):
         validate(body)
-    body = eks.target_group_binding(target, TARGET_GROUP, None)
+    body = eks.target_group_binding("inference", "inference", 8080, TARGET_GROUP, None)
     assert "networking" not in body["spec"]
     body["spec"]["serviceRef"]["portName"] = "http"
     with pytest.raises(jsonschema.ValidationError):
         validate(body)
 
 
-def test_namespace_and_network_policy(plan: PlanResult) -> None:
-    ns = plan.one("kubernetes:core/v1:Namespace", f"{CLUSTER}-lb-controller-namespace")
-    assert ns.inputs["metadata"]["name"] == "inference"
-    assert ns.inputs["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
-    policy = plan.one("kubernetes:networking.k8s.io/v1:NetworkPolicy", f"{CLUSTER}-lb-controller-from-load-balancer")
-    assert policy.inputs["spec"]["ingress"] == [{"from": [{"ipBlock": {"cidr": "10.10.0.0/16"}}],
-                                                 "ports": [{"protocol": "TCP", "port": 8080}]}]
-    for kind, name in (("kubernetes:core/v1:Namespace", "namespace"),
-                       ("kubernetes:networking.k8s.io/v1:NetworkPolicy", "from-load-balancer")):
-        obj = plan.one(kind, f"{CLUSTER}-lb-controller-{name}").inputs
-        validate({"apiVersion": "v1" if "core" in kind else "networking.k8s.io/v1",
-                  "kind": kind.rsplit(":", 1)[1], **{k: v for k, v in obj.items() if k in ("metadata", "spec")}})
+def test_the_namespace_and_policy_keep_their_state_from_the_lb_controller(aliases_sent: dict[str, list]) -> None:
+    """They were `<cluster>-lb-controller-namespace` and `-from-load-balancer` under the controller's component:
+    aliases move them into the inference Service's component instead of replacing them (a replaced namespace
+    deletes everything deployed in it)."""
+    plan = plan_eks()
+    controller = plan.one("ai-infra:kubernetes:LoadBalancerController", f"{CLUSTER}-lb-controller").urn
+    assert controller == f"urn:pulumi:test::ai-infra::ai-infra:kubernetes:LoadBalancerController::{CLUSTER}-lb-controller"
+    for kind, suffix in (("kubernetes:core/v1:Namespace", "namespace"),
+                         ("kubernetes:networking.k8s.io/v1:NetworkPolicy", "from-load-balancer")):
+        record = plan.one(kind, f"{CLUSTER}-inference-{suffix}")
+        assert record.parent.endswith(f"ai-infra:kubernetes:InferenceService::{CLUSTER}-inference")
+        [alias] = [a for a in aliases_sent[record.urn] if a.spec.name]  # the SDK adds type-only aliases of its own
+        assert (alias.spec.name, alias.spec.parentUrn) == (f"{CLUSTER}-lb-controller-{suffix}", controller)
+    # The Service is new: nothing to alias.
+    assert aliases_sent[plan.one("kubernetes:core/v1:Service", f"{CLUSTER}-inference-service").urn] == []
 
 
 def test_a_team_namespace_is_reused_not_created() -> None:
     plan = plan_eks(namespace="serving")  # TEAMS has a team `serving`
-    assert not [r for r in plan.of_type("kubernetes:core/v1:Namespace") if r.name == f"{CLUSTER}-lb-controller-namespace"]
+    assert not [r for r in plan.of_type("kubernetes:core/v1:Namespace") if r.name == f"{CLUSTER}-inference-namespace"]
     binding = plan.one("kubernetes:elbv2.k8s.aws/v1beta1:TargetGroupBinding")
     assert binding.inputs["metadata"]["namespace"] == "serving"
-    assert any(d.endswith(f"kubernetes:core/v1:Namespace::{CLUSTER}-serving-namespace") for d in binding.dependencies)
+    service = plan.one("kubernetes:core/v1:Service", f"{CLUSTER}-inference-service")
+    assert service.inputs["metadata"]["namespace"] == "serving"
+    assert any(d.endswith(f"kubernetes:core/v1:Namespace::{CLUSTER}-serving-namespace") for d in service.dependencies)
+    assert service.urn in binding.dependencies
 
 
 def test_no_binding_where_nothing_serves() -> None:

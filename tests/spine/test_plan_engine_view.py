@@ -84,3 +84,25 @@ def test_a_read_keeps_the_id_it_was_asked_for_and_its_state_stays_unknown() -> N
     assert group.inputs["vpcId"] == "vpc-0123"
     assert group.inputs["description"] == UNKNOWN  # the apply does not run on the unknown CIDR
     assert not result.of_type("aws:ec2/vpc:Vpc"), "a read creates nothing"
+
+
+def test_urns_follow_the_engines_rule_for_nesting_and_agree_with_create_urn() -> None:
+    """The engine (sdk/go/common/resource/urn.go, NewURN) prefixes a resource's type with its parent's whole
+    qualified type and gives children of the root stack no prefix; aliases and `pulumi.create_urn` assume the same.
+    The SDK's own MockMonitor would give `pulumi:pulumi:Stack$outer:index:Outer` and `inner:index:Inner$...`."""
+    def program() -> None:
+        outer = pulumi.ComponentResource("outer:index:Outer", "outer")
+        inner = pulumi.ComponentResource("inner:index:Inner", "inner", opts=pulumi.ResourceOptions(parent=outer))
+        aws.s3.Bucket("data", opts=pulumi.ResourceOptions(parent=inner))
+        pulumi.export("data", pulumi.create_urn("data", "aws:s3/bucket:Bucket", parent=inner))
+        pulumi.export("outer", pulumi.create_urn("outer", "outer:index:Outer"))
+
+    result = run_program(program, project="demo", stack="dev", config=CONFIG)
+    outer = result.one("outer:index:Outer", "outer")
+    assert outer.urn == "urn:pulumi:dev::demo::outer:index:Outer::outer"
+    assert result.one("inner:index:Inner", "inner").urn == "urn:pulumi:dev::demo::outer:index:Outer$inner:index:Inner::inner"
+    bucket = result.one("aws:s3/bucket:Bucket", "data")
+    assert bucket.urn == "urn:pulumi:dev::demo::outer:index:Outer$inner:index:Inner$aws:s3/bucket:Bucket::data"
+    assert result.one("pulumi:pulumi:Stack").urn == "urn:pulumi:dev::demo::pulumi:pulumi:Stack::demo-dev"
+    assert outer.parent == result.one("pulumi:pulumi:Stack").urn
+    assert result.outputs == {"data": bucket.urn, "outer": outer.urn}

@@ -1,0 +1,111 @@
+"""The inference Service of a serving region's cluster, and the way in for the region's load balancer.
+
+In the Service's namespace (created here unless a team owns it, and then under Pod Security `restricted`):
+- the Service, selecting the inference pods by `inference.pod_selector`. AWS and GCP: ClusterIP, and the load
+  balancer reaches the pods directly (AWS: the TargetGroupBinding registers their IPs in the target group; GCP:
+  standalone zonal NEGs, which autoneg adds to the global backend service). Azure: type LoadBalancer, whose
+  annotations make AKS's cloud provider build an internal load balancer on a fixed address and the Private Link
+  service Front Door Premium connects to (or, with Front Door Standard, a load balancer on the pre-made public
+  address);
+- a NetworkPolicy admitting the load balancer's source ranges on the port: team namespaces deny ingress by default.
+
+Readiness: Pulumi's default await for a Service waits for endpoints of running pods, which exist only once the
+application is deployed, after the platform. AWS and GCP skip the await (nothing waits on the Service). On Azure the
+Service is ready when it has a load balancer address: the cloud provider reconciles the Private Link service before it
+publishes the address (cloud-provider-azure, EnsureLoadBalancer), so Front Door's origins, which depend on the
+Service, find their Private Link service on the first `pulumi up`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.compose.types import InferenceBackend
+
+from .objects import MANAGED_BY, child_opts
+
+PSA = {f"pod-security.kubernetes.io/{mode}": "restricted" for mode in ("enforce", "audit", "warn")}
+# pulumi-kubernetes await annotations (v4.18+; since 4.18.4 they take precedence over the default await logic).
+SKIP_AWAIT = {"pulumi.com/skipAwait": "true"}
+WAIT_FOR_ADDRESS = {"pulumi.com/waitFor": "jsonpath={.status.loadBalancer.ingress[0].ip}"}
+POLICY_NAME = "ai-infra-from-load-balancer"
+
+
+@dataclass(frozen=True)
+class PreviousParent:
+    """Where the namespace and the NetworkPolicy were registered before this component held them (the AWS Load
+    Balancer Controller component, as `<name>-namespace` and `<name>-from-load-balancer`): aliases keep them from
+    being replaced."""
+
+    name: str
+    type_: str
+
+
+@dataclass(frozen=True)
+class InferenceServiceArgs:
+    backend: InferenceBackend
+    cluster: pulumi.Resource
+    """The cluster component: every object is `deleted_with` it."""
+    team_namespaces: dict[str, pulumi.Resource]
+    """Namespaces the tenancy layer owns; the Service's namespace is created only if it is not one of them."""
+    retain_namespace: bool = False
+    """Keep the namespace (and what users deployed into it) when it leaves the stack. Default off."""
+    previous_parent: PreviousParent | None = None
+    """Where the namespace and NetworkPolicy were before (aliases). Default None (no aliases)."""
+
+
+class InferenceService(pulumi.ComponentResource):
+    """`ai-infra:kubernetes:InferenceService`. Children: `<name>-namespace` (unless a team owns the namespace),
+    `<name>-service`, and `<name>-from-load-balancer` (NetworkPolicy; not when the backend names no source)."""
+
+    def __init__(self, name: str, args: InferenceServiceArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("ai-infra:kubernetes:InferenceService", name, None, opts)
+        backend, cluster, spec = args.backend, args.cluster, args.backend.spec
+        self.spec = spec
+        self.namespace = args.team_namespaces.get(spec.service_namespace)
+        if self.namespace is None:
+            self.namespace = k8s.core.v1.Namespace(
+                f"{name}-namespace",
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=spec.service_namespace, labels={**MANAGED_BY, **PSA}),
+                opts=child_opts(self, cluster).merge(pulumi.ResourceOptions(
+                    retain_on_delete=args.retain_namespace, aliases=self._moved(args, "namespace"))))
+        in_namespace = child_opts(self, cluster, [self.namespace])
+        self.service = k8s.core.v1.Service(
+            f"{name}-service",
+            metadata=k8s.meta.v1.ObjectMetaArgs(
+                name=spec.service_name, namespace=spec.service_namespace, labels=MANAGED_BY,
+                annotations={**backend.annotations, **(WAIT_FOR_ADDRESS if backend.load_balancer else SKIP_AWAIT)}),
+            spec=k8s.core.v1.ServiceSpecArgs(
+                type="LoadBalancer" if backend.load_balancer else "ClusterIP",
+                selector=spec.selector,
+                ports=[k8s.core.v1.ServicePortArgs(name="http", protocol="TCP", port=spec.port, target_port=spec.port)]),
+            opts=in_namespace)
+        if backend.sources:
+            k8s.networking.v1.NetworkPolicy(
+                f"{name}-from-load-balancer",
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=POLICY_NAME, namespace=spec.service_namespace, labels=MANAGED_BY),
+                spec=network_policy_spec(backend),
+                opts=in_namespace.merge(pulumi.ResourceOptions(aliases=self._moved(args, "from-load-balancer"))))
+        self.outputs = {"service": f"{spec.service_namespace}/{spec.service_name}", "port": spec.port,
+                        "selector": spec.selector, "admitted": list(backend.sources)}
+        self.register_outputs(self.outputs)
+
+    @staticmethod
+    def _moved(args: InferenceServiceArgs, suffix: str) -> list[pulumi.Alias]:
+        previous = args.previous_parent
+        if previous is None:
+            return []
+        return [pulumi.Alias(name=f"{previous.name}-{suffix}", parent=pulumi.create_urn(previous.name, previous.type_))]
+
+
+def network_policy_spec(backend: InferenceBackend) -> k8s.networking.v1.NetworkPolicySpecArgs:
+    """Ingress to the selected pods from the load balancer's source ranges, on the service port only."""
+    return k8s.networking.v1.NetworkPolicySpecArgs(
+        pod_selector=k8s.meta.v1.LabelSelectorArgs(match_labels=backend.spec.selector), policy_types=["Ingress"],
+        ingress=[k8s.networking.v1.NetworkPolicyIngressRuleArgs(
+            from_=[k8s.networking.v1.NetworkPolicyPeerArgs(ip_block=k8s.networking.v1.IPBlockArgs(cidr=cidr))
+                   for cidr in backend.sources],
+            ports=[k8s.networking.v1.NetworkPolicyPortArgs(protocol="TCP", port=backend.spec.port)])])
