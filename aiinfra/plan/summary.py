@@ -93,6 +93,9 @@ FACTS: dict[str, Facts] = {
     "gcp:compute/backendService:BackendService": lambda i: f"{_get(i, 'loadBalancingScheme')} {_get(i, 'protocol')}",
     "azure-native:cdn:AFDOrigin": lambda i: f"{_get(i, 'hostName')}"
     + (f" through Private Link in {region}" if (region := _get(i, 'sharedPrivateLinkResource', 'privateLinkLocation')) else ""),
+    "kubernetes:core/v1:Service": lambda i: f"{_get(i, 'metadata', 'namespace')}/{_get(i, 'metadata', 'name')} "
+    f"{_get(i, 'spec', 'type') or 'ClusterIP'} :{','.join(str(_get(p, 'port')) for p in _get(i, 'spec', 'ports') or [])}"
+    + (", internal" if _get(i, 'metadata', 'annotations', 'service.beta.kubernetes.io/azure-load-balancer-internal') == "true" else ""),
     "kubernetes:core/v1:PersistentVolumeClaim": lambda i: f"{_get(i, 'metadata', 'namespace')}/{_get(i, 'metadata', 'name')} "
     f"{_get(i, 'spec', 'resources', 'requests', 'storage')}",
 }

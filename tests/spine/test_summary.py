@@ -149,12 +149,20 @@ def test_endpoints_and_volume_claims_show_reach_and_size() -> None:
         record("kubernetes:core/v1:PersistentVolumeClaim", "pvc", {
             "metadata": {"namespace": "research", "name": "train"},
             "spec": {"resources": {"requests": {"storage": "4800Gi"}}}}, parent=volumes.urn),
+        record("kubernetes:core/v1:Service", "svc", {
+            "metadata": {"namespace": "inference", "name": "llm",
+                         "annotations": {"service.beta.kubernetes.io/azure-load-balancer-internal": "true"}},
+            "spec": {"type": "LoadBalancer", "ports": [{"port": 8080}]}}, parent=volumes.urn),
+        record("kubernetes:core/v1:Service", "plain", {"metadata": {"namespace": "inference", "name": "llm"},
+                                                      "spec": {"ports": [{"port": 80}, {"port": 443}]}}, parent=volumes.urn),
     ))
     lines = text.splitlines()
     assert "      - LoadBalancer lb: application, internal=True" in lines
     assert "      - EndpointGroup eg: us-east-1, traffic dial 100%" in lines  # AWS's default dial when none is set
     assert "      - AFDOrigin origin: 10.80.224.10 through Private Link in eastus2" in lines
     assert "      - PersistentVolumeClaim pvc: research/train 4800Gi" in lines
+    assert "      - Service svc: inference/llm LoadBalancer :8080, internal" in lines
+    assert "      - Service plain: inference/llm ClusterIP :80,443" in lines  # the API's default type
 
 
 NETWORK = component("ai-infra:aws:Network", "dev-us-east-1")
