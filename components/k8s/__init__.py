@@ -6,8 +6,9 @@ region), `sharing` (MIG and time-slicing configs and the node labels that select
 values), `queues` (Kueue objects and quota split), `monitoring_objects` (alerts, scrape configs), `dashboard`. Components: `accelerators.Accelerators`,
 `tenancy.Tenancy`, `monitoring.Monitoring`, `storage.LustreVolumes` (with `lustre`, the drivers' mount facts) in
 regions with Lustre, `azure_lustre.AzureLustreCsi` (the Azure Lustre CSI driver's node plugin) on AKS clusters of
-regions with Azure Managed Lustre, `eks` controllers on EKS clusters and `autoneg.Autoneg` on GKE clusters behind the
-GCP global load balancer, wired per cluster by `components.compose.kubernetes`.
+regions with Azure Managed Lustre, `eks` controllers on EKS clusters, `autoneg.Autoneg` on GKE clusters behind the
+GCP global load balancer and `inference.InferenceService` in regions with `inference`, wired per cluster by
+`components.compose.kubernetes`.
 
 This module imports nothing, so importing a pure module does not load the Kubernetes SDK.
 """
