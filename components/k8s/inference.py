@@ -1,6 +1,6 @@
 """The inference Service of a serving region's cluster, and the way in for the region's load balancer.
 
-In the Service's namespace (created here unless a team owns it, and then under Pod Security `restricted`):
+In the Service's namespace (created here, under Pod Security `restricted`, unless a team owns it):
 - the Service, selecting the inference pods by `inference.pod_selector`. AWS and GCP: ClusterIP, and the load
   balancer reaches the pods directly (AWS: the TargetGroupBinding registers their IPs in the target group; GCP:
   standalone zonal NEGs, which autoneg adds to the global backend service). Azure: type LoadBalancer, whose
