@@ -95,9 +95,9 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
             ]
             mounts = tuple(amlfs_mount(fs_name, spec.lustre[fs_name].size_gib, name, fs.mgs_address, fs)
                            for fs_name, fs in lustre.items())
-            pls_name = f"pls-{name}-inference"
             inference = None
             if spec.inference is not None:
+                pls_name = f"pls-{name}-inference"
                 public = public_origins and serving
                 annotations = inference_service_annotations(network, pls_name, public=public)
                 # Applied by the Kubernetes layer; exported for a Service of your own when addons are off.

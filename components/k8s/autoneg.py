@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
-from .objects import MANAGED_BY, child_opts
+from .objects import MANAGED_BY, RESTRICTED_PSA, child_opts
 
 VERSION = "v2.0.0"
 IMAGE = f"ghcr.io/googlecloudplatform/gke-autoneg-controller/gke-autoneg-controller:{VERSION}"
@@ -34,7 +34,6 @@ METRICS_PORT = 8443
 RUN_AS = 65532  # the image's user (distroless static:nonroot, `USER 65532:65532` in its Dockerfile)
 SELECTOR = {"app": "autoneg", "control-plane": "controller-manager"}
 LABELS = {**MANAGED_BY, **SELECTOR, "app.kubernetes.io/name": "autoneg", "app.kubernetes.io/version": VERSION}
-PSA = {f"pod-security.kubernetes.io/{mode}": "restricted" for mode in ("enforce", "audit", "warn")}
 # Upstream asks for 20Mi and caps at 30Mi; the informer cache holds every Service and ServiceNetworkEndpointGroup of
 # the cluster, so memory gets headroom. No CPU limit: throttling would delay leader-lease renewals.
 RESOURCES = {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"memory": "128Mi"}}
@@ -104,7 +103,7 @@ class Autoneg(pulumi.ComponentResource):
         super().__init__("ai-infra:kubernetes:Autoneg", name, None, opts)
         cluster, ns_name, sa_name = args.cluster, args.namespace, args.service_account
         ns = k8s.core.v1.Namespace(f"{name}-namespace", metadata=k8s.meta.v1.ObjectMetaArgs(
-            name=ns_name, labels={**LABELS, **PSA}), opts=child_opts(self, cluster))
+            name=ns_name, labels={**LABELS, **RESTRICTED_PSA}), opts=child_opts(self, cluster))
         in_ns = child_opts(self, cluster, [ns])
         account = k8s.core.v1.ServiceAccount(
             f"{name}-service-account", metadata=k8s.meta.v1.ObjectMetaArgs(name=sa_name, namespace=ns_name, labels=LABELS),

@@ -25,9 +25,8 @@ import pulumi_kubernetes as k8s
 
 from components.compose.types import InferenceBackend
 
-from .objects import MANAGED_BY, child_opts
+from .objects import MANAGED_BY, RESTRICTED_PSA, child_opts
 
-PSA = {f"pod-security.kubernetes.io/{mode}": "restricted" for mode in ("enforce", "audit", "warn")}
 # pulumi-kubernetes await annotations (v4.18+; since 4.18.4 they take precedence over the default await logic).
 SKIP_AWAIT = {"pulumi.com/skipAwait": "true"}
 WAIT_FOR_ADDRESS = {"pulumi.com/waitFor": "jsonpath={.status.loadBalancer.ingress[0].ip}"}
@@ -69,7 +68,7 @@ class InferenceService(pulumi.ComponentResource):
         if self.namespace is None:
             self.namespace = k8s.core.v1.Namespace(
                 f"{name}-namespace",
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=spec.service_namespace, labels={**MANAGED_BY, **PSA}),
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=spec.service_namespace, labels={**MANAGED_BY, **RESTRICTED_PSA}),
                 opts=child_opts(self, cluster).merge(pulumi.ResourceOptions(
                     retain_on_delete=args.retain_namespace, aliases=self._moved(args, "namespace"))))
         in_namespace = child_opts(self, cluster, [self.namespace])

@@ -9,6 +9,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 MANAGED_BY = {"app.kubernetes.io/managed-by": "ai-infra"}
+PSA_MODES = ("enforce", "audit", "warn")
+RESTRICTED_PSA = {f"pod-security.kubernetes.io/{mode}": "restricted" for mode in PSA_MODES}
+"""Namespace labels: Pod Security Admission `restricted`, enforced, audited and warned."""
 
 
 def child_opts(parent: pulumi.Resource, cluster: pulumi.Resource,

@@ -14,10 +14,9 @@ from components.spec import TeamSpec
 
 from . import charts
 from .cluster import KUEUE_NAMESPACE, NVIDIA_GPU, RESERVED_NAMESPACES, TPU_CHIP
-from .objects import child_opts, custom_resource, namespace
+from .objects import PSA_MODES, RESTRICTED_PSA, child_opts, custom_resource, namespace
 from .queues import Flavor, admissible, cluster_queue, local_queue, resource_flavor
 
-PSA_LEVEL = "restricted"
 # Pod priority for Kueue workloads and pods alike: serving beats training beats batch. Batch never preempts.
 PRIORITY_CLASSES = {
     "ai-inference": (100_000, "PreemptLowerPriority", "Online inference: may preempt training and batch pods."),
@@ -40,8 +39,7 @@ def check_team_names(teams: dict[str, TeamSpec]) -> None:
 
 def namespace_labels(team: str) -> dict[str, str]:
     """Pod Security Admission `restricted` (enforced, audited and warned, at the cluster's version) and the team."""
-    labels = {f"pod-security.kubernetes.io/{mode}": PSA_LEVEL for mode in ("enforce", "audit", "warn")}
-    labels |= {f"pod-security.kubernetes.io/{mode}-version": "latest" for mode in ("enforce", "audit", "warn")}
+    labels = RESTRICTED_PSA | {f"pod-security.kubernetes.io/{mode}-version": "latest" for mode in PSA_MODES}
     return {**labels, "ai-infra/team": team}
 
 

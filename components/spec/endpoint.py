@@ -3,34 +3,16 @@
 from __future__ import annotations
 
 import enum
-import re
 from typing import Annotated
 
 from pydantic import Field, model_validator
 
 from .common import FieldError, SpecModel
+from .kube import label_value_problem, qualified_name_problem
 
 # Kubernetes object names: a namespace is a DNS-1123 label, a Service name a DNS-1035 label (starts with a letter).
 NamespaceName = Annotated[str, Field(pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", max_length=63)]
 ServiceName = Annotated[str, Field(pattern=r"^[a-z]([-a-z0-9]*[a-z0-9])?$", max_length=63)]
-
-# Kubernetes label syntax (kubernetes.io/docs/concepts/overview/working-with-objects/labels/#syntax-and-character-set):
-# a name of at most 63 alphanumerics, '-', '_' and '.', starting and ending alphanumeric, with an optional DNS
-# subdomain prefix (at most 253 characters) and '/'; values are such a name, or empty.
-_LABEL_NAME = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?")
-_LABEL_PREFIX = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-POD_LABEL_RULE = ("keys are an optional DNS subdomain prefix (at most 253 characters) and '/', then a name of 1 to 63 "
-                  "letters, digits, '-', '_' and '.' starting and ending with a letter or digit; values are such a name")
-
-
-def pod_label_problem(key: str, value: str) -> str | None:
-    """Why `key: value` is not a valid (non-empty) Kubernetes label; None when it is."""
-    prefix, _, name = key.rpartition("/")
-    if not _LABEL_NAME.fullmatch(name) or (prefix and (len(prefix) > 253 or not _LABEL_PREFIX.fullmatch(prefix))):
-        return f"label key '{key}' is not a Kubernetes label key"
-    if not _LABEL_NAME.fullmatch(value):
-        return f"label value '{value}' (of '{key}') is not a non-empty Kubernetes label value"
-    return None
 
 
 class InferenceSpec(SpecModel):
@@ -71,9 +53,12 @@ class InferenceSpec(SpecModel):
                 raise FieldError("pod_selector", "pod_selector is empty: a Service without a selector gets no endpoints; "
                                  "leave it out for the default, or give at least one label")
             for key, value in self.pod_selector.items():
-                problem = pod_label_problem(key, value)
+                what = f"pod_selector value of {key!r}"
+                problem = qualified_name_problem(key, "pod_selector key") or label_value_problem(value, what)
+                if problem is None and not value:
+                    problem = f"{what} is empty; select the pods by a label with a value"
                 if problem is not None:
-                    raise FieldError("pod_selector", f"pod_selector: {problem}; {POD_LABEL_RULE}")
+                    raise FieldError("pod_selector", problem)
         return self
 
 

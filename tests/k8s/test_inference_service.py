@@ -5,21 +5,17 @@ origins waiting for it (AKS makes their Private Link services for it)."""
 from __future__ import annotations
 
 import copy
-import string
 from pathlib import Path
 from typing import Any
 
 import pulumi
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 from k8s.validation import validate
 from policy_helpers import run_resource
 
 from aiinfra.plan.program import plan_stack
 from aiinfra.plan.project import load_project
 from aiinfra.plan.runtime import PlanResult, ResourceRecord
-from components.spec.endpoint import pod_label_problem
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICE = "kubernetes:core/v1:Service"
@@ -155,22 +151,3 @@ def test_a_gcp_region_without_a_global_endpoint_gets_the_service_and_no_way_in(m
     assert service.inputs["spec"]["selector"] == {"app": "llm"} and service.inputs["spec"]["ports"][0]["port"] == 9000
     assert "cloud.google.com/neg" not in service.inputs["metadata"]["annotations"]
     assert not [p for p in plan.of_type(POLICY) if p.name.endswith("-from-load-balancer")]
-
-
-_NAME = st.from_regex(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?", fullmatch=True)
-_PREFIX = st.from_regex(r"[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?){0,3}", fullmatch=True)
-
-
-@given(prefix=st.one_of(st.none(), _PREFIX), name=_NAME, value=_NAME)
-def test_every_kubernetes_label_is_accepted(prefix: str | None, name: str, value: str) -> None:
-    key = f"{prefix}/{name}" if prefix else name
-    assert pod_label_problem(key, value) is None
-
-
-@given(name=_NAME, value=_NAME, bad=st.sampled_from(sorted(set(string.punctuation) - set("-_./")) + [" "]),
-       at=st.integers(min_value=0))
-def test_a_character_outside_the_label_alphabet_is_refused(name: str, value: str, bad: str, at: int) -> None:
-    broken = name[: at % (len(name) + 1)] + bad + name[at % (len(name) + 1):]
-    assert "label key" in (pod_label_problem(broken, value) or "")
-    assert "label value" in (pod_label_problem(name, value + bad) or "")
-    assert pod_label_problem(name, "x" * 64) is not None  # values are at most 63 characters
