@@ -55,6 +55,33 @@ def _zones(args: dict[str, Any], region: str) -> dict[str, Any]:
             "groupNames": [region], "state": "available"}
 
 
+def _instance_type_offerings(args: dict[str, Any], region: str) -> dict[str, Any]:
+    """Offline, every asked type is offered in every zone `_zones` gives (what EC2 offers is known only on deploy)."""
+    types = [t for f in args.get("filters") or [] if f.get("name") == "instance-type" for t in f.get("values") or []]
+    pairs = [(t, zone) for t in types for zone in _zones(args, region)["names"]]
+    return {"instanceTypes": [t for t, _ in pairs], "locations": [zone for _, zone in pairs],
+            "locationTypes": ["availability-zone"] * len(pairs), "id": region, "region": region}
+
+
+def _machine_types(args: dict[str, Any], region: str) -> dict[str, Any]:
+    """Offline, a `name = "..."` filter finds its machine type in every zone (what a zone offers is known only on deploy)."""
+    match = re.fullmatch(r'\s*name\s*=\s*"?([a-z0-9-]+)"?\s*', str(args.get("filter") or ""))
+    result = _placeholder(_result_type("gcp:compute/getMachineTypes:getMachineTypes"), "", region, 0)
+    entry = result["machineTypes"][0] if result.get("machineTypes") else {}
+    machines = [{**entry, "name": match.group(1), "accelerators": [], "deprecateds": []}] if match else []
+    return {**result, **{k: v for k, v in args.items() if v is not None}, "machineTypes": machines}
+
+
+def _tpu_accelerator_types(args: dict[str, Any], region: str) -> dict[str, Any]:
+    """Offline, every Cloud TPU accelerator type the catalog knows is offered in every zone."""
+    from components import catalog
+
+    types = sorted({catalog.resolve_tpu_slice(g.name, t).tpu_vm_accelerator_type
+                    for g in catalog.tpu_generations() for t in g.topologies})
+    return {"types": types, "zone": args.get("zone") or f"{region}-a", "project": args.get("project") or "placeholder-project",
+            "id": "tpu-accelerator-types"}
+
+
 def _gcp_zones(args: dict[str, Any], region: str) -> dict[str, Any]:
     return {"names": [f"{region}-{suffix}" for suffix in "abc"], "id": region, "region": region, "project": "placeholder-project"}
 
@@ -97,7 +124,10 @@ _SPECIAL: dict[str, Any] = {
     "aws:ec2/getAmi:getAmi": lambda a, r: {"id": "ami-0123456789abcdef0", "imageId": "ami-0123456789abcdef0", "architecture": "x86_64", "name": "placeholder-ami"},
     "aws:ssm/getParameter:getParameter": lambda a, r: {"name": a.get("name", ""), "value": "ami-0123456789abcdef0", "insecureValue": "ami-0123456789abcdef0", "type": "String", "id": a.get("name", "")},
     "aws:iam/getPolicyDocument:getPolicyDocument": _policy_document,
+    "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _instance_type_offerings,
     "gcp:compute/getZones:getZones": _gcp_zones,
+    "gcp:compute/getMachineTypes:getMachineTypes": _machine_types,
+    "gcp:tpu/getV2AcceleratorTypes:getV2AcceleratorTypes": _tpu_accelerator_types,
     "gcp:organizations/getClientConfig:getClientConfig": lambda a, r: {
         "project": "placeholder-project", "region": r, "zone": f"{r}-a", "accessToken": "placeholder-token", "id": "client-config"},
     "azure-native:authorization:getClientConfig": lambda a, r: {

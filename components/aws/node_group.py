@@ -15,6 +15,7 @@ from components import catalog
 from components.k8s.sharing import sharing_node_labels
 from components.spec import CapacityType, Cloud, GpuDriver, GpuPoolSpec, accelerator_node_labels, accelerator_taint, region_path
 from components.spec.aws import placement_group, single_subnet
+from components.spec.offerings import types_offered_everywhere, zone_offering_problem
 
 from .context import AwsContext
 
@@ -139,7 +140,7 @@ class NodeGroupSettings:
     cluster_name: pulumi.Input[str]
     node_role_arn: pulumi.Input[str]
     subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
-    instance_types: Sequence[str]
+    instance_types: pulumi.Input[Sequence[str]]
     ami_type: str
     capacity_type: str
     min_nodes: int
@@ -158,7 +159,7 @@ def node_group(name: str, parent: pulumi.Resource, ctx: AwsContext, template: aw
     """`<name>-nodegroup`, starting at min size; the desired size then belongs to the autoscaler (ignore_changes)."""
     return aws.eks.NodeGroup(f"{name}-nodegroup", aws.eks.NodeGroupArgs(
         cluster_name=settings.cluster_name, node_role_arn=settings.node_role_arn, subnet_ids=settings.subnet_ids,
-        instance_types=list(settings.instance_types), ami_type=settings.ami_type, capacity_type=settings.capacity_type,
+        instance_types=settings.instance_types, ami_type=settings.ami_type, capacity_type=settings.capacity_type,
         scaling_config=aws.eks.NodeGroupScalingConfigArgs(
             min_size=settings.min_nodes, max_size=settings.max_nodes, desired_size=settings.min_nodes),
         update_config=aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=1),
@@ -215,10 +216,12 @@ class GpuNodePool(pulumi.ComponentResource):
         # The GPU Operator applies MIG layouts and time-slicing on EKS, selected per pool by node label.
         labels = {**accelerator_node_labels(args.pool_name, pool, row),
                   **sharing_node_labels(Cloud.AWS, row.accelerator, pool.sharing, False)}
+        path = f"{region_path('aws', ctx.region)}.gpu_pools.{args.pool_name}"
         self.node_group = node_group(name, self, ctx, template, NodeGroupSettings(
             cluster_name=args.cluster_name, node_role_arn=args.node_role_arn,
-            subnet_ids=_pool_subnets(pool, args.zone_names, args.subnet_ids, f"{region_path('aws', ctx.region)}.gpu_pools.{args.pool_name}"),
-            instance_types=instance_types(row, pool), ami_type=ami_type(row, pool), capacity_type=capacity_type(pool),
+            subnet_ids=_pool_subnets(pool, args.zone_names, args.subnet_ids, path),
+            instance_types=offered_instance_types(self, ctx, pool, instance_types(row, pool), args.zone_names, path),
+            ami_type=ami_type(row, pool), capacity_type=capacity_type(pool),
             min_nodes=pool.min_nodes, max_nodes=pool.max_nodes, labels=labels, taints=node_taints(row, pool),
             tags=pulumi.Output.from_input(args.cluster_name).apply(autoscaler_tags),
             depends_on=args.depends_on))
@@ -232,24 +235,52 @@ class GpuNodePool(pulumi.ComponentResource):
         self.register_outputs({"node_group_arn": self.node_group.arn})
 
 
-def _pool_subnets(pool: GpuPoolSpec, zone_names: pulumi.Output[list[str]],
-                  subnet_ids: Sequence[pulumi.Output[str]], path: str) -> pulumi.Output[list[str]]:
-    """The pool's zones' subnets; else one subnet for EFA/compact pools (EC2 pins reservations to their zone
-    already, so they keep every subnet and land in the reservation's); else every zone. `path`: the pool's config
-    path, for the error when a zone is not the network's (known only once zones are looked up)."""
+def _pool_zones(pool: GpuPoolSpec, names: Sequence[str], path: str) -> list[str]:
+    """The pool's zones: its own `zones`; else the first zone for EFA/compact pools (EC2 pins reservations to their
+    zone already, so they keep every zone and land in the reservation's); else every zone of the network. `path`: the
+    pool's config path, for the error when a zone is not the network's (known only once zones are looked up)."""
     if pool.zones:
-        wanted = list(pool.zones)
-    elif single_subnet(pool) and pool.capacity not in (CapacityType.RESERVED, CapacityType.CAPACITY_BLOCK):
-        return pulumi.Output.all(subnet_ids[0]).apply(list)
-    else:
-        return pulumi.Output.all(*subnet_ids).apply(list)
-
-    def select(values: list) -> list[str]:  # noqa: ANN001
-        names, ids = values[0], values[1:]
-        missing = [z for z in wanted if z not in names]
+        missing = [z for z in pool.zones if z not in names]
         if missing:
             raise pulumi.RunError(f"{path}.zones: {', '.join(missing)} not among the network's zones; "
                                   f"allowed: {', '.join(names)} (the first network.zones of the region, by name)")
-        return [subnet for zone, subnet in zip(names, ids) if zone in wanted]
+        return [zone for zone in names if zone in pool.zones]
+    if single_subnet(pool) and pool.capacity not in (CapacityType.RESERVED, CapacityType.CAPACITY_BLOCK):
+        return list(names[:1])
+    return list(names)
+
+
+def _pool_subnets(pool: GpuPoolSpec, zone_names: pulumi.Output[list[str]],
+                  subnet_ids: Sequence[pulumi.Output[str]], path: str) -> pulumi.Output[list[str]]:
+    """The private subnets of the pool's zones (`_pool_zones`), in zone order."""
+    def select(values: list) -> list[str]:  # noqa: ANN001
+        names, ids = values[0], values[1:]
+        zones = _pool_zones(pool, names, path)
+        return [subnet for zone, subnet in zip(names, ids) if zone in zones]
 
     return pulumi.Output.all(zone_names, *subnet_ids).apply(select)
+
+
+def offered_instance_types(parent: pulumi.Resource, ctx: AwsContext, pool: GpuPoolSpec, types: Sequence[str],
+                           zone_names: pulumi.Output[list[str]], path: str) -> pulumi.Output[list[str]]:
+    """`types` as EC2 offers them in the pool's zones (DescribeInstanceTypeOfferings, asked at preview): the first
+    (the resolved type) must be offered in every zone, or the run stops with the pool's config path (EKS would refuse
+    the node group); spot alternatives not offered in every zone are left out. A later offering in a missing zone
+    adds its alternative, and EKS replaces a node group whose instance types change."""
+    offerings = aws.ec2.get_instance_type_offerings_output(
+        filters=[aws.ec2.GetInstanceTypeOfferingsFilterArgs(name="instance-type", values=list(types))],
+        location_type="availability-zone", region=ctx.region, opts=pulumi.InvokeOutputOptions(parent=parent))
+
+    def check(values: list) -> list[str]:  # noqa: ANN001
+        names, found = values
+        zones = _pool_zones(pool, names, path)
+        offers: dict[str, set[str]] = {}
+        for instance_type, zone in zip(found.instance_types, found.locations):
+            offers.setdefault(instance_type, set()).add(zone)
+        fix = f"set {'.'.join(path.split('.')[-2:])}.zones to zones that offer it"
+        problem = zone_offering_problem(path, types[0], zones, offers.get(types[0], set()), names, fix)
+        if problem:
+            raise pulumi.RunError(problem)
+        return types_offered_everywhere(types, zones, offers)
+
+    return pulumi.Output.all(zone_names, offerings).apply(check)

@@ -30,6 +30,7 @@ from components.gcp.load_balancer import (
 )
 from components.gcp.lustre import BucketLink, Lustre, LustreArgs
 from components.gcp.network import GFE_RANGES, Network, NetworkArgs
+from components.gcp.offerings import ZoneOfferings
 from components.gcp.project import Project, ProjectArgs, required_apis
 from components.gcp.storage import AccessLogBucket, AccessLogBucketArgs, Bucket, BucketArgs
 from components.gcp.tpu import TpuQueuedResource, TpuQueuedResourceArgs, TpuSlice, TpuSliceArgs, TpuVm, TpuVmArgs
@@ -41,6 +42,7 @@ from components.spec import (
     Platform,
     RegionSpec,
     TpuMode,
+    region_path,
     resolve_gpu_pool,
     resolve_lustre,
     resolve_tpu,
@@ -120,8 +122,9 @@ def _region(platform: Platform, cloud_spec: GcpCloudSpec, project: _Project, ctx
             spec: RegionSpec) -> tuple[dict[str, Any], ClusterHandle | None]:
     name = region_name(platform, ctx.region)
     opts = project.opts
-    zones: pulumi.Input[list[str]] = cloud_spec.zones.get(ctx.region) or gcp.compute.get_zones_output(
-        project=ctx.project, region=ctx.region, opts=project.invoke).names.apply(lambda names: sorted(names)[: spec.network.zones])
+    region_zones = gcp.compute.get_zones_output(project=ctx.project, region=ctx.region, opts=project.invoke).names.apply(sorted)
+    zones: pulumi.Input[list[str]] = cloud_spec.zones.get(ctx.region) or region_zones.apply(lambda names: names[: spec.network.zones])
+    offerings = ZoneOfferings(ctx.project, region_zones, project.invoke)
     first_zone = pulumi.Output.from_input(zones).apply(lambda z: z[0])
     users: dict[str, pulumi.Input[str]] = {
         "gke": ctx.service_agent(GKE_AGENT), "compute": ctx.service_agent(COMPUTE_AGENT), "logging": project.logging_agent}
@@ -154,27 +157,37 @@ def _region(platform: Platform, cloud_spec: GcpCloudSpec, project: _Project, ctx
         out["lustre"] = {fs_name: fs.outputs for fs_name, fs in lustre.items()}
     handle = None
     if spec.cluster is not None:
-        handle = _cluster(platform, cloud_spec, ctx, spec, name, network, zones, first_zone, key, opts, out)
+        handle = _cluster(platform, cloud_spec, ctx, spec, name, network, zones, first_zone, offerings, key, opts, out)
         handle.lustre = tuple(
             gke_mount(fs_name, spec.lustre[fs_name].size_gib, ctx.project, fs.instance.location, fs.outputs["instance_id"],
                       fs.instance.mount_point, fs.instance.filesystem, fs)
             for fs_name, fs in lustre.items())
     for slice_name, slice_ in spec.tpu_slices.items():
+        if slice_.mode is TpuMode.GKE:
+            continue
         zone = tpu_zone(cloud_spec, ctx.region, slice_name) or first_zone
+        plan = resolve_tpu(slice_)
+        accelerator = offerings.tpu_type(plan.tpu_vm_accelerator_type, zone, *_tpu_fix(ctx.region, slice_name))
         if slice_.mode is TpuMode.TPU_VM:
-            vm = TpuVm(f"{name}-{slice_name}", TpuVmArgs(ctx, slice_name, slice_, resolve_tpu(slice_), zone,
-                                                         network.vpc.id, network.subnet.id), opts)
+            vm = TpuVm(f"{name}-{slice_name}", TpuVmArgs(ctx, slice_name, slice_, plan, zone, network.vpc.id,
+                                                         network.subnet.id, checked_accelerator_type=accelerator), opts)
             out.setdefault("tpu_vms", {})[slice_name] = [v.name for v in vm.vms]
-        elif slice_.mode is TpuMode.QUEUED_RESOURCE:
+        else:
             queued = TpuQueuedResource(f"{name}-{slice_name}", TpuQueuedResourceArgs(
-                ctx, slice_name, slice_, resolve_tpu(slice_), zone, network.vpc.id, network.subnet.id), opts)
+                ctx, slice_name, slice_, plan, zone, network.vpc.id, network.subnet.id, checked_accelerator_type=accelerator), opts)
             out.setdefault("tpu_queued_resources", {})[slice_name] = [q.name for q in queued.queued_resources]
     return out, handle
 
 
+def _tpu_fix(region: str, slice_name: str) -> tuple[str, str]:
+    """The config path of a TPU slice, and where to pick another zone for it."""
+    return (f"{region_path('gcp', region)}.tpu_slices.{slice_name}",
+            f"set clouds.gcp.tpu_zones.{region}.{slice_name} to a zone that offers it")
+
+
 def _cluster(platform: Platform, cloud_spec: GcpCloudSpec, ctx: GcpContext, spec: RegionSpec, name: str, network: Network,
-             zones: pulumi.Input[list[str]], first_zone: pulumi.Output[str], key: pulumi.Output[str],
-             opts: pulumi.ResourceOptions, out: dict[str, Any]) -> ClusterHandle:
+             zones: pulumi.Input[list[str]], first_zone: pulumi.Output[str], offerings: ZoneOfferings,
+             key: pulumi.Output[str], opts: pulumi.ResourceOptions, out: dict[str, Any]) -> ClusterHandle:
     assert spec.cluster is not None
     cluster = Cluster(name, ClusterArgs(
         ctx, spec.cluster, cluster_name=name, network_id=network.vpc.id, subnet_id=network.subnet.id, vpc_cidr=spec.network.cidr,
@@ -183,16 +196,24 @@ def _cluster(platform: Platform, cloud_spec: GcpCloudSpec, ctx: GcpContext, spec
         managed_prometheus=platform.addons.monitoring is MonitoringMode.MANAGED), opts)
     pools: list[pulumi.Resource] = []
     for pool_name, pool in spec.gpu_pools.items():
+        row = resolve_gpu_pool(Cloud.GCP, pool)
+        machine_type = offerings.machine_type(
+            row.instance_type, pool.zones or zones, f"{region_path('gcp', ctx.region)}.gpu_pools.{pool_name}",
+            f"set gpu_pools.{pool_name}.zones (or clouds.gcp.zones.{ctx.region}) to zones that offer it")
         pools.append(GpuPool(f"{name}-{pool_name}", GpuPoolArgs(
-            pool_name, pool, resolve_gpu_pool(Cloud.GCP, pool), cluster.cluster.id, ctx.region, ctx.project, cluster.identity,
-            zone_count=spec.network.zones, gpu_operator=platform.addons.gpu_operator_on_gke), opts))
+            pool_name, pool, row, cluster.cluster.id, ctx.region, ctx.project, cluster.identity,
+            zone_count=spec.network.zones, gpu_operator=platform.addons.gpu_operator_on_gke, checked_machine_type=machine_type), opts))
     tpu_pools: dict[str, Any] = {}
     for slice_name, slice_ in spec.tpu_slices.items():
         if slice_.mode is not TpuMode.GKE:
             continue
+        plan = resolve_tpu(slice_)
+        zone = tpu_zone(cloud_spec, ctx.region, slice_name) or first_zone
+        machine_type = offerings.machine_type(plan.machine_type, pulumi.Output.from_input(zone).apply(lambda z: [z]),
+                                              *_tpu_fix(ctx.region, slice_name))
         tpu = TpuSlice(f"{name}-{slice_name}", TpuSliceArgs(
-            slice_name, slice_, resolve_tpu(slice_), cluster.cluster.id, ctx.region,
-            tpu_zone(cloud_spec, ctx.region, slice_name) or first_zone, ctx.project, cluster.identity), opts)
+            slice_name, slice_, plan, cluster.cluster.id, ctx.region, zone, ctx.project, cluster.identity,
+            checked_machine_type=machine_type), opts)
         pools.append(tpu)
         tpu_pools[slice_name] = [p.name for p in tpu.node_pools]
     out["cluster"] = {"name": cluster.cluster.name, "endpoint": cluster.cluster.endpoint, "gpu_pools": list(spec.gpu_pools),

@@ -50,12 +50,14 @@ class NodeIdentity:
     labels: Mapping[str, str]
 
 
-def node_config(identity: NodeIdentity, machine_type: str, **settings: object) -> gcp.container.NodePoolNodeConfigArgs:
+def node_config(identity: NodeIdentity, machine_type: str, *, checked_machine_type: pulumi.Input[str] | None = None,
+                **settings: object) -> gcp.container.NodePoolNodeConfigArgs:
     """Hardened node settings: dedicated service account, CMEK boot disk, Shielded VM with secure boot, the GKE
     metadata server (Workload Identity), gVNIC, and the platform labels on the VMs (provider default labels
-    do not reach node VMs). `settings` adds pool-specific fields."""
+    do not reach node VMs). `checked_machine_type`: `machine_type` once its zones are known to offer it (see
+    `offerings.py`); default: `machine_type` as it is. `settings` adds pool-specific fields."""
     return gcp.container.NodePoolNodeConfigArgs(
-        machine_type=machine_type,
+        machine_type=checked_machine_type if checked_machine_type is not None else machine_type,
         disk_type=boot_disk_type(machine_type),
         service_account=identity.service_account,
         oauth_scopes=[CLOUD_PLATFORM_SCOPE],

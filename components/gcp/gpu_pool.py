@@ -103,6 +103,9 @@ class GpuPoolArgs:
     """Zones of the cluster; a pool without `zones` uses all of them."""
     gpu_operator: bool = False
     """addons.gpu_operator_on_gke: the GPU Operator shares GPUs and (driver `operator`) installs the driver. Default off."""
+    checked_machine_type: pulumi.Input[str] | None = None
+    """The machine type once the pool's zones are known to offer it (`ZoneOfferings.machine_type`), so the node pool
+    waits for that check. Default: the catalog row's type, not looked up."""
 
 
 class GpuPool(pulumi.ComponentResource):
@@ -128,7 +131,7 @@ class GpuPool(pulumi.ComponentResource):
             queued_provisioning=gcp.container.NodePoolQueuedProvisioningArgs(enabled=True) if pool.capacity is CapacityType.QUEUED else None,
             placement_policy=gcp.container.NodePoolPlacementPolicyArgs(type="COMPACT") if compact else None,
             node_config=node_config(
-                args.identity, row.instance_type, disk_size_gb=pool.disk_size_gib,
+                args.identity, row.instance_type, checked_machine_type=args.checked_machine_type, disk_size_gb=pool.disk_size_gib,
                 guest_accelerators=[guest_accelerator(pool, row, args.gpu_operator)],
                 labels=node_labels(args.pool_name, pool, row, args.gpu_operator),
                 taints=node_taints(pool), **capacity_settings(pool.capacity, pool.reservation)),

@@ -68,6 +68,9 @@ class TpuSliceArgs:
     """The one zone the slices run in (TPU generations and reservations exist only in some zones)."""
     project: str
     identity: NodeIdentity
+    checked_machine_type: pulumi.Input[str] | None = None
+    """The machine type once the zone is known to offer it (`ZoneOfferings.machine_type`). Default: the plan's, not
+    looked up."""
 
 
 class TpuSlice(pulumi.ComponentResource):
@@ -86,7 +89,7 @@ class TpuSlice(pulumi.ComponentResource):
             self.node_pools.append(gcp.container.NodePool(f"{name}-{index}", gcp.container.NodePoolArgs(
                 project=args.project, cluster=args.cluster_id, location=args.region, name=pool_name,
                 node_locations=[args.zone],
-                node_config=node_config(args.identity, plan.machine_type, labels=labels,
+                node_config=node_config(args.identity, plan.machine_type, checked_machine_type=args.checked_machine_type, labels=labels,
                                         **capacity_settings(spec.capacity, spec.reservation)),
                 **settings,  # type: ignore[arg-type]
             ), opts=pulumi.ResourceOptions(parent=self, ignore_changes=IGNORE_NODE_COUNTS)))
@@ -103,6 +106,13 @@ class TpuVmArgs:
     zone: pulumi.Input[str]
     network_id: pulumi.Input[str]
     subnet_id: pulumi.Input[str]
+    checked_accelerator_type: pulumi.Input[str] | None = None
+    """The Cloud TPU accelerator type once the zone is known to offer it (`ZoneOfferings.tpu_type`). Default: the
+    plan's, not looked up."""
+
+    @property
+    def accelerator_type(self) -> pulumi.Input[str]:
+        return self.checked_accelerator_type if self.checked_accelerator_type is not None else self.plan.tpu_vm_accelerator_type
 
 
 class TpuVm(pulumi.ComponentResource):
@@ -128,7 +138,7 @@ class TpuVm(pulumi.ComponentResource):
                 project=ctx.project, role=role, member=pulumi.Output.concat("serviceAccount:", email)), opts=child)
                 for short, role in TPU_VM_ROLES.items()]
         self.vms = [gcp.tpu.V2Vm(f"{name}-{index}", gcp.tpu.V2VmArgs(
-            project=ctx.project, zone=args.zone, accelerator_type=plan.tpu_vm_accelerator_type,
+            project=ctx.project, zone=args.zone, accelerator_type=args.accelerator_type,
             runtime_version=TPU_VM_RUNTIMES[plan.generation],
             network_config=gcp.tpu.V2VmNetworkConfigArgs(
                 network=args.network_id, subnetwork=args.subnet_id, enable_external_ips=False, can_ip_forward=False),
@@ -169,7 +179,7 @@ class TpuQueuedResource(pulumi.ComponentResource):
                 tpu=gcp.tpu.V2QueuedResourceTpuArgs(node_specs=[gcp.tpu.V2QueuedResourceTpuNodeSpecArgs(
                     parent=parent, node_id=node_id,
                     node=gcp.tpu.V2QueuedResourceTpuNodeSpecNodeArgs(
-                        accelerator_type=plan.tpu_vm_accelerator_type, runtime_version=TPU_VM_RUNTIMES[plan.generation],
+                        accelerator_type=args.accelerator_type, runtime_version=TPU_VM_RUNTIMES[plan.generation],
                         network_config=gcp.tpu.V2QueuedResourceTpuNodeSpecNodeNetworkConfigArgs(
                             network=args.network_id, subnetwork=args.subnet_id, enable_external_ips=False,
                             can_ip_forward=False),

@@ -224,7 +224,8 @@ class GpuPoolSpec(SpecModel):
     disk_size_gib: Annotated[int, Field(ge=50, le=16384)] = 200
     """Encrypted root/OS disk per node. Default 200 GiB (container images for CUDA stacks are large)."""
     zones: list[str] = []
-    """Zones to place nodes in. Default: the network's zones."""
+    """Zones to place nodes in. Default: the network's zones (AWS EFA and compact pools: its first). Each must offer
+    the pool's type: `pulumi preview` asks the cloud (AWS, GCP) and stops with the zones that do."""
 
     @field_validator("labels")
     @classmethod

@@ -1,0 +1,42 @@
+"""Zone offerings: whether a pool's machine type exists in the zones the pool runs in.
+
+Only the cloud knows, and only at deploy time: EC2's DescribeInstanceTypeOfferings, Compute Engine's
+machineTypes.list and Cloud TPU's acceleratorTypes.list. The components ask during `pulumi preview` and apply these
+rules to the answers, so a pool in a zone that lacks its type fails there with the pool's config path, instead of at
+the cloud's API halfway through `pulumi up` (EKS answers CreateNodegroup with "Your requested instance type ... is
+not supported in your requested Availability Zone"; GKE refuses the node pool). Pure: no Pulumi, no cloud SDK.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+
+
+def missing_zones(zones: Sequence[str], offered: Collection[str]) -> list[str]:
+    """The zones of `zones` that don't offer the type, in the given order."""
+    return [zone for zone in zones if zone not in offered]
+
+
+def zone_offering_problem(path: str, machine_type: str, zones: Sequence[str], offered: Collection[str],
+                          choices: Sequence[str], fix: str) -> str | None:
+    """None when every zone of `zones` offers `machine_type`; else the error for the pool at config path `path`.
+
+    `offered`: every zone the cloud lists the type in. `choices`: the zones the pool could use instead (the network's
+    or the region's), named in the error with those that offer it. `fix`: what to change, for example "set
+    gpu_pools.train.zones to zones that offer it".
+    """
+    missing = missing_zones(zones, offered)
+    if not missing:
+        return None
+    usable = [zone for zone in choices if zone in offered]
+    if usable:
+        return (f"{path}: {machine_type} is not offered in {', '.join(missing)}; "
+                f"{', '.join(usable)} {'offers' if len(usable) == 1 else 'offer'} it: {fix}")
+    elsewhere = sorted(set(offered) - set(choices))
+    only = f" (only in {', '.join(elsewhere)})" if elsewhere else ""
+    return f"{path}: {machine_type} is offered in none of {', '.join(choices)}{only}; choose another type or region"
+
+
+def types_offered_everywhere(types: Sequence[str], zones: Sequence[str], offers: Mapping[str, Collection[str]]) -> list[str]:
+    """The types of `types` (in order) offered in every zone of `zones`; `offers` maps a type to the zones offering it."""
+    return [t for t in types if not missing_zones(zones, offers.get(t, ()))]

@@ -1,0 +1,98 @@
+"""EC2 zone offerings of node group types, asked during preview (DescribeInstanceTypeOfferings): a pool whose type a
+zone lacks stops the run with its config path (EKS would refuse the node group with a 400), and spot alternatives
+missing from a zone are left out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pytest
+from helpers import platform_dict
+
+from aiinfra.plan.runtime import PlanMocks, PlanResult, run_program
+from components.compose import build_platform
+from components.spec import load_platform
+
+OFFERINGS = "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings"
+POOLS = "platform.clouds.aws.regions.us-west-2.gpu_pools"
+
+
+class _Offerings(PlanMocks):
+    """EC2 offers each type only in the zones given (us-west-2a ... d exist); records what was asked."""
+
+    def __init__(self, offered: dict[str, str]) -> None:
+        self.offered, self.asked = offered, []
+
+    def call(self, args):  # noqa: ANN001, ANN201 (the SDK's mock interface)
+        if args.token == "aws:index/getAvailabilityZones:getAvailabilityZones":
+            return {**super().call(args), "names": [f"us-west-2{z}" for z in "abcd"]}
+        if args.token == OFFERINGS:
+            self.asked.append(dict(args.args))
+            [types] = [f["values"] for f in args.args["filters"] if f["name"] == "instance-type"]
+            pairs = [(t, f"us-west-2{z}") for t in types for z in self.offered.get(t, "abcd")]
+            return {"instanceTypes": [t for t, _ in pairs], "locations": [z for _, z in pairs],
+                    "locationTypes": ["availability-zone"] * len(pairs), "region": "us-west-2", "id": "us-west-2"}
+        return super().call(args)
+
+
+def _plan(pools: dict[str, Any], mocks: _Offerings) -> PlanResult:
+    spec = load_platform(platform_dict({"aws": {"regions": {"us-west-2": {
+        "network": {"cidr": "10.9.0.0/16"}, "cluster": {}, "gpu_pools": pools}}}}, addons={"enabled": False}))
+    return run_program(lambda: build_platform(spec), project="ai-infra", stack="test", mocks_=mocks)
+
+
+def _node_group(plan: PlanResult, pool: str) -> dict[str, Any]:
+    return plan.one("aws:eks/nodeGroup:NodeGroup", f"test-us-west-2-{pool}-nodegroup").inputs
+
+
+def test_each_pool_asks_ec2_where_its_types_are_offered() -> None:
+    mocks = _Offerings({})
+    plan = _plan({"h100": {"accelerator": "h100-80gb", "accelerators_per_node": 8},
+                  "l4": {"accelerator": "l4", "capacity": "spot", "max_nodes": 4}}, mocks)
+    assert sorted(mocks.asked, key=lambda a: a["filters"][0]["values"][0]) == [
+        {"filters": [{"name": "instance-type", "values": ["g6.xlarge", "g6.2xlarge", "g6.4xlarge", "g6.8xlarge"]}],
+         "locationType": "availability-zone", "region": "us-west-2"},
+        {"filters": [{"name": "instance-type", "values": ["p5.48xlarge"]}], "locationType": "availability-zone", "region": "us-west-2"}]
+    assert _node_group(plan, "h100")["instanceTypes"] == ["p5.48xlarge"]
+    assert _node_group(plan, "l4")["instanceTypes"] == ["g6.xlarge", "g6.2xlarge", "g6.4xlarge", "g6.8xlarge"]
+
+
+def test_spot_alternatives_missing_from_a_pool_zone_are_left_out() -> None:
+    plan = _plan({"l4": {"accelerator": "l4", "capacity": "spot", "max_nodes": 4}}, _Offerings({"g6.2xlarge": "abd", "g6.8xlarge": "c"}))
+    assert _node_group(plan, "l4")["instanceTypes"] == ["g6.xlarge", "g6.4xlarge"]
+    # An EFA pool uses one zone (the first): an alternative offered there stays.
+    plan = _plan({"l4": {"accelerator": "l4", "capacity": "spot", "max_nodes": 4, "zones": ["us-west-2b"]}},
+                 _Offerings({"g6.2xlarge": "b", "g6.8xlarge": "c"}))
+    assert _node_group(plan, "l4")["instanceTypes"] == ["g6.xlarge", "g6.2xlarge", "g6.4xlarge"]
+
+
+@pytest.mark.parametrize(("pool", "offered", "message"), [
+    ({"accelerator": "h100-80gb", "accelerators_per_node": 8}, {"p5.48xlarge": "bcd"},
+     f"{POOLS}.train: p5.48xlarge is not offered in us-west-2a; us-west-2b, us-west-2c offer it: "
+     "set gpu_pools.train.zones to zones that offer it"),
+    # A Capacity Block keeps every subnet (EC2 lands in the block's zone), so every subnet's zone must offer the type.
+    ({"accelerator": "h100-80gb", "accelerators_per_node": 8, "capacity": "capacity_block", "reservation": "cr-0a1b2c3d4e5f60718"},
+     {"p5.48xlarge": "c"},
+     f"{POOLS}.train: p5.48xlarge is not offered in us-west-2a, us-west-2b; us-west-2c offers it: "
+     "set gpu_pools.train.zones to zones that offer it"),
+    # EFA: the first zone only.
+    ({"accelerator": "h100-80gb", "accelerators_per_node": 8, "efa": True}, {"p5.48xlarge": "bc"},
+     f"{POOLS}.train: p5.48xlarge is not offered in us-west-2a; us-west-2b, us-west-2c offer it: "
+     "set gpu_pools.train.zones to zones that offer it"),
+    ({"instance_type": "p5.48xlarge", "zones": ["us-west-2b"]}, {"p5.48xlarge": "d"},
+     f"{POOLS}.train: p5.48xlarge is offered in none of us-west-2a, us-west-2b, us-west-2c (only in us-west-2d); "
+     "choose another type or region"),
+])
+def test_a_zone_without_the_type_stops_the_run_with_the_pool_path(pool: dict, offered: dict, message: str) -> None:
+    with pytest.raises(pulumi.RunError) as caught:
+        _plan({"train": pool}, _Offerings(offered))
+    assert str(caught.value) == message
+
+
+def test_a_pool_pinned_to_zones_that_offer_the_type_plans() -> None:
+    plan = _plan({"train": {"accelerator": "h100-80gb", "accelerators_per_node": 8, "zones": ["us-west-2b", "us-west-2c"]}},
+                 _Offerings({"p5.48xlarge": "bc"}))
+    group = _node_group(plan, "train")
+    assert group["instanceTypes"] == ["p5.48xlarge"]
+    assert group["subnetIds"] == ["test-us-west-2-private-1-id", "test-us-west-2-private-2-id"]

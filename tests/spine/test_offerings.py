@@ -1,0 +1,60 @@
+"""Zone offerings, the pure rules (components/spec/offerings.py): which zones lack a type, the error a pool gets, and
+which spot alternatives stay; plus the offline plan's placeholder answers to the offering lookups."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from aiinfra.plan.invokes import placeholder_result
+from components import catalog
+from components.spec.offerings import missing_zones, types_offered_everywhere, zone_offering_problem
+
+ZONES = [f"us-east-1{z}" for z in "abcdef"]
+zone_lists = st.lists(st.sampled_from(ZONES), unique=True, max_size=6)
+PATH = "platform.clouds.aws.regions.us-east-1.gpu_pools.train"
+FIX = "set gpu_pools.train.zones to zones that offer it"
+
+
+@given(zones=zone_lists, offered=zone_lists, choices=zone_lists)
+def test_a_problem_exactly_when_a_zone_lacks_the_type(zones: list[str], offered: list[str], choices: list[str]) -> None:
+    problem = zone_offering_problem(PATH, "p5.48xlarge", zones, offered, choices or ZONES, FIX)
+    assert (problem is None) == set(zones).issubset(offered)
+    if problem is not None:
+        assert problem.startswith(f"{PATH}: p5.48xlarge ")
+        usable = [z for z in choices or ZONES if z in offered]
+        # Either the missing zones and the usable ones are named with the fix, or there is nothing to fix with zones.
+        assert all(z in problem for z in (missing_zones(zones, offered) + usable if usable else choices or ZONES))
+        assert problem.endswith(FIX) == bool(usable)
+
+
+def test_the_error_names_missing_zones_and_the_ones_that_offer_the_type() -> None:
+    assert zone_offering_problem(PATH, "p5.48xlarge", ZONES[:3], {"us-east-1b", "us-east-1c", "us-east-1f"}, ZONES[:3], FIX) == (
+        f"{PATH}: p5.48xlarge is not offered in us-east-1a; us-east-1b, us-east-1c offer it: {FIX}")
+    assert zone_offering_problem(PATH, "p5.48xlarge", ZONES[:2], {"us-east-1f"}, ZONES[:3], FIX) == (
+        f"{PATH}: p5.48xlarge is offered in none of us-east-1a, us-east-1b, us-east-1c (only in us-east-1f); "
+        "choose another type or region")
+    assert zone_offering_problem(PATH, "p5.48xlarge", ZONES[:1], set(), ZONES[:3], FIX).endswith(
+        "offered in none of us-east-1a, us-east-1b, us-east-1c; choose another type or region")
+
+
+@given(types=st.lists(st.sampled_from(["g6.xlarge", "g6.2xlarge", "g6.4xlarge", "g6.8xlarge"]), unique=True, min_size=1),
+       zones=zone_lists, offers=st.dictionaries(st.sampled_from(["g6.xlarge", "g6.2xlarge", "g6.4xlarge"]), zone_lists))
+def test_alternatives_kept_only_where_every_zone_offers_them(types: list[str], zones: list[str], offers: dict) -> None:
+    kept = types_offered_everywhere(types, zones, offers)
+    assert kept == [t for t in types if set(zones) <= set(offers.get(t, ()))]  # order kept, nothing else
+
+
+def test_offline_lookups_offer_every_asked_type_in_every_zone() -> None:
+    ec2 = placeholder_result("aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings", {
+        "filters": [{"name": "instance-type", "values": ["p5.48xlarge", "p5e.48xlarge"]}], "locationType": "availability-zone",
+        "region": "us-east-2"})
+    pairs = set(zip(ec2["instanceTypes"], ec2["locations"]))
+    assert pairs == {(t, f"us-east-2{z}") for t in ("p5.48xlarge", "p5e.48xlarge") for z in "abcdef"}
+    gce = placeholder_result("gcp:compute/getMachineTypes:getMachineTypes",
+                             {"project": "p", "zone": "europe-west4-b", "filter": 'name = "ct5lp-hightpu-4t"'})
+    assert [m["name"] for m in gce["machineTypes"]] == ["ct5lp-hightpu-4t"] and gce["zone"] == "europe-west4-b"
+    assert placeholder_result("gcp:compute/getMachineTypes:getMachineTypes", {"filter": "guestCpus = 8"})["machineTypes"] == []
+    tpu = placeholder_result("gcp:tpu/getV2AcceleratorTypes:getV2AcceleratorTypes", {"zone": "us-central1-b"})["types"]
+    assert catalog.resolve_tpu_slice("tpu-v5e", "2x4").tpu_vm_accelerator_type in tpu
+    assert catalog.resolve_tpu_slice("tpu-v5p", "2x4x4").tpu_vm_accelerator_type in tpu
