@@ -6,6 +6,8 @@ import difflib
 import functools
 from dataclasses import dataclass
 
+from rapidfuzz.distance import OSA
+
 from . import _data
 from .errors import CLOUDS, check_cloud
 
@@ -78,7 +80,8 @@ def suggest_regions(name: str, cloud: str | None = None, n: int = 3) -> list[str
     """The listed regions closest to `name` (of one cloud, or of all); empty when nothing is close.
 
     difflib's similarity (`get_close_matches`, cutoff 0.6) picks the candidates; of those, the ones fewest edits
-    away are kept (at most `n`, in difflib's order). So a one-character typo lists the region it was typed from,
+    away (optimal string alignment: insertions, deletions, substitutions and swaps of neighbouring characters each
+    count one) are kept (at most `n`, in difflib's order). So a one-character typo lists the region it was typed from,
     next to any other region equally close ("us-est-1" -> us-west-1, us-east-1), unless more than `n` regions are
     one edit away ("ap-southeast-9" is one edit from each of ap-southeast-1 ... -7).
     """
@@ -86,22 +89,6 @@ def suggest_regions(name: str, cloud: str | None = None, n: int = 3) -> list[str
     candidates = difflib.get_close_matches(name, names, n=len(names), cutoff=0.6)
     if not candidates:
         return []
-    distances = {candidate: _edit_distance(name, candidate) for candidate in candidates}
+    distances = {candidate: OSA.distance(name, candidate) for candidate in candidates}
     best = min(distances.values())
     return [candidate for candidate in candidates if distances[candidate] == best][:n]
-
-
-def _edit_distance(a: str, b: str) -> int:
-    """Damerau-Levenshtein distance (optimal string alignment): insertions, deletions, substitutions and swaps of
-    two neighbouring characters each count one."""
-    previous2: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                cost = min(cost, previous2[j - 2] + 1)
-            current.append(cost)
-        previous2, previous = previous, current
-    return previous[-1]

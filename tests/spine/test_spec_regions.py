@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from rapidfuzz.distance import OSA
 from helpers import platform_dict
 
 from components import catalog
-from components.catalog.regions import _edit_distance
 from components.spec import Platform, SpecError, load_platform
 
 ALL_NAMES = set(catalog.region_names())
@@ -62,7 +62,7 @@ def test_a_typo_of_a_listed_region_is_refused_with_the_original_suggested(case: 
     assert catalog.REGIONS_FILE in message and catalog.region_doc(region.cloud) in message
     suggested = catalog.suggest_regions(typo, region.cloud)
     assert all(f"'{name}'" in message for name in suggested)
-    ties = [n for n in catalog.region_names(region.cloud) if _edit_distance(typo, n) == 1]
+    ties = [n for n in catalog.region_names(region.cloud) if OSA.distance(typo, n) == 1]
     assert f"'{region.name}'" in message or len(ties) > 3, message
 
 
