@@ -301,7 +301,7 @@ def _validate(args: argparse.Namespace) -> int:
     project = _project(args)
     try:
         config, secret_keys = load_stack_config(project, args.stack)
-        # Read the stack file's ESC imports only to explain a missing platform (a second parse of the file).
+        # Read the stack file's ESC imports only to explain a missing platform.
         imports = stack_environments(project, args.stack) if PLATFORM_CONFIG not in config else ()
         raw = platform_config_value(config.get(PLATFORM_CONFIG), stack=args.stack, secret=PLATFORM_CONFIG in secret_keys,
                                     esc_environments=imports)

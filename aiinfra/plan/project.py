@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -194,17 +195,26 @@ def _yaml_error(path: Path, err: yaml.YAMLError) -> str:
 
 
 def _read_mapping(path: Path) -> dict[str, Any]:
-    """A project or stack file's settings; an empty file has none."""
+    """A project or stack file's settings; an empty file has none. Read-only: the parse of a file's text is cached, so
+    the plan and its checks (environments, config) parse a stack file once."""
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_CliYamlLoader)  # noqa: S506 (a SafeLoader subclass)
-    except yaml.YAMLError as err:
-        raise ProjectError(_yaml_error(path, err)) from None
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
         raise ProjectError(f"{path} is not UTF-8 text: byte {err.object[err.start]:#04x} at offset {err.start}") from None
     except OSError as err:
         raise ProjectError(f"{path}: cannot read it ({err.strerror})") from None
+    try:
+        data = _parse(text)
+    except yaml.YAMLError as err:
+        raise ProjectError(_yaml_error(path, err)) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
         raise ProjectError(f"{path}: expected a mapping of settings (name: ..., config: ...), got {type(data).__name__}")
     return data
+
+
+@functools.lru_cache(maxsize=8)
+def _parse(text: str) -> Any:
+    """Keyed by the text itself, so an edited file is parsed again however soon after (mtimes are coarse)."""
+    return yaml.load(text, Loader=_CliYamlLoader)  # noqa: S506 (a SafeLoader subclass)

@@ -64,3 +64,18 @@ def test_a_malformed_stack_file_is_one_line_naming_file_line_and_column(tmp_path
     with pytest.raises(ProjectError) as caught:
         load_stack_config(load_project(tmp_path), "x")
     assert str(caught.value) == f"{tmp_path / 'Pulumi.x.yaml'}{message}"
+
+
+def test_a_stack_file_is_parsed_once_per_text_and_again_when_edited(tmp_path) -> None:  # noqa: ANN001
+    from aiinfra.plan import project as project_module
+    from aiinfra.plan.project import load_project, load_stack_config, stack_environments
+
+    (tmp_path / "Pulumi.yaml").write_text("name: demo\nruntime: python\n")
+    stack = tmp_path / "Pulumi.dev.yaml"
+    stack.write_text("environment: [shared]\nconfig:\n  demo:size: 1\n")
+    project = load_project(tmp_path)
+    project_module._parse.cache_clear()
+    assert load_stack_config(project, "dev")[0] == {"demo:size": "1"} and stack_environments(project, "dev") == ["shared"]
+    assert project_module._parse.cache_info().misses == 1  # the plan and its environment check share one parse
+    stack.write_text("environment: [shared]\nconfig:\n  demo:size: 2\n")  # same size, same coarse mtime tick
+    assert load_stack_config(project, "dev")[0] == {"demo:size": "2"}
