@@ -43,11 +43,16 @@ def boot_disk_type(machine_type: str) -> str:
 
 @dataclass(frozen=True)
 class NodeIdentity:
-    """What every node pool of a cluster shares: the node service account, the boot disk key and VM labels."""
+    """What every node pool of a cluster shares: the node service account, the boot disk key, VM labels and whether
+    nodes load signed kernel modules."""
 
     service_account: pulumi.Input[str]
     kms_key_id: pulumi.Input[str]
     labels: Mapping[str, str]
+    signed_kernel_modules: bool = False
+    """Clusters with the Managed Lustre CSI driver: CPU and TPU nodes run the Container-Optimized OS image that loads
+    Google-signed out-of-tree modules (the Lustre client) with Secure Boot on; the default image's LoadPin refuses
+    them. GPU nodes' image loads modules already. Default off."""
 
 
 def node_config(identity: NodeIdentity, machine_type: str, *, checked_machine_type: pulumi.Input[str] | None = None,
@@ -56,7 +61,11 @@ def node_config(identity: NodeIdentity, machine_type: str, *, checked_machine_ty
     metadata server (Workload Identity), gVNIC, and the platform labels on the VMs (provider default labels
     do not reach node VMs). `checked_machine_type`: `machine_type` once its zones are known to offer it (see
     `offerings.py`); default: `machine_type` as it is. `settings` adds pool-specific fields."""
+    modules = identity.signed_kernel_modules and not settings.get("guest_accelerators")
     return gcp.container.NodePoolNodeConfigArgs(
+        linux_node_config=gcp.container.NodePoolNodeConfigLinuxNodeConfigArgs(
+            node_kernel_module_loading=gcp.container.NodePoolNodeConfigLinuxNodeConfigNodeKernelModuleLoadingArgs(
+                policy="ENFORCE_SIGNED_MODULES")) if modules else None,
         machine_type=checked_machine_type if checked_machine_type is not None else machine_type,
         disk_type=boot_disk_type(machine_type),
         service_account=identity.service_account,
@@ -145,7 +154,8 @@ class Cluster(pulumi.ComponentResource):
         grants = [gcp.projects.IAMMember(f"{name}-nodes-sa-{short}", gcp.projects.IAMMemberArgs(
             project=ctx.project, role=role, member=pulumi.Output.concat("serviceAccount:", email)), opts=child)
                   for short, role in NODE_ROLES.items()]
-        self.identity = NodeIdentity(service_account=email, kms_key_id=args.kms_key_id, labels=ctx.labels)
+        self.identity = NodeIdentity(service_account=email, kms_key_id=args.kms_key_id, labels=ctx.labels,
+                                     signed_kernel_modules=args.lustre_csi)
         # deletion_protection fails the provider's delete only once the engine has got that far; `protect` makes the
         # engine refuse any update that would delete or replace the cluster (pulumi.com/docs/iac/concepts/options/protect).
         # No retain_on_delete: a cluster left behind would keep running (and billing) outside any stack.

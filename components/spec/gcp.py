@@ -61,6 +61,10 @@ TPU_VM_CAPACITY = (CapacityType.ON_DEMAND, CapacityType.SPOT, CapacityType.RESER
 QUEUED_RESOURCE_CAPACITY = (CapacityType.ON_DEMAND,)
 """Capacity a queued resource (mode `queued_resource`) takes: pulumi-gcp 10.2.0's `tpu.V2QueuedResource` has no
 spot, guaranteed/reservation or queueing-policy fields, so only the default (on-demand) request can be expressed."""
+SIGNED_MODULES_MINOR = (1, 34)
+"""GKE loads Google-signed out-of-tree kernel modules (the Managed Lustre client) on Secure Boot CPU and TPU nodes
+under secure kernel module loading, from 1.34.1-gke.2364000 (cloud.google.com/kubernetes-engine/security/secure-modules-cos);
+below it the Lustre CSI driver needs Secure Boot off (GoogleCloudPlatform/lustre-csi-driver docs/installation.md)."""
 # Flex-start node pools may use compact placement only on these machine series (cluster-toolkit gke-node-pool).
 DWS_COMPACT_MACHINES = ("a3-ultragpu-", "a4-")
 _ZONE = re.compile(r"^(?P<region>[a-z]+-[a-z]+\d+)-[a-z]$")
@@ -155,6 +159,13 @@ def _check_region(platform, region: str, spec: RegionSpec, path: Path) -> Iterat
             if not _IAM_MEMBER.match(admin):
                 yield ((*path, "cluster", "admins", i), f"'{admin}' is not an IAM member; allowed: user:<email>, group:<email>, "
                                                         "serviceAccount:<email>, domain:<domain>, principal://... or principalSet://...")
+        version = spec.cluster.kubernetes_version
+        if spec.lustre and version and tuple(int(part) for part in version.split(".")) < SIGNED_MODULES_MINOR:
+            minimum = ".".join(map(str, SIGNED_MODULES_MINOR))
+            yield ((*path, "cluster", "kubernetes_version"),
+                   f"got {version}; with Managed Lustre in the region, the nodes load the Lustre client module with Secure Boot "
+                   f"on, which GKE allows from {minimum} (secure kernel module loading); set {minimum} or later, or leave it "
+                   "unset for the release channel's")
         nodes = spec.network.zones
         if spec.cluster.system_pool.max_nodes < nodes:
             yield ((*path, "cluster", "system_pool", "max_nodes"),

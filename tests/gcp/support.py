@@ -21,7 +21,7 @@ PROD_GCP: dict[str, Any] = {
     "regions": {
         "us-central1": {
             "network": {"cidr": "10.20.0.0/16"},
-            "cluster": {"kubernetes_version": "1.33", "admins": ["group:ml-platform@example.com"]},
+            "cluster": {"kubernetes_version": "1.34", "admins": ["group:ml-platform@example.com"]},
             "gpu_pools": {
                 "train": {"accelerator": "h100-80gb", "accelerators_per_node": 8, "capacity": "reserved",
                           "reservation": "a3-res", "max_nodes": 4, "placement": "compact"},

@@ -49,7 +49,7 @@ def test_cluster_hardening(prod_plan: PlanResult) -> None:
     gke = by_name(prod_plan, "prod-us-central1-gke")
     assert gke["enableShieldedNodes"] is True
     assert gke["releaseChannel"] == {"channel": "REGULAR"}
-    assert gke["minMasterVersion"] == "1.33"
+    assert gke["minMasterVersion"] == "1.34"
     assert gke["datapathProvider"] == "ADVANCED_DATAPATH"
     assert "networkPolicy" not in gke  # Dataplane V2 enforces NetworkPolicy; the Calico addon must stay off
     assert (gke["networkingMode"], gke["ipAllocationPolicy"]) == (
@@ -69,6 +69,19 @@ def test_csi_drivers_follow_the_region_storage(prod_plan: PlanResult, dev_plan: 
     assert without["lustreCsiDriverConfig"] == {"enabled": False}
     dev = by_name(dev_plan, "dev-us-central1-gke")
     assert "gatewayApiConfig" not in dev and by_name(prod_plan, "prod-us-central1-gke")["gatewayApiConfig"] == {"channel": "CHANNEL_STANDARD"}
+
+
+def test_lustre_clusters_load_signed_kernel_modules_on_cpu_and_tpu_nodes_with_secure_boot(prod_plan: PlanResult) -> None:
+    # Secure kernel module loading lets the Lustre client module load on Secure Boot CPU and TPU nodes; GPU nodes'
+    # image loads modules already, and regions without Lustre keep GKE's default image.
+    signed = {"nodeKernelModuleLoading": {"policy": "ENFORCE_SIGNED_MODULES"}}
+    pools = {r.name: r.inputs["nodeConfig"] for r in prod_plan.of_type("gcp:container/nodePool:NodePool")}
+    for name in ("prod-us-central1-system", "prod-us-central1-pretrain-0", "prod-us-central1-serve-0"):
+        assert pools[name].get("linuxNodeConfig") == signed, name
+        assert pools[name]["shieldedInstanceConfig"]["enableSecureBoot"] is True
+    for name in ("prod-us-central1-train-pool", "prod-europe-west4-system", "prod-europe-west4-serve-pool"):
+        assert "linuxNodeConfig" not in pools[name], name
+        assert pools[name]["shieldedInstanceConfig"]["enableSecureBoot"] is True
 
 
 def test_nodes_run_as_a_dedicated_least_privilege_service_account(prod_plan: PlanResult) -> None:

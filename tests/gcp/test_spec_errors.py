@@ -80,6 +80,8 @@ CASES = [
      f"{U}.tpu_slices.serve.service_account", ["'tpu@", "only used by mode 'tpu_vm'", "allowed with mode 'gke': unset"]),
     ("lustre-network-too-small", f"{R}/network/cidr", "10.20.0.0/22", f"{U}.network.cidr",
      ["/23", "10.20.2.0/24", "/21 network or larger"]),
+    ("lustre-cluster-below-signed-modules", f"{R}/cluster/kubernetes_version", "1.33", f"{U}.cluster.kubernetes_version",
+     ["got 1.33", "Lustre client module", "Secure Boot", "from 1.34", "leave it unset"]),
     ("flow-logs-kept-too-long", f"{R}/network/flow_log_retention_days", 4000, f"{U}.network.flow_log_retention_days",
      ["got 4000", "1 to 3650"]),
     ("system-pool-smaller-than-zones", f"{R}/cluster/system_pool", {"min_nodes": 1, "max_nodes": 2},
