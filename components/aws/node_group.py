@@ -208,6 +208,8 @@ class GpuNodePool(pulumi.ComponentResource):
             for card in range(efa_interfaces(row) if pool.efa else 0)
         ]
         reserved = pool.capacity in (CapacityType.RESERVED, CapacityType.CAPACITY_BLOCK)
+        # The instance type stays on the node group, Capacity Blocks too (EKS refuses it in both places), as eksctl's
+        # capacity-block support (eksctl-io/eksctl#8207) and AWS's ai-on-eks `cbr` group pass it to CreateNodegroup.
         template = launch_template(name, self, ctx, args.kms_key_arn, LaunchTemplateSettings(
             disk_size_gib=pool.disk_size_gib, network_interfaces=interfaces,
             placement_group_name=group.name if group else None,
