@@ -87,7 +87,8 @@ class ClusterSpec(SpecModel):
 
     kubernetes_version: Annotated[str, Field(pattern=r"^1\.\d{2}$")] | None = None
     """Minor version such as "1.33". Default: EKS runs 1.35 (the newest minor with a pinned Cluster Autoscaler; with
-    the Kubernetes layer on, EKS takes 1.32 to 1.35 only); GKE and AKS follow `upgrade_channel`."""
+    the Kubernetes layer on, EKS takes 1.32 to 1.35 only); GKE and AKS follow `upgrade_channel`. GKE in a region with
+    Managed Lustre takes 1.34 or later (signed kernel modules on Secure Boot nodes)."""
     api_access: ApiAccess = ApiAccess.PRIVATE
     """Default `private`: the API endpoint has no public address."""
     authorized_cidrs: list[IPv4Network] = []
