@@ -60,16 +60,19 @@ def _instance_type_offerings(args: dict[str, Any], region: str) -> dict[str, Any
     types = [t for f in args.get("filters") or [] if f.get("name") == "instance-type" for t in f.get("values") or []]
     pairs = [(t, zone) for t in types for zone in _zones(args, region)["names"]]
     return {"instanceTypes": [t for t, _ in pairs], "locations": [zone for _, zone in pairs],
-            "locationTypes": ["availability-zone"] * len(pairs), "id": region, "region": region}
+            "locationTypes": ["availability-zone"] * len(pairs), "locationType": "availability-zone",
+            "filters": args.get("filters") or [], "id": region, "region": region}
 
 
 def _machine_types(args: dict[str, Any], region: str) -> dict[str, Any]:
-    """Offline, a `name = "..."` filter finds its machine type in every zone (what a zone offers is known only on deploy)."""
-    match = re.fullmatch(r'\s*name\s*=\s*"?([a-z0-9-]+)"?\s*', str(args.get("filter") or ""))
-    result = _placeholder(_result_type("gcp:compute/getMachineTypes:getMachineTypes"), "", region, 0)
-    entry = result["machineTypes"][0] if result.get("machineTypes") else {}
-    machines = [{**entry, "name": match.group(1), "accelerators": [], "deprecateds": []}] if match else []
-    return {**result, **{k: v for k, v in args.items() if v is not None}, "machineTypes": machines}
+    """Offline, each machine type a filter names (`name = "..."`, OR-ed) is offered in every zone (what a zone offers
+    is known only on deploy); a filter on anything else finds none."""
+    names = re.findall(r'\bname\s*=\s*"([a-z0-9-]+)"', str(args.get("filter") or ""))
+    machines = [{"name": name, "description": name, "guestCpus": 1, "memoryMb": 1, "isSharedCpus": False, "accelerators": [],
+                 "bundledLocalSsds": [], "deprecateds": [], "maximumPersistentDisks": 1, "maximumPersistentDisksSizeGb": 1,
+                 "architecture": "X86_64", "selfLink": f"placeholder-machine-type/{name}"} for name in names]
+    return {"machineTypes": machines, "filter": str(args.get("filter") or ""), "id": "machine-types",
+            "project": args.get("project") or "placeholder-project", "zone": args.get("zone") or f"{region}-a"}
 
 
 def _tpu_accelerator_types(args: dict[str, Any], region: str) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from components.gcp.load_balancer import (
 )
 from components.gcp.lustre import BucketLink, Lustre, LustreArgs
 from components.gcp.network import GFE_RANGES, Network, NetworkArgs
-from components.gcp.offerings import ZoneOfferings
+from components.gcp.offerings import ZoneOfferings, one_zone
 from components.gcp.project import Project, ProjectArgs, required_apis
 from components.gcp.storage import AccessLogBucket, AccessLogBucketArgs, Bucket, BucketArgs
 from components.gcp.tpu import TpuQueuedResource, TpuQueuedResourceArgs, TpuSlice, TpuSliceArgs, TpuVm, TpuVmArgs
@@ -124,7 +124,7 @@ def _region(platform: Platform, cloud_spec: GcpCloudSpec, project: _Project, ctx
     opts = project.opts
     region_zones = gcp.compute.get_zones_output(project=ctx.project, region=ctx.region, opts=project.invoke).names.apply(sorted)
     zones: pulumi.Input[list[str]] = cloud_spec.zones.get(ctx.region) or region_zones.apply(lambda names: names[: spec.network.zones])
-    offerings = ZoneOfferings(ctx.project, region_zones, project.invoke)
+    offerings = _offerings(ctx, spec, region_zones, project.invoke)
     first_zone = pulumi.Output.from_input(zones).apply(lambda z: z[0])
     users: dict[str, pulumi.Input[str]] = {
         "gke": ctx.service_agent(GKE_AGENT), "compute": ctx.service_agent(COMPUTE_AGENT), "logging": project.logging_agent}
@@ -179,6 +179,16 @@ def _region(platform: Platform, cloud_spec: GcpCloudSpec, project: _Project, ctx
     return out, handle
 
 
+def _offerings(ctx: GcpContext, spec: RegionSpec, region_zones: pulumi.Output[list[str]],
+               invoke: pulumi.InvokeOutputOptions) -> ZoneOfferings:
+    """The region's offering lookups, for the machine types of its GKE GPU pools and TPU slices and the accelerator
+    types of its TPU VMs and queued resources."""
+    gke = [resolve_tpu(s) for s in spec.tpu_slices.values() if s.mode is TpuMode.GKE]
+    machines = [resolve_gpu_pool(Cloud.GCP, pool).instance_type for pool in spec.gpu_pools.values()] + [p.machine_type for p in gke]
+    tpus = [resolve_tpu(s).tpu_vm_accelerator_type for s in spec.tpu_slices.values() if s.mode is not TpuMode.GKE]
+    return ZoneOfferings(ctx.project, region_zones, invoke, machine_types=machines, tpu_types=tpus)
+
+
 def _tpu_fix(region: str, slice_name: str) -> tuple[str, str]:
     """The config path of a TPU slice, and where to pick another zone for it."""
     return (f"{region_path('gcp', region)}.tpu_slices.{slice_name}",
@@ -209,8 +219,7 @@ def _cluster(platform: Platform, cloud_spec: GcpCloudSpec, ctx: GcpContext, spec
             continue
         plan = resolve_tpu(slice_)
         zone = tpu_zone(cloud_spec, ctx.region, slice_name) or first_zone
-        machine_type = offerings.machine_type(plan.machine_type, pulumi.Output.from_input(zone).apply(lambda z: [z]),
-                                              *_tpu_fix(ctx.region, slice_name))
+        machine_type = offerings.machine_type(plan.machine_type, one_zone(zone), *_tpu_fix(ctx.region, slice_name))
         tpu = TpuSlice(f"{name}-{slice_name}", TpuSliceArgs(
             slice_name, slice_, plan, cluster.cluster.id, ctx.region, zone, ctx.project, cluster.identity,
             checked_machine_type=machine_type), opts)

@@ -12,45 +12,60 @@ import pulumi_gcp as gcp
 
 from components.spec.offerings import zone_offering_problem
 
+ByZone = dict[str, set[str]]
+
+
+def one_zone(zone: pulumi.Input[str]) -> pulumi.Output[list[str]]:
+    """The zone list of a resource that lives in one zone (a TPU slice)."""
+    return pulumi.Output.from_input(zone).apply(lambda z: [z])
+
 
 class ZoneOfferings:
-    """The offering lookups of one region: each type is looked up once per zone of the region, with `opts` (the
-    environment's provider, after the project's APIs are enabled)."""
+    """The offering lookups of one region: one machineTypes.list per zone for all of `machine_types` (OR-ed names in
+    one filter), one acceleratorTypes.list per zone when there are `tpu_types`, with `opts` (the environment's provider,
+    after the project's APIs are enabled)."""
 
-    def __init__(self, project: str, region_zones: pulumi.Input[Sequence[str]], opts: pulumi.InvokeOutputOptions) -> None:
-        self._project, self._opts = project, opts
+    def __init__(self, project: str, region_zones: pulumi.Input[Sequence[str]], opts: pulumi.InvokeOutputOptions,
+                 machine_types: Sequence[str] = (), tpu_types: Sequence[str] = ()) -> None:
         self._region_zones = pulumi.Output.from_input(region_zones)
-        self._offered: dict[tuple[str, str], pulumi.Output[list[str]]] = {}
+        self._types = {"machine": set(machine_types), "tpu": set(tpu_types)}
+        wanted = sorted(self._types["machine"])
+        name_filter = " OR ".join(f'(name = "{name}")' for name in wanted)
+
+        def machines(zone: str) -> pulumi.Output[set[str]]:
+            found = gcp.compute.get_machine_types_output(project=project, zone=zone, filter=name_filter, opts=opts)
+            return found.machine_types.apply(lambda types: {t.name for t in types})
+
+        def accelerators(zone: str) -> pulumi.Output[set[str]]:
+            return gcp.tpu.get_v2_accelerator_types_output(project=project, zone=zone, opts=opts).types.apply(set)
+
+        self._by_zone = {"machine": self._lookup(machines) if wanted else None,
+                         "tpu": self._lookup(accelerators) if tpu_types else None}
+
+    def _lookup(self, ask: Callable[[str], pulumi.Output[set[str]]]) -> pulumi.Output[ByZone]:
+        return self._region_zones.apply(
+            lambda names: pulumi.Output.all(*[ask(zone) for zone in names]).apply(lambda found: dict(zip(names, found))))
 
     def machine_type(self, machine_type: str, zones: pulumi.Input[Sequence[str]], path: str, fix: str) -> pulumi.Output[str]:
-        """`machine_type`, once Compute Engine lists it in every zone of `zones` (machineTypes.list); else the run
+        """`machine_type` (one of `machine_types`), once Compute Engine lists it in every zone of `zones`; else the run
         stops with the error for config path `path`, which suggests `fix`."""
-        def lookup(zone: str) -> pulumi.Output[bool]:
-            found = gcp.compute.get_machine_types_output(
-                project=self._project, zone=zone, filter=f'name = "{machine_type}"', opts=self._opts)
-            return found.machine_types.apply(lambda types: any(t.name == machine_type for t in types))
-
-        return self._checked(("machine", machine_type), lookup, zones, path, fix)
+        return self._checked("machine", machine_type, zones, path, fix)
 
     def tpu_type(self, accelerator_type: str, zone: pulumi.Input[str], path: str, fix: str) -> pulumi.Output[str]:
-        """`accelerator_type` (e.g. `v5litepod-8`), once Cloud TPU lists it in `zone` (acceleratorTypes.list)."""
-        def lookup(candidate: str) -> pulumi.Output[bool]:
-            found = gcp.tpu.get_v2_accelerator_types_output(project=self._project, zone=candidate, opts=self._opts)
-            return found.types.apply(lambda types: accelerator_type in types)
+        """`accelerator_type` (one of `tpu_types`, e.g. `v5litepod-8`), once Cloud TPU lists it in `zone`."""
+        return self._checked("tpu", accelerator_type, one_zone(zone), path, fix)
 
-        return self._checked(("tpu", accelerator_type), lookup, pulumi.Output.from_input(zone).apply(lambda z: [z]), path, fix)
-
-    def _checked(self, key: tuple[str, str], lookup: Callable[[str], pulumi.Output[bool]],
-                 zones: pulumi.Input[Sequence[str]], path: str, fix: str) -> pulumi.Output[str]:
-        if key not in self._offered:
-            self._offered[key] = self._region_zones.apply(lambda names: pulumi.Output.all(*[lookup(z) for z in names]).apply(
-                lambda found: [zone for zone, ok in zip(names, found) if ok]))
+    def _checked(self, kind: str, name: str, zones: pulumi.Input[Sequence[str]], path: str, fix: str) -> pulumi.Output[str]:
+        by_zone = self._by_zone[kind]
+        if by_zone is None or name not in self._types[kind]:
+            raise ValueError(f"{name} was not declared to ZoneOfferings as a {kind} type")
 
         def check(values: list) -> str:  # noqa: ANN001
-            wanted, offered, names = values
-            problem = zone_offering_problem(path, key[1], wanted, offered, names, fix)
+            wanted, offers = values
+            offered = [zone for zone, names in offers.items() if name in names]
+            problem = zone_offering_problem(path, name, wanted, offered, list(offers), fix)
             if problem:
                 raise pulumi.RunError(problem)
-            return key[1]
+            return name
 
-        return pulumi.Output.all(zones, self._offered[key], self._region_zones).apply(check)
+        return pulumi.Output.all(zones, by_zone).apply(check)

@@ -89,8 +89,8 @@ class TpuSlice(pulumi.ComponentResource):
             self.node_pools.append(gcp.container.NodePool(f"{name}-{index}", gcp.container.NodePoolArgs(
                 project=args.project, cluster=args.cluster_id, location=args.region, name=pool_name,
                 node_locations=[args.zone],
-                node_config=node_config(args.identity, plan.machine_type, checked_machine_type=args.checked_machine_type, labels=labels,
-                                        **capacity_settings(spec.capacity, spec.reservation)),
+                node_config=node_config(args.identity, plan.machine_type, checked_machine_type=args.checked_machine_type,
+                                        labels=labels, **capacity_settings(spec.capacity, spec.reservation)),
                 **settings,  # type: ignore[arg-type]
             ), opts=pulumi.ResourceOptions(parent=self, ignore_changes=IGNORE_NODE_COUNTS)))
         self.register_outputs({"node_pools": [p.name for p in self.node_pools], "machine_type": plan.machine_type,

@@ -34,9 +34,10 @@ class _Offerings(PlanMocks):
             return {**super().call(args), "names": [f"us-central1-{z}" for z in "fcba"]}  # API order is not name order
         if args.token == MACHINE_TYPES:
             self.asked.append((MACHINE_TYPES, dict(args.args)))
-            name = re.fullmatch(r'name = "(.+)"', args.args["filter"]).group(1)
-            found = args.args["zone"] in self._zones(name)
-            return {**super().call(args), "machineTypes": [{"name": name, "guestCpus": 208}] if found else []}
+            names = re.findall(r'\(name = "([^"]+)"\)', args.args["filter"])
+            assert args.args["filter"] == " OR ".join(f'(name = "{n}")' for n in names)
+            found = [{"name": n, "guestCpus": 208} for n in names if args.args["zone"] in self._zones(n)]
+            return {**super().call(args), "machineTypes": found}
         if args.token == TPU_TYPES:
             self.asked.append((TPU_TYPES, dict(args.args)))
             return {**super().call(args), "types": [t for t in ("v5litepod-8", "v6e-16") if args.args["zone"] in self._zones(t)]}
@@ -49,15 +50,15 @@ def _plan(region: dict[str, Any], mocks: _Offerings, **gcp: Any) -> PlanResult:
     return run_program(lambda: build_platform(spec), project="ai-infra", stack="test", mocks_=mocks)
 
 
-def test_gpu_pools_and_tpu_slices_ask_each_zone_of_the_region() -> None:
+def test_each_zone_of_the_region_is_asked_once_for_all_its_types() -> None:
     mocks = _Offerings({})
-    plan = _plan({"cluster": {}, "gpu_pools": {"h100": {"accelerator": "h100-80gb", "accelerators_per_node": 8}},
+    plan = _plan({"cluster": {}, "gpu_pools": {"h100": {"accelerator": "h100-80gb", "accelerators_per_node": 8},
+                                               "batch": {"accelerator": "h100-80gb", "accelerators_per_node": 8}},
                   "tpu_slices": {"v5e": {"generation": "v5e", "topology": "2x4"},
                                  "vm": {"generation": "v5e", "topology": "2x4", "mode": "tpu_vm"}}}, mocks)
     zones = [f"us-central1-{z}" for z in "abcf"]
     asked = sorted((token, a.get("filter"), a["zone"], a["project"]) for token, a in mocks.asked)
-    assert asked == sorted([(MACHINE_TYPES, 'name = "a3-highgpu-8g"', z, PROJECT) for z in zones]
-                           + [(MACHINE_TYPES, 'name = "ct5lp-hightpu-4t"', z, PROJECT) for z in zones]
+    assert asked == sorted([(MACHINE_TYPES, '(name = "a3-highgpu-8g") OR (name = "ct5lp-hightpu-4t")', z, PROJECT) for z in zones]
                            + [(TPU_TYPES, None, z, PROJECT) for z in zones])
     assert by_name(plan, "test-us-central1-h100-pool")["nodeConfig"]["machineType"] == "a3-highgpu-8g"
     assert by_name(plan, "test-us-central1-v5e-0")["nodeConfig"]["machineType"] == "ct5lp-hightpu-4t"

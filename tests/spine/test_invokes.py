@@ -17,6 +17,9 @@ TOKENS = [
     "gcp:compute/getNetwork:getNetwork",
     "azure-native:network:getVirtualNetwork",
     "azure-native:resources:getResourceGroup",
+    "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings",
+    "gcp:compute/getMachineTypes:getMachineTypes",
+    "gcp:tpu/getV2AcceleratorTypes:getV2AcceleratorTypes",
     "kubernetes:yaml/v2:ConfigGroup",  # not an invoke: no result type, empty result
 ]
 

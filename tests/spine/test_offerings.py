@@ -51,9 +51,9 @@ def test_offline_lookups_offer_every_asked_type_in_every_zone() -> None:
         "region": "us-east-2"})
     pairs = set(zip(ec2["instanceTypes"], ec2["locations"]))
     assert pairs == {(t, f"us-east-2{z}") for t in ("p5.48xlarge", "p5e.48xlarge") for z in "abcdef"}
-    gce = placeholder_result("gcp:compute/getMachineTypes:getMachineTypes",
-                             {"project": "p", "zone": "europe-west4-b", "filter": 'name = "ct5lp-hightpu-4t"'})
-    assert [m["name"] for m in gce["machineTypes"]] == ["ct5lp-hightpu-4t"] and gce["zone"] == "europe-west4-b"
+    gce = placeholder_result("gcp:compute/getMachineTypes:getMachineTypes", {
+        "project": "p", "zone": "europe-west4-b", "filter": '(name = "ct5lp-hightpu-4t") OR (name = "a3-highgpu-8g")'})
+    assert [m["name"] for m in gce["machineTypes"]] == ["ct5lp-hightpu-4t", "a3-highgpu-8g"] and gce["zone"] == "europe-west4-b"
     assert placeholder_result("gcp:compute/getMachineTypes:getMachineTypes", {"filter": "guestCpus = 8"})["machineTypes"] == []
     tpu = placeholder_result("gcp:tpu/getV2AcceleratorTypes:getV2AcceleratorTypes", {"zone": "us-central1-b"})["types"]
     assert catalog.resolve_tpu_slice("tpu-v5e", "2x4").tpu_vm_accelerator_type in tpu
