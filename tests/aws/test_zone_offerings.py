@@ -61,7 +61,7 @@ def test_each_pool_asks_ec2_where_its_types_are_offered() -> None:
 def test_spot_alternatives_missing_from_a_pool_zone_are_left_out() -> None:
     plan = _plan({"l4": {"accelerator": "l4", "capacity": "spot", "max_nodes": 4}}, _Offerings({"g6.2xlarge": "abd", "g6.8xlarge": "c"}))
     assert _node_group(plan, "l4")["instanceTypes"] == ["g6.xlarge", "g6.4xlarge"]
-    # An EFA pool uses one zone (the first): an alternative offered there stays.
+    # A pool pinned to one zone keeps an alternative offered there, though other zones lack it.
     plan = _plan({"l4": {"accelerator": "l4", "capacity": "spot", "max_nodes": 4, "zones": ["us-west-2b"]}},
                  _Offerings({"g6.2xlarge": "b", "g6.8xlarge": "c"}))
     assert _node_group(plan, "l4")["instanceTypes"] == ["g6.xlarge", "g6.2xlarge", "g6.4xlarge"]
