@@ -34,10 +34,13 @@ class GcpCloudSpec(CloudSpec):
     """Zones per region, in order: the cluster's node locations, and the first one hosts the region's zonal
     services (Managed Lustre, TPU slices without a `tpu_zones` entry). A list must have `network.zones` entries.
     Default: the region's first `network.zones` zones in name order, looked up at deploy time; a zone added to the
-    region later could change that choice, so list the zones of a region with Lustre or TPU slices to pin them."""
+    region later could change that choice, so list the zones of a region with Lustre or TPU slices to pin them. GPU
+    pools without `zones` of their own run in all of them, so each must offer their machine types (`pulumi preview`
+    checks, and names the zones that do)."""
     tpu_zones: dict[str, dict[Name, GcpZone]] = {}
     """Per region, the zone of a TPU slice when it is not the region's first zone (TPU generations and
-    reservations exist only in some zones). Default: none."""
+    reservations exist only in some zones; `pulumi preview` checks that the zone offers the slice's type). Default:
+    none."""
     enable_apis: bool = True
     """Enable the Google APIs the platform calls (compute, container, cloudkms, ...) on the project; they are
     never disabled on destroy. Default on; turn off where a project factory owns the API list."""
