@@ -60,12 +60,18 @@ class ZoneOfferings:
         if by_zone is None or name not in self._types[kind]:
             raise ValueError(f"{name} was not declared to ZoneOfferings as a {kind} type")
 
-        def check(values: list) -> str:  # noqa: ANN001
-            wanted, offers = values
+        answers = pulumi.Output.all(zones, by_zone)
+
+        async def checked() -> str:
+            # The lookups wait for the project's APIs: on the preview that enables them they are unknown, and the pool
+            # keeps its type (policies still see it); the update runs the lookups and the check before the pool.
+            if not await answers.is_known():
+                return name
+            wanted, offers = await answers.future()
             offered = [zone for zone, names in offers.items() if name in names]
             problem = zone_offering_problem(path, name, wanted, offered, list(offers), fix)
             if problem:
                 raise pulumi.RunError(problem)
             return name
 
-        return pulumi.Output.all(zones, by_zone).apply(check)
+        return pulumi.Output.from_input(checked())

@@ -11,7 +11,7 @@ import pulumi
 import pytest
 from gcp.support import PROJECT, by_name, gcp_platform
 
-from aiinfra.plan.runtime import PlanMocks, PlanResult, run_program
+from aiinfra.plan.runtime import PlanMocks, PlanResult, RecordingMonitor, run_program
 from components.compose import build_platform
 from components.spec import load_platform
 
@@ -99,3 +99,25 @@ def test_pinned_zones_that_offer_the_types_plan() -> None:
     assert by_name(plan, "test-us-central1-v6e-0")["nodeLocations"] == ["us-central1-f"]
     [spec] = by_name(plan, "test-us-central1-batch-0")["tpu"]["nodeSpecs"]
     assert spec["node"]["acceleratorType"] == "v6e-16"
+
+
+def test_while_the_apis_are_being_enabled_pools_keep_their_types_for_the_policies(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The first preview of a new project: the engine answers invokes that wait for resources pending creation (the
+    # project's API services) with a wholly unknown result. Nothing can be looked up yet; the update looks up and
+    # checks before it creates the pools. The preview still shows the types, so the policy pack's rules can read them.
+    from pulumi.runtime.proto import resource_pb2
+
+    answer = RecordingMonitor.Invoke
+
+    def engine_invoke(self, request):  # noqa: ANN001, ANN202
+        if request.tok == "gcp:compute/getZones:getZones":
+            return resource_pb2.ResourceInvokeResponse(unknown=True)
+        return answer(self, request)
+
+    monkeypatch.setattr(RecordingMonitor, "Invoke", engine_invoke)
+    mocks = _Offerings({"a3-highgpu-8g": "", "ct6e-standard-4t": ""})
+    plan = _plan({"cluster": {}, "gpu_pools": {"h100": {"accelerator": "h100-80gb", "accelerators_per_node": 8}},
+                  "tpu_slices": {"v6e": {"generation": "v6e", "topology": "4x4"}}}, mocks)
+    assert mocks.asked == []
+    assert by_name(plan, "test-us-central1-h100-pool")["nodeConfig"]["machineType"] == "a3-highgpu-8g"
+    assert by_name(plan, "test-us-central1-v6e-0")["nodeConfig"]["machineType"] == "ct6e-standard-4t"
