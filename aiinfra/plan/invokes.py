@@ -77,12 +77,17 @@ def _machine_types(args: dict[str, Any], region: str) -> dict[str, Any]:
 
 def _tpu_accelerator_types(args: dict[str, Any], region: str) -> dict[str, Any]:
     """Offline, every Cloud TPU accelerator type the catalog knows is offered in every zone."""
+    return {"types": list(_catalog_tpu_types()), "zone": args.get("zone") or f"{region}-a",
+            "project": args.get("project") or "placeholder-project", "id": "tpu-accelerator-types"}
+
+
+@functools.cache
+def _catalog_tpu_types() -> tuple[str, ...]:
+    """The Cloud TPU accelerator types of every generation and topology in the catalog (the same for every lookup)."""
     from components import catalog
 
-    types = sorted({catalog.resolve_tpu_slice(g.name, t).tpu_vm_accelerator_type
-                    for g in catalog.tpu_generations() for t in g.topologies})
-    return {"types": types, "zone": args.get("zone") or f"{region}-a", "project": args.get("project") or "placeholder-project",
-            "id": "tpu-accelerator-types"}
+    return tuple(sorted({catalog.resolve_tpu_slice(g.name, t).tpu_vm_accelerator_type
+                         for g in catalog.tpu_generations() for t in g.topologies}))
 
 
 def _gcp_zones(args: dict[str, Any], region: str) -> dict[str, Any]:

@@ -219,10 +219,11 @@ class GpuNodePool(pulumi.ComponentResource):
         labels = {**accelerator_node_labels(args.pool_name, pool, row),
                   **sharing_node_labels(Cloud.AWS, row.accelerator, pool.sharing, False)}
         path = f"{region_path('aws', ctx.region)}.gpu_pools.{args.pool_name}"
+        zones = args.zone_names.apply(lambda names: _pool_zones(pool, names, path))
         self.node_group = node_group(name, self, ctx, template, NodeGroupSettings(
             cluster_name=args.cluster_name, node_role_arn=args.node_role_arn,
-            subnet_ids=_pool_subnets(pool, args.zone_names, args.subnet_ids, path),
-            instance_types=offered_instance_types(self, ctx, pool, instance_types(row, pool), args.zone_names, path),
+            subnet_ids=_pool_subnets(args.zone_names, zones, args.subnet_ids),
+            instance_types=offered_instance_types(self, ctx, instance_types(row, pool), args.zone_names, zones, path),
             ami_type=ami_type(row, pool), capacity_type=capacity_type(pool),
             min_nodes=pool.min_nodes, max_nodes=pool.max_nodes, labels=labels, taints=node_taints(row, pool),
             tags=pulumi.Output.from_input(args.cluster_name).apply(autoscaler_tags),
@@ -252,19 +253,18 @@ def _pool_zones(pool: GpuPoolSpec, names: Sequence[str], path: str) -> list[str]
     return list(names)
 
 
-def _pool_subnets(pool: GpuPoolSpec, zone_names: pulumi.Output[list[str]],
-                  subnet_ids: Sequence[pulumi.Output[str]], path: str) -> pulumi.Output[list[str]]:
-    """The private subnets of the pool's zones (`_pool_zones`), in zone order."""
+def _pool_subnets(zone_names: pulumi.Output[list[str]], pool_zones: pulumi.Output[list[str]],
+                  subnet_ids: Sequence[pulumi.Output[str]]) -> pulumi.Output[list[str]]:
+    """The private subnets of the pool's zones (`_pool_zones`), in zone order; `subnet_ids` follow `zone_names`."""
     def select(values: list) -> list[str]:  # noqa: ANN001
-        names, ids = values[0], values[1:]
-        zones = _pool_zones(pool, names, path)
+        names, zones, ids = values[0], values[1], values[2:]
         return [subnet for zone, subnet in zip(names, ids) if zone in zones]
 
-    return pulumi.Output.all(zone_names, *subnet_ids).apply(select)
+    return pulumi.Output.all(zone_names, pool_zones, *subnet_ids).apply(select)
 
 
-def offered_instance_types(parent: pulumi.Resource, ctx: AwsContext, pool: GpuPoolSpec, types: Sequence[str],
-                           zone_names: pulumi.Output[list[str]], path: str) -> pulumi.Output[list[str]]:
+def offered_instance_types(parent: pulumi.Resource, ctx: AwsContext, types: Sequence[str], zone_names: pulumi.Output[list[str]],
+                           pool_zones: pulumi.Output[list[str]], path: str) -> pulumi.Output[list[str]]:
     """`types` as EC2 offers them in the pool's zones (DescribeInstanceTypeOfferings, asked at preview): the first
     (the resolved type) must be offered in every zone, or the run stops with the pool's config path (EKS would refuse
     the node group); spot alternatives not offered in every zone are left out. A later offering in a missing zone
@@ -274,8 +274,7 @@ def offered_instance_types(parent: pulumi.Resource, ctx: AwsContext, pool: GpuPo
         location_type="availability-zone", region=ctx.region, opts=pulumi.InvokeOutputOptions(parent=parent))
 
     def check(values: list) -> list[str]:  # noqa: ANN001
-        names, found = values
-        zones = _pool_zones(pool, names, path)
+        names, zones, found = values
         offers: dict[str, set[str]] = {}
         for instance_type, zone in zip(found.instance_types, found.locations):
             offers.setdefault(instance_type, set()).add(zone)
@@ -285,4 +284,4 @@ def offered_instance_types(parent: pulumi.Resource, ctx: AwsContext, pool: GpuPo
             raise pulumi.RunError(problem)
         return types_offered_everywhere(types, zones, offers)
 
-    return pulumi.Output.all(zone_names, offerings).apply(check)
+    return pulumi.Output.all(zone_names, pool_zones, offerings).apply(check)
