@@ -223,7 +223,8 @@ class GpuNodePool(pulumi.ComponentResource):
         self.node_group = node_group(name, self, ctx, template, NodeGroupSettings(
             cluster_name=args.cluster_name, node_role_arn=args.node_role_arn,
             subnet_ids=_pool_subnets(args.zone_names, zones, args.subnet_ids),
-            instance_types=offered_instance_types(self, ctx, instance_types(row, pool), args.zone_names, zones, path),
+            instance_types=offered_instance_types(self, ctx, instance_types(row, pool), args.zone_names, zones, path,
+                                                  f"set gpu_pools.{args.pool_name}.zones to zones that offer it"),
             ami_type=ami_type(row, pool), capacity_type=capacity_type(pool),
             min_nodes=pool.min_nodes, max_nodes=pool.max_nodes, labels=labels, taints=node_taints(row, pool),
             tags=pulumi.Output.from_input(args.cluster_name).apply(autoscaler_tags),
@@ -264,10 +265,10 @@ def _pool_subnets(zone_names: pulumi.Output[list[str]], pool_zones: pulumi.Outpu
 
 
 def offered_instance_types(parent: pulumi.Resource, ctx: AwsContext, types: Sequence[str], zone_names: pulumi.Output[list[str]],
-                           pool_zones: pulumi.Output[list[str]], path: str) -> pulumi.Output[list[str]]:
+                           pool_zones: pulumi.Output[list[str]], path: str, fix: str) -> pulumi.Output[list[str]]:
     """`types` as EC2 offers them in the pool's zones (DescribeInstanceTypeOfferings, asked at preview): the first
-    (the resolved type) must be offered in every zone, or the run stops with the pool's config path (EKS would refuse
-    the node group); spot alternatives not offered in every zone are left out. A later offering in a missing zone
+    (the resolved type) must be offered in every zone, or the run stops with the pool's config path and `fix` (EKS
+    would refuse the node group); spot alternatives not offered in every zone are left out. A later offering in a missing zone
     adds its alternative, and EKS replaces a node group whose instance types change."""
     offerings = aws.ec2.get_instance_type_offerings_output(
         filters=[aws.ec2.GetInstanceTypeOfferingsFilterArgs(name="instance-type", values=list(types))],
@@ -278,7 +279,6 @@ def offered_instance_types(parent: pulumi.Resource, ctx: AwsContext, types: Sequ
         offers: dict[str, set[str]] = {}
         for instance_type, zone in zip(found.instance_types, found.locations):
             offers.setdefault(instance_type, set()).add(zone)
-        fix = f"set {'.'.join(path.split('.')[-2:])}.zones to zones that offer it"
         problem = zone_offering_problem(path, types[0], zones, offers.get(types[0], set()), names, fix)
         if problem:
             raise pulumi.RunError(problem)
