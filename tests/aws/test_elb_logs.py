@@ -125,9 +125,9 @@ class DeployedBuckets(PlanMocks):
     def __init__(self) -> None:
         self.calls: list[str] = []
 
-    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict]:
-        id_, outputs = super().new_resource(args)
-        if args.typ == "aws:s3/bucket:Bucket" and "bucket" in outputs:
+    def answer(self, type_: str, name: str, outputs: dict) -> tuple[str, dict]:
+        id_, outputs = super().answer(type_, name, outputs)
+        if type_ == "aws:s3/bucket:Bucket" and "bucket" in outputs:
             outputs = {**outputs, "arn": f"arn:aws:s3:::{outputs['bucket']}"}
         return id_, outputs
 

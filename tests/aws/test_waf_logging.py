@@ -7,7 +7,6 @@ hands them to `InferenceEndpointArgs`."""
 
 from __future__ import annotations
 
-import pulumi
 import pytest
 
 from aiinfra.plan.runtime import PlanMocks, PlanResult, run_program
@@ -27,12 +26,12 @@ LOGGING = "aws:wafv2/webAclLoggingConfiguration:WebAclLoggingConfiguration"
 class Deployed(PlanMocks):
     """Log groups and web ACLs get the ARNs AWS gives them, so the logging configuration's inputs are known."""
 
-    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict]:
-        id_, outputs = super().new_resource(args)
-        if args.typ == LOG_GROUP:
+    def answer(self, type_: str, name: str, outputs: dict) -> tuple[str, dict]:
+        id_, outputs = super().answer(type_, name, outputs)
+        if type_ == LOG_GROUP:
             outputs = {**outputs, "arn": f"arn:aws:logs:{REGION}:{ACCOUNT}:log-group:{outputs['name']}"}
-        elif args.typ == "aws:wafv2/webAcl:WebAcl":
-            outputs = {**outputs, "arn": f"arn:aws:wafv2:{REGION}:{ACCOUNT}:regional/webacl/{args.name}/{id_}"}
+        elif type_ == "aws:wafv2/webAcl:WebAcl":
+            outputs = {**outputs, "arn": f"arn:aws:wafv2:{REGION}:{ACCOUNT}:regional/webacl/{name}/{id_}"}
         return id_, outputs
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pulumi
 import pytest
 from helpers import platform_dict
 
@@ -26,10 +25,10 @@ def vault_uri(key_name: str) -> str:
 class KeyUriMocks(PlanMocks):
     """Key Vault reports a key's URIs as Azure does: `keyUri` without a version, `keyUriWithVersion` with the current one."""
 
-    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
-        resource_id, outputs = super().new_resource(args)
-        if args.typ == KEY:
-            uri = f"{vault_uri(args.name)}keys/cmk"
+    def answer(self, type_: str, name: str, outputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        resource_id, outputs = super().answer(type_, name, outputs)
+        if type_ == KEY:
+            uri = f"{vault_uri(name)}keys/cmk"
             outputs = {**outputs, "keyUri": uri, "keyUriWithVersion": f"{uri}/{VERSION}"}
         return resource_id, outputs
 
