@@ -32,6 +32,11 @@ def placeholder_result(token: str, args: dict[str, Any]) -> dict[str, Any]:
     special = _SPECIAL.get(token)
     if special is not None:
         return special(args, region)
+    return _typed_placeholder(token, args, region)
+
+
+def _typed_placeholder(token: str, args: dict[str, Any], region: str) -> dict[str, Any]:
+    """A result shaped like the declared result type of `token`, echoing the arguments it repeats."""
     result_type = _result_type(token)
     if result_type is None:
         return {}
@@ -62,6 +67,13 @@ def _instance_type_offerings(args: dict[str, Any], region: str) -> dict[str, Any
     return {"instanceTypes": [t for t, _ in pairs], "locations": [zone for _, zone in pairs],
             "locationTypes": ["availability-zone"] * len(pairs), "locationType": "availability-zone",
             "filters": args.get("filters") or [], "id": region, "region": region}
+
+
+def _capacity_block(args: dict[str, Any], region: str) -> dict[str, Any]:
+    """Offline, a Capacity Block's zone and instance type are unknown (the plan cannot read the account): they come
+    back empty, so a pool's check has nothing to compare (components/spec/offerings.py, reservation_problem)."""
+    result = _typed_placeholder("aws:ec2/getCapacityBlockReservation:getCapacityBlockReservation", args, region)
+    return {**result, "availabilityZone": "", "availabilityZoneId": "", "instanceType": ""}
 
 
 def _machine_types(args: dict[str, Any], region: str) -> dict[str, Any]:
@@ -133,6 +145,7 @@ _SPECIAL: dict[str, Any] = {
     "aws:ssm/getParameter:getParameter": lambda a, r: {"name": a.get("name", ""), "value": "ami-0123456789abcdef0", "insecureValue": "ami-0123456789abcdef0", "type": "String", "id": a.get("name", "")},
     "aws:iam/getPolicyDocument:getPolicyDocument": _policy_document,
     "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _instance_type_offerings,
+    "aws:ec2/getCapacityBlockReservation:getCapacityBlockReservation": _capacity_block,
     "gcp:compute/getZones:getZones": _gcp_zones,
     "gcp:compute/getMachineTypes:getMachineTypes": _machine_types,
     "gcp:tpu/getV2AcceleratorTypes:getV2AcceleratorTypes": _tpu_accelerator_types,

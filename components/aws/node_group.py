@@ -14,8 +14,8 @@ import pulumi_aws as aws
 from components import catalog
 from components.k8s.sharing import sharing_node_labels
 from components.spec import CapacityType, Cloud, GpuDriver, GpuPoolSpec, accelerator_node_labels, accelerator_taint, region_path
-from components.spec.aws import placement_group, single_subnet
-from components.spec.offerings import types_offered_everywhere, zone_offering_problem
+from components.spec.aws import RESERVED_CAPACITY, placement_group, single_subnet
+from components.spec.offerings import reservation_problem, types_offered_everywhere, zone_offering_problem
 
 from .context import AwsContext
 
@@ -207,7 +207,7 @@ class GpuNodePool(pulumi.ComponentResource):
                 security_groups=[args.cluster_security_group_id], delete_on_termination="true")
             for card in range(efa_interfaces(row) if pool.efa else 0)
         ]
-        reserved = pool.capacity in (CapacityType.RESERVED, CapacityType.CAPACITY_BLOCK)
+        reserved = pool.capacity in RESERVED_CAPACITY
         # The instance type stays on the node group, Capacity Blocks too (EKS refuses it in both places), as eksctl's
         # capacity-block support (eksctl-io/eksctl#8207) and AWS's ai-on-eks `cbr` group pass it to CreateNodegroup.
         template = launch_template(name, self, ctx, args.kms_key_arn, LaunchTemplateSettings(
@@ -220,10 +220,13 @@ class GpuNodePool(pulumi.ComponentResource):
                   **sharing_node_labels(Cloud.AWS, row.accelerator, pool.sharing, False)}
         path = f"{region_path('aws', ctx.region)}.gpu_pools.{args.pool_name}"
         zones = args.zone_names.apply(lambda names: _pool_zones(pool, names, path))
+        types = instance_types(row, pool)
+        subnets = _pool_subnets(args.zone_names, zones, args.subnet_ids)
+        if pool.capacity is CapacityType.CAPACITY_BLOCK:
+            subnets = _after(capacity_block_check(self, ctx, pool, types[0], path), subnets)
         self.node_group = node_group(name, self, ctx, template, NodeGroupSettings(
-            cluster_name=args.cluster_name, node_role_arn=args.node_role_arn,
-            subnet_ids=_pool_subnets(args.zone_names, zones, args.subnet_ids),
-            instance_types=offered_instance_types(self, ctx, instance_types(row, pool), args.zone_names, zones, path,
+            cluster_name=args.cluster_name, node_role_arn=args.node_role_arn, subnet_ids=subnets,
+            instance_types=offered_instance_types(self, ctx, types, args.zone_names, zones, path,
                                                   f"set gpu_pools.{args.pool_name}.zones to zones that offer it"),
             ami_type=ami_type(row, pool), capacity_type=capacity_type(pool),
             min_nodes=pool.min_nodes, max_nodes=pool.max_nodes, labels=labels, taints=node_taints(row, pool),
@@ -240,16 +243,16 @@ class GpuNodePool(pulumi.ComponentResource):
 
 
 def _pool_zones(pool: GpuPoolSpec, names: Sequence[str], path: str) -> list[str]:
-    """The pool's zones: its own `zones`; else the first zone for EFA/compact pools (EC2 pins reservations to their
-    zone already, so they keep every zone and land in the reservation's); else every zone of the network. `path`: the
-    pool's config path, for the error when a zone is not the network's (known only once zones are looked up)."""
+    """The pool's zones: its own `zones` (reserved capacity always gives its one zone); else the first zone for
+    EFA/compact pools; else every zone of the network. `path`: the pool's config path, for the error when a zone is
+    not the network's (known only once zones are looked up)."""
     if pool.zones:
         missing = [z for z in pool.zones if z not in names]
         if missing:
             raise pulumi.RunError(f"{path}.zones: {', '.join(missing)} not among the network's zones; "
                                   f"allowed: {', '.join(names)} (the first network.zones of the region, by name)")
         return [zone for zone in names if zone in pool.zones]
-    if single_subnet(pool) and pool.capacity not in (CapacityType.RESERVED, CapacityType.CAPACITY_BLOCK):
+    if single_subnet(pool):
         return list(names[:1])
     return list(names)
 
@@ -262,6 +265,28 @@ def _pool_subnets(zone_names: pulumi.Output[list[str]], pool_zones: pulumi.Outpu
         return [subnet for zone, subnet in zip(names, ids) if zone in zones]
 
     return pulumi.Output.all(zone_names, pool_zones, *subnet_ids).apply(select)
+
+
+def capacity_block_check(parent: pulumi.Resource, ctx: AwsContext, pool: GpuPoolSpec, instance_type: str,
+                         path: str) -> pulumi.Output[None]:
+    """Asks EC2 at preview for the pool's Capacity Block (DescribeCapacityReservations) and stops the run with the
+    pool's config path when the block is in another zone than the pool's, or reserves another instance type: EKS
+    would create the node group, and every launch would then fail."""
+    block = aws.ec2.get_capacity_block_reservation_output(id=pool.reservation, region=ctx.region,
+                                                          opts=pulumi.InvokeOutputOptions(parent=parent))
+
+    def check(found: aws.ec2.GetCapacityBlockReservationResult) -> None:
+        problem = reservation_problem(path, "Capacity Block", str(pool.reservation), pool.zones[0], instance_type,
+                                      found.availability_zone, found.instance_type)
+        if problem:
+            raise pulumi.RunError(problem)
+
+    return block.apply(check)
+
+
+def _after(check: pulumi.Output[None], value: pulumi.Output[list[str]]) -> pulumi.Output[list[str]]:
+    """`value`, once `check` has passed: the resource that takes it is not created when the check fails."""
+    return pulumi.Output.all(check, value).apply(lambda values: values[1])
 
 
 def offered_instance_types(parent: pulumi.Resource, ctx: AwsContext, types: Sequence[str], zone_names: pulumi.Output[list[str]],

@@ -95,17 +95,23 @@ def zone_name_pattern(region: str) -> re.Pattern[str]:
     return re.compile(rf"^{re.escape(region)}[a-z]$")
 
 
+RESERVED_CAPACITY = (CapacityType.RESERVED, CapacityType.CAPACITY_BLOCK)
+"""Capacity bought in advance in one zone: the pool gives that zone (`zones`), and gets subnets there only. AWS's
+EKS blueprint for Capacity Blocks (ml-capacity-block) restricts the node group's subnets to the block's zone, as
+launches in other zones fail at random ("InvalidParameterException: The following supplied instance types do not
+exist"); an On-Demand Capacity Reservation is likewise in one zone."""
+
+
 def single_subnet(pool: GpuPoolSpec) -> bool:
     """Whether a pool's nodes must share one subnet: EFA traffic is not routed between subnets, and a cluster
-    placement group lives in one zone. Capacity blocks and reservations are already pinned to one zone."""
-    return pool.efa or placement_group(pool)
+    placement group lives in one zone. Reserved capacity is in one zone too (RESERVED_CAPACITY)."""
+    return pool.efa or placement_group(pool) or pool.capacity in RESERVED_CAPACITY
 
 
 def placement_group(pool: GpuPoolSpec) -> bool:
     """Whether a pool gets a cluster placement group: only on request, and never on capacity blocks or
     reservations (EC2 places reserved capacity itself; a placement group makes launches fail there)."""
-    reserved = pool.capacity in (CapacityType.CAPACITY_BLOCK, CapacityType.RESERVED)
-    return pool.placement is Placement.COMPACT and not reserved
+    return pool.placement is Placement.COMPACT and pool.capacity not in RESERVED_CAPACITY
 
 
 # --- Checks -------------------------------------------------------------------------------------------------
@@ -176,12 +182,21 @@ def _check_pool(region: str, spec: RegionSpec, pool: GpuPoolSpec, path: Path) ->
             yield ((*path, "zones", i), f"'{zone}' is not an availability zone of {region}; AWS zones are named {region}a, {region}b, ...")
     if len(pool.zones) > spec.network.zones:
         yield ((*path, "zones"), f"{len(pool.zones)} zones given; this network spans {spec.network.zones}")
-    if single_subnet(pool) and len(pool.zones) > 1:
+    if pool.capacity in RESERVED_CAPACITY and len(pool.zones) != 1:
+        given = f"{len(pool.zones)} zones given" if pool.zones else "not set"
+        yield ((*path, "zones"), f"{given}; {_reservation_kind(pool)} {pool.reservation} is in one availability zone, and the "
+                                 f"pool's subnets must all be in it (EKS launches in another zone fail): set zones: "
+                                 f"[<the zone of {pool.reservation}>]")
+    elif single_subnet(pool) and len(pool.zones) > 1:
         why = "EFA traffic is not routed between subnets" if pool.efa else "a cluster placement group lives in one zone"
         yield ((*path, "zones"), f"{len(pool.zones)} zones given, but {why}; give one zone (or none: the network's first zone)")
     if pool.reservation and not _RESERVATION_ID.match(pool.reservation):
-        kind = "Capacity Block" if pool.capacity is CapacityType.CAPACITY_BLOCK else "On-Demand Capacity Reservation"
-        yield ((*path, "reservation"), f"'{pool.reservation}' is not an EC2 {kind} ID; allowed: cr- followed by 17 hex digits")
+        yield ((*path, "reservation"), f"'{pool.reservation}' is not an EC2 {_reservation_kind(pool)} ID; allowed: cr- followed "
+                                       "by 17 hex digits")
+
+
+def _reservation_kind(pool: GpuPoolSpec) -> str:
+    return "Capacity Block" if pool.capacity is CapacityType.CAPACITY_BLOCK else "On-Demand Capacity Reservation"
 
 
 def _check_lifecycle(cloud_spec: AwsCloudSpec, tiering, path: Path) -> Iterator[Issue]:  # noqa: ANN001

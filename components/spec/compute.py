@@ -226,7 +226,8 @@ class GpuPoolSpec(SpecModel):
     """Encrypted root/OS disk per node. Default 200 GiB (container images for CUDA stacks are large)."""
     zones: list[str] = []
     """Zones to place nodes in. Default: the network's zones (AWS EFA and compact pools: its first). Each must offer
-    the pool's type: `pulumi preview` asks the cloud (AWS, GCP) and stops with the zones that do."""
+    the pool's type: `pulumi preview` asks the cloud (AWS, GCP) and stops with the zones that do. AWS `reserved` and
+    `capacity_block` pools must give the reservation's one zone (a Capacity Block's is checked at preview)."""
 
     @field_validator("labels")
     @classmethod

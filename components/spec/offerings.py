@@ -40,3 +40,21 @@ def zone_offering_problem(path: str, machine_type: str, zones: Sequence[str], of
 def types_offered_everywhere(types: Sequence[str], zones: Sequence[str], offers: Mapping[str, Collection[str]]) -> list[str]:
     """The types of `types` (in order) offered in every zone of `zones`; `offers` maps a type to the zones offering it."""
     return [t for t in types if not missing_zones(zones, offers.get(t, ()))]
+
+
+def reservation_problem(path: str, kind: str, reservation: str, zone: str, machine_type: str,
+                        reserved_zone: str, reserved_type: str) -> str | None:
+    """None when the reservation the cloud reports matches the pool; else the error for the pool at config path `path`.
+
+    `kind`: what the cloud calls it ("Capacity Block"). `zone`, `machine_type`: the pool's one zone and resolved type.
+    `reserved_zone`, `reserved_type`: what the cloud reports for `reservation`; an empty value (the offline plan cannot
+    read the account) has nothing to compare. A pool outside the reservation's zone launches nowhere it can use the
+    reservation, and one of another type cannot use it at all.
+    """
+    if reserved_zone and reserved_zone != zone:
+        return (f"{path}.zones: [{zone}], but {kind} {reservation} is in {reserved_zone}: "
+                f"set zones: [{reserved_zone}]")
+    if reserved_type and reserved_type != machine_type:
+        return (f"{path}: {kind} {reservation} reserves {reserved_type}, but the pool resolves to {machine_type}: "
+                f"set instance_type: {reserved_type}")
+    return None

@@ -29,7 +29,8 @@ PROD_AWS: dict[str, Any] = {
             "cluster": {"admins": [ADMIN], "system_pool": {"min_nodes": 3, "max_nodes": 6}},
             "gpu_pools": {
                 "h100-train": {"accelerator": "h100-80gb", "accelerators_per_node": 8, "capacity": "capacity_block",
-                               "reservation": CAPACITY_BLOCK, "max_nodes": 4, "efa": True, "placement": "compact"},
+                               "reservation": CAPACITY_BLOCK, "zones": ["us-east-1a"], "max_nodes": 4, "efa": True,
+                               "placement": "compact"},
                 "trn2-train": {"accelerator": "trainium2", "max_nodes": 4, "efa": True, "placement": "compact"},
                 "l4-spot": {"accelerator": "l4", "accelerators_per_node": 1, "capacity": "spot", "max_nodes": 8,
                             "taints": [{"key": "team", "value": "research", "effect": "NoSchedule"}], "labels": {"tier": "batch"}},

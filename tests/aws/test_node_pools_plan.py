@@ -51,8 +51,8 @@ def test_capacity_block_targets_the_reservation_and_never_gets_a_placement_group
     assert lt["capacityReservationSpecification"] == {"capacityReservationTarget": {"capacityReservationId": CAPACITY_BLOCK}}
     # placement: compact was asked for, but EC2 places reserved capacity itself
     assert "placement" not in lt and not [p for p in prod_plan.of_type(PLACEMENT) if "h100" in p.name]
-    # the reservation pins the zone, so every private subnet stays eligible
-    assert block["subnetIds"] == [f"{EAST}-private-{i}-id" for i in range(3)]
+    # the subnet of the block's zone only: launches in another zone fail
+    assert block["subnetIds"] == [f"{EAST}-private-0-id"]
 
 
 def test_reserved_capacity_is_on_demand_targeted_without_placement(plan_aws) -> None:  # noqa: ANN001

@@ -15,14 +15,16 @@ from components.compose import build_platform
 from components.spec import load_platform
 
 OFFERINGS = "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings"
+BLOCK = "aws:ec2/getCapacityBlockReservation:getCapacityBlockReservation"
 POOLS = "platform.clouds.aws.regions.us-west-2.gpu_pools"
 
 
 class _Offerings(PlanMocks):
-    """EC2 offers each type only in the zones given (us-west-2a ... d exist); records what was asked."""
+    """EC2 offers each type only in the zones given (us-west-2a ... d exist); records what was asked. `block`: the
+    zone and instance type EC2 reports for every Capacity Block."""
 
-    def __init__(self, offered: dict[str, str]) -> None:
-        self.offered, self.asked = offered, []
+    def __init__(self, offered: dict[str, str], block: tuple[str, str] | None = None) -> None:
+        self.offered, self.block, self.asked = offered, block, []
 
     def call(self, args):  # noqa: ANN001, ANN201 (the SDK's mock interface)
         if args.token == "aws:index/getAvailabilityZones:getAvailabilityZones":
@@ -33,6 +35,10 @@ class _Offerings(PlanMocks):
             pairs = [(t, f"us-west-2{z}") for t in types for z in self.offered.get(t, "abcd")]
             return {"instanceTypes": [t for t, _ in pairs], "locations": [z for _, z in pairs],
                     "locationTypes": ["availability-zone"] * len(pairs), "region": "us-west-2", "id": "us-west-2"}
+        if args.token == BLOCK and self.block is not None:
+            self.asked.append(dict(args.args))
+            zone, instance_type = self.block
+            return {**super().call(args), "availabilityZone": zone, "instanceType": instance_type}
         return super().call(args)
 
 
@@ -71,10 +77,10 @@ def test_spot_alternatives_missing_from_a_pool_zone_are_left_out() -> None:
     ({"accelerator": "h100-80gb", "accelerators_per_node": 8}, {"p5.48xlarge": "bcd"},
      f"{POOLS}.train: p5.48xlarge is not offered in us-west-2a; us-west-2b, us-west-2c offer it: "
      "set gpu_pools.train.zones to zones that offer it"),
-    # A Capacity Block keeps every subnet (EC2 lands in the block's zone), so every subnet's zone must offer the type.
-    ({"accelerator": "h100-80gb", "accelerators_per_node": 8, "capacity": "capacity_block", "reservation": "cr-0a1b2c3d4e5f60718"},
-     {"p5.48xlarge": "c"},
-     f"{POOLS}.train: p5.48xlarge is not offered in us-west-2a, us-west-2b; us-west-2c offers it: "
+    # A Capacity Block's zone must offer the type too.
+    ({"accelerator": "h100-80gb", "accelerators_per_node": 8, "capacity": "capacity_block", "reservation": "cr-0a1b2c3d4e5f60718",
+      "zones": ["us-west-2b"]}, {"p5.48xlarge": "c"},
+     f"{POOLS}.train: p5.48xlarge is not offered in us-west-2b; us-west-2c offers it: "
      "set gpu_pools.train.zones to zones that offer it"),
     # EFA: the first zone only.
     ({"accelerator": "h100-80gb", "accelerators_per_node": 8, "efa": True}, {"p5.48xlarge": "bc"},
@@ -96,3 +102,35 @@ def test_a_pool_pinned_to_zones_that_offer_the_type_plans() -> None:
     group = _node_group(plan, "train")
     assert group["instanceTypes"] == ["p5.48xlarge"]
     assert group["subnetIds"] == ["test-us-west-2-private-1-id", "test-us-west-2-private-2-id"]
+
+
+H100_BLOCK = {"accelerator": "h100-80gb", "accelerators_per_node": 8, "capacity": "capacity_block",
+              "reservation": "cr-0a1b2c3d4e5f60718", "zones": ["us-west-2c"], "efa": True}
+
+
+def test_a_capacity_block_pool_gets_the_subnet_of_the_blocks_zone_once_ec2_confirms_it() -> None:
+    mocks = _Offerings({}, block=("us-west-2c", "p5.48xlarge"))
+    group = _node_group(_plan({"train": H100_BLOCK}, mocks), "train")
+    assert {"id": "cr-0a1b2c3d4e5f60718", "region": "us-west-2"} in mocks.asked
+    assert group["subnetIds"] == ["test-us-west-2-private-2-id"]
+    assert group["capacityType"] == "CAPACITY_BLOCK"
+
+
+@pytest.mark.parametrize(("block", "message"), [
+    (("us-west-2a", "p5.48xlarge"),
+     f"{POOLS}.train.zones: [us-west-2c], but Capacity Block cr-0a1b2c3d4e5f60718 is in us-west-2a: set zones: [us-west-2a]"),
+    (("us-west-2c", "p5e.48xlarge"),
+     f"{POOLS}.train: Capacity Block cr-0a1b2c3d4e5f60718 reserves p5e.48xlarge, but the pool resolves to p5.48xlarge: "
+     "set instance_type: p5e.48xlarge"),
+])
+def test_a_capacity_block_in_another_zone_or_of_another_type_stops_the_run(block: tuple[str, str], message: str) -> None:
+    """EKS would create the node group, and every launch would fail (AWS's EKS blueprint ml-capacity-block)."""
+    with pytest.raises(pulumi.RunError) as caught:
+        _plan({"train": H100_BLOCK}, _Offerings({}, block=block))
+    assert str(caught.value) == message
+
+
+def test_offline_a_capacity_block_has_nothing_to_compare() -> None:
+    """The offline plan cannot read the account: the block comes back without zone or type, and the pool plans."""
+    group = _node_group(_plan({"train": H100_BLOCK}, _Offerings({})), "train")
+    assert group["subnetIds"] == ["test-us-west-2-private-2-id"]

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from aiinfra.plan.invokes import placeholder_result
 from components import catalog
-from components.spec.offerings import missing_zones, types_offered_everywhere, zone_offering_problem
+from components.spec.offerings import missing_zones, reservation_problem, types_offered_everywhere, zone_offering_problem
 
 ZONES = [f"us-east-1{z}" for z in "abcdef"]
 zone_lists = st.lists(st.sampled_from(ZONES), unique=True, max_size=6)
@@ -58,3 +58,27 @@ def test_offline_lookups_offer_every_asked_type_in_every_zone() -> None:
     tpu = placeholder_result("gcp:tpu/getV2AcceleratorTypes:getV2AcceleratorTypes", {"zone": "us-central1-b"})["types"]
     assert catalog.resolve_tpu_slice("tpu-v5e", "2x4").tpu_vm_accelerator_type in tpu
     assert catalog.resolve_tpu_slice("tpu-v5p", "2x4x4").tpu_vm_accelerator_type in tpu
+
+
+_names = st.sampled_from(["", "us-east-1a", "us-east-1b", "p5.48xlarge", "p5e.48xlarge"])
+
+
+@given(_names, _names, _names, _names)
+def test_a_reservation_problem_exactly_when_a_reported_value_differs(zone: str, machine: str, reported_zone: str,
+                                                                     reported_type: str) -> None:
+    problem = reservation_problem("p", "Capacity Block", "cr-1", zone, machine, reported_zone, reported_type)
+    zone_differs = bool(reported_zone) and reported_zone != zone
+    type_differs = bool(reported_type) and reported_type != machine
+    assert (problem is None) == (not zone_differs and not type_differs)
+    if zone_differs:  # the zone is named first: the type check is moot in the wrong zone
+        assert problem == f"p.zones: [{zone}], but Capacity Block cr-1 is in {reported_zone}: set zones: [{reported_zone}]"
+    elif type_differs:
+        assert problem == f"p: Capacity Block cr-1 reserves {reported_type}, but the pool resolves to {machine}: set instance_type: {reported_type}"
+
+
+def test_offline_a_capacity_block_reports_no_zone_or_type() -> None:
+    """The plan cannot read the account: the lookup keeps the result's shape, with nothing to compare."""
+    block = placeholder_result("aws:ec2/getCapacityBlockReservation:getCapacityBlockReservation",
+                               {"id": "cr-0a1b2c3d4e5f60718", "region": "us-east-1"})
+    assert (block["availabilityZone"], block["instanceType"]) == ("", "")
+    assert block["id"] == "cr-0a1b2c3d4e5f60718" and "endDate" in block
