@@ -76,6 +76,12 @@ def _capacity_block(args: dict[str, Any], region: str) -> dict[str, Any]:
     return {**result, "availabilityZone": "", "availabilityZoneId": "", "instanceType": ""}
 
 
+def _reservation(args: dict[str, Any], region: str) -> dict[str, Any]:
+    """Offline, a Compute Engine reservation exists (the plan cannot read the project) and names no machine type, so a
+    pool's check compares its zones only (components/gcp/reservations.py)."""
+    return {**_typed_placeholder("gcp:compute/getReservation:getReservation", args, region), "specificReservations": []}
+
+
 def _machine_types(args: dict[str, Any], region: str) -> dict[str, Any]:
     """Offline, each machine type a filter names (`name = "..."`, OR-ed) is offered in every zone (what a zone offers
     is known only on deploy); a filter on anything else finds none."""
@@ -146,6 +152,7 @@ _SPECIAL: dict[str, Any] = {
     "aws:iam/getPolicyDocument:getPolicyDocument": _policy_document,
     "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _instance_type_offerings,
     "aws:ec2/getCapacityBlockReservation:getCapacityBlockReservation": _capacity_block,
+    "gcp:compute/getReservation:getReservation": _reservation,
     "gcp:compute/getZones:getZones": _gcp_zones,
     "gcp:compute/getMachineTypes:getMachineTypes": _machine_types,
     "gcp:tpu/getV2AcceleratorTypes:getV2AcceleratorTypes": _tpu_accelerator_types,

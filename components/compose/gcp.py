@@ -31,11 +31,13 @@ from components.gcp.load_balancer import (
 from components.gcp.lustre import BucketLink, Lustre, LustreArgs
 from components.gcp.network import GFE_RANGES, Network, NetworkArgs
 from components.gcp.offerings import ZoneOfferings, one_zone
+from components.gcp.reservations import reserved_machine_type
 from components.gcp.project import Project, ProjectArgs, required_apis
 from components.gcp.storage import AccessLogBucket, AccessLogBucketArgs, Bucket, BucketArgs
 from components.gcp.tpu import TpuQueuedResource, TpuQueuedResourceArgs, TpuSlice, TpuSliceArgs, TpuVm, TpuVmArgs
 from components.k8s.lustre import gke_mount
 from components.spec import (
+    CapacityType,
     Cloud,
     GcpCloudSpec,
     MonitoringMode,
@@ -157,7 +159,7 @@ def _region(platform: Platform, cloud_spec: GcpCloudSpec, project: _Project, ctx
         out["lustre"] = {fs_name: fs.outputs for fs_name, fs in lustre.items()}
     handle = None
     if spec.cluster is not None:
-        handle = _cluster(platform, cloud_spec, ctx, spec, name, network, zones, first_zone, offerings, key, opts, out)
+        handle = _cluster(platform, cloud_spec, ctx, spec, name, network, zones, first_zone, offerings, project.invoke, key, opts, out)
         handle.lustre = tuple(
             gke_mount(fs_name, spec.lustre[fs_name].size_gib, ctx.project, fs.instance.location, fs.outputs["instance_id"],
                       fs.instance.mount_point, fs.instance.filesystem, fs)
@@ -197,7 +199,8 @@ def _tpu_fix(region: str, slice_name: str) -> tuple[str, str]:
 
 def _cluster(platform: Platform, cloud_spec: GcpCloudSpec, ctx: GcpContext, spec: RegionSpec, name: str, network: Network,
              zones: pulumi.Input[list[str]], first_zone: pulumi.Output[str], offerings: ZoneOfferings,
-             key: pulumi.Output[str], opts: pulumi.ResourceOptions, out: dict[str, Any]) -> ClusterHandle:
+             invoke: pulumi.InvokeOutputOptions, key: pulumi.Output[str], opts: pulumi.ResourceOptions,
+             out: dict[str, Any]) -> ClusterHandle:
     assert spec.cluster is not None
     cluster = Cluster(name, ClusterArgs(
         ctx, spec.cluster, cluster_name=name, network_id=network.vpc.id, subnet_id=network.subnet.id, vpc_cidr=spec.network.cidr,
@@ -207,9 +210,13 @@ def _cluster(platform: Platform, cloud_spec: GcpCloudSpec, ctx: GcpContext, spec
     pools: list[pulumi.Resource] = []
     for pool_name, pool in spec.gpu_pools.items():
         row = resolve_gpu_pool(Cloud.GCP, pool)
+        path = f"{region_path('gcp', ctx.region)}.gpu_pools.{pool_name}"
         machine_type = offerings.machine_type(
-            row.instance_type, pool.zones or zones, f"{region_path('gcp', ctx.region)}.gpu_pools.{pool_name}",
+            row.instance_type, pool.zones or zones, path,
             f"set gpu_pools.{pool_name}.zones (or clouds.gcp.zones.{ctx.region}) to zones that offer it")
+        if pool.capacity is CapacityType.RESERVED and pool.reservation:
+            machine_type = reserved_machine_type(ctx.project, pool.reservation, pool.zones or zones, machine_type, path,
+                                                 f"set gpu_pools.{pool_name}.zones to the reservation's zones", invoke)
         pools.append(GpuPool(f"{name}-{pool_name}", GpuPoolArgs(
             pool_name, pool, row, cluster.cluster.id, ctx.region, ctx.project, cluster.identity,
             zone_count=spec.network.zones, gpu_operator=platform.addons.gpu_operator_on_gke, checked_machine_type=machine_type), opts))
@@ -220,6 +227,11 @@ def _cluster(platform: Platform, cloud_spec: GcpCloudSpec, ctx: GcpContext, spec
         plan = resolve_tpu(slice_)
         zone = tpu_zone(cloud_spec, ctx.region, slice_name) or first_zone
         machine_type = offerings.machine_type(plan.machine_type, one_zone(zone), *_tpu_fix(ctx.region, slice_name))
+        if slice_.capacity is CapacityType.RESERVED and slice_.reservation:
+            machine_type = reserved_machine_type(ctx.project, slice_.reservation, one_zone(zone), machine_type,
+                                                 _tpu_fix(ctx.region, slice_name)[0],
+                                                 f"set clouds.gcp.tpu_zones.{ctx.region}.{slice_name} to the reservation's zone",
+                                                 invoke)
         tpu = TpuSlice(f"{name}-{slice_name}", TpuSliceArgs(
             slice_name, slice_, plan, cluster.cluster.id, ctx.region, zone, ctx.project, cluster.identity,
             checked_machine_type=machine_type), opts)

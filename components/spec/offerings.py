@@ -58,3 +58,24 @@ def reservation_problem(path: str, kind: str, reservation: str, zone: str, machi
         return (f"{path}: {kind} {reservation} reserves {reserved_type}, but the pool resolves to {machine_type}: "
                 f"set instance_type: {reserved_type}")
     return None
+
+
+def zonal_reservation_problem(path: str, reservation: str, zones: Sequence[str], found: Mapping[str, str],
+                              machine_type: str, fix: str) -> str | None:
+    """None when a zonal reservation (GCP) exists in every zone of the pool and holds its machine type; else the error
+    for the pool at config path `path`, which suggests `fix` for a missing zone.
+
+    `found`: zone -> the machine type the reservation holds there ('' when the answer names none: the offline plan),
+    for the zones where the cloud found it. A node that asks for a specific reservation in a zone without it is not
+    created, and a reservation of another machine type cannot serve the pool at all.
+    """
+    missing = missing_zones(zones, found)
+    if missing:
+        present = [zone for zone in zones if zone in found]
+        where = f" (it is in {', '.join(present)})" if present else ""
+        return f"{path}: reservation {reservation} is not in {', '.join(missing)}{where}: {fix}"
+    held = sorted({found[zone] for zone in zones if found[zone] and found[zone] != machine_type})
+    if held:
+        return (f"{path}: reservation {reservation} holds {', '.join(held)}, but the pool needs {machine_type}: "
+                f"name a reservation of {machine_type}")
+    return None

@@ -8,7 +8,13 @@ from hypothesis import strategies as st
 
 from aiinfra.plan.invokes import placeholder_result
 from components import catalog
-from components.spec.offerings import missing_zones, reservation_problem, types_offered_everywhere, zone_offering_problem
+from components.spec.offerings import (
+    missing_zones,
+    reservation_problem,
+    types_offered_everywhere,
+    zonal_reservation_problem,
+    zone_offering_problem,
+)
 
 ZONES = [f"us-east-1{z}" for z in "abcdef"]
 zone_lists = st.lists(st.sampled_from(ZONES), unique=True, max_size=6)
@@ -82,3 +88,19 @@ def test_offline_a_capacity_block_reports_no_zone_or_type() -> None:
                                {"id": "cr-0a1b2c3d4e5f60718", "region": "us-east-1"})
     assert (block["availabilityZone"], block["instanceType"]) == ("", "")
     assert block["id"] == "cr-0a1b2c3d4e5f60718" and "endDate" in block
+
+
+@given(zones=st.lists(st.sampled_from(ZONES), unique=True, min_size=1, max_size=4),
+       found=st.dictionaries(st.sampled_from(ZONES), st.sampled_from(["", "a3-highgpu-8g", "a3-megagpu-8g"]), max_size=6))
+def test_a_zonal_reservation_problem_exactly_when_a_zone_lacks_it_or_it_holds_another_type(
+        zones: list[str], found: dict[str, str]) -> None:
+    problem = zonal_reservation_problem(PATH, "res", zones, found, "a3-highgpu-8g", "set zones")
+    missing = [z for z in zones if z not in found]
+    other = {found[z] for z in zones if z in found and found[z] not in ("", "a3-highgpu-8g")}
+    assert (problem is None) == (not missing and not other)
+    if missing:  # a missing zone is named first, with the pool's zones that have it
+        assert problem is not None and problem.startswith(f"{PATH}: reservation res is not in {', '.join(missing)}")
+        assert problem.endswith(": set zones")
+    elif other:
+        assert problem == f"{PATH}: reservation res holds {', '.join(sorted(other))}, but the pool needs a3-highgpu-8g: " \
+                          "name a reservation of a3-highgpu-8g"

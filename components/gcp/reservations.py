@@ -1,0 +1,55 @@
+"""GCP reservations, checked during `pulumi preview`: a GKE node pool that consumes a specific reservation
+(`capacity: reserved`) gets nodes only in zones where that reservation exists and holds the pool's machine type.
+Reservations are zonal, and a node asking for a reservation its zone lacks is not created, so the pool would fail
+at scale-up long after `pulumi up` reported success. The pool waits for the check; a mismatch stops the run with the
+pool's config path (`components/spec/offerings.py`, zonal_reservation_problem)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import pulumi
+import pulumi_gcp as gcp
+
+from components.spec.offerings import zonal_reservation_problem
+
+_SHARED = re.compile(r"^projects/(?P<project>[^/]+)/reservations/(?P<name>[^/]+)$")
+"""A reservation shared from another project, as GKE takes it (projects/<owner>/reservations/<name>)."""
+
+
+def reserved_machine_type(project: str, reservation: str, zones: pulumi.Input[Sequence[str]],
+                          machine_type: pulumi.Input[str], path: str, fix: str,
+                          opts: pulumi.InvokeOutputOptions) -> pulumi.Output[str]:
+    """`machine_type`, once Compute Engine finds `reservation` in every zone of `zones` holding that machine type
+    (one reservations.get per zone, in the reservation's own project when it is shared). The offline plan cannot read
+    the project: its answer holds no machine type, so only the zones are compared."""
+    shared = _SHARED.match(reservation)
+    owner, name = (shared["project"], shared["name"]) if shared else (project, reservation)
+
+    def lookup(zone: str) -> pulumi.Output[tuple[str, str | None]]:
+        found = gcp.compute.get_reservation_output(name=name, zone=zone, project=owner, opts=opts)
+        # A reservation the API does not find comes back without a self link (the data source clears it on a 404).
+        return found.apply(lambda r: (zone, _machine_type(r) if r.self_link else None))
+
+    def check(zone_list: Sequence[str]) -> pulumi.Output[str]:
+        def verdict(values: list) -> str:  # noqa: ANN001
+            wanted, answers = values[0], values[1:]
+            found = {zone: held for zone, held in answers if held is not None}
+            problem = zonal_reservation_problem(path, reservation, zone_list, found, wanted, fix)
+            if problem:
+                raise pulumi.RunError(problem)
+            return wanted
+
+        return pulumi.Output.all(machine_type, *[lookup(zone) for zone in zone_list]).apply(verdict)
+
+    return pulumi.Output.from_input(zones).apply(check)
+
+
+def _machine_type(found: gcp.compute.GetReservationResult) -> str:
+    """The machine type the reservation holds ('' when the answer names none, as offline)."""
+    for specific in found.specific_reservations or []:
+        for properties in specific.instance_properties or []:
+            if properties.machine_type:
+                return properties.machine_type
+    return ""

@@ -1,0 +1,92 @@
+"""Reservations asked during preview (reservations.get per zone): a GKE GPU pool or TPU slice that consumes a specific
+reservation waits until Compute Engine finds it in each of its zones, holding its machine type; otherwise the run stops
+with the config path, before GKE creates a pool whose nodes could never start."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pytest
+from gcp.support import PROJECT, by_name, gcp_platform
+
+from aiinfra.plan.runtime import PlanMocks, PlanResult, run_program
+from components.compose import build_platform
+from components.spec import load_platform
+
+REGION = "platform.clouds.gcp.regions.us-central1"
+RESERVATION = "gcp:compute/getReservation:getReservation"
+
+
+class _Reservations(PlanMocks):
+    """Each reservation exists in the zone letters given, holding the machine type given; records what was asked."""
+
+    def __init__(self, reservations: dict[str, tuple[str, str]]) -> None:
+        self.reservations, self.asked = reservations, []
+
+    def call(self, args):  # noqa: ANN001, ANN201 (the SDK's mock interface)
+        if args.token != RESERVATION:
+            return super().call(args)
+        self.asked.append(dict(args.args))
+        letters, machine = self.reservations.get(args.args["name"], ("", ""))
+        answer = {**super().call(args), "name": args.args["name"], "zone": args.args["zone"]}
+        if args.args["zone"][-1] not in letters:  # the data source's answer for a reservation it does not find
+            return {**answer, "selfLink": "", "specificReservations": []}
+        return {**answer, "selfLink": f"https://www.googleapis.com/compute/v1/projects/{args.args['project']}/zones/"
+                                      f"{args.args['zone']}/reservations/{args.args['name']}",
+                "specificReservations": [{"count": 4, "assuredCount": 4, "inUseCount": 0, "sourceInstanceTemplate": "",
+                                          "instanceProperties": [{"machineType": machine, "guestAccelerators": [],
+                                                                  "localSsds": [], "locationHint": "", "maintenanceInterval": "",
+                                                                  "minCpuPlatform": ""}]}]}
+
+
+def _plan(region: dict[str, Any], mocks: PlanMocks, **gcp: Any) -> PlanResult:
+    spec = load_platform(gcp_platform({"project": PROJECT, **gcp, "regions": {"us-central1": {
+        "network": {"cidr": "10.20.0.0/16"}, "cluster": {}, **region}}}))
+    return run_program(lambda: build_platform(spec), project="ai-infra", stack="test", mocks_=mocks)
+
+
+H100 = {"accelerator": "h100-80gb", "accelerators_per_node": 8, "capacity": "reserved", "reservation": "a3-res", "max_nodes": 4}
+
+
+def test_a_reserved_pool_asks_for_its_reservation_in_each_of_its_zones() -> None:
+    mocks = _Reservations({"a3-res": ("b", "a3-highgpu-8g")})
+    plan = _plan({"gpu_pools": {"h100": {**H100, "zones": ["us-central1-b"]}}}, mocks)
+    assert mocks.asked == [{"name": "a3-res", "zone": "us-central1-b", "project": PROJECT}]
+    pool = by_name(plan, "test-us-central1-h100-pool")
+    assert pool["nodeConfig"]["machineType"] == "a3-highgpu-8g"
+    assert pool["nodeLocations"] == ["us-central1-b"]
+
+
+def test_a_shared_reservation_is_asked_of_its_owner_project() -> None:
+    mocks = _Reservations({"a3-res": ("a", "a3-highgpu-8g")})
+    _plan({"gpu_pools": {"h100": {**H100, "reservation": "projects/capacity-owner/reservations/a3-res",
+                                  "zones": ["us-central1-a"]}}}, mocks)
+    assert mocks.asked == [{"name": "a3-res", "zone": "us-central1-a", "project": "capacity-owner"}]
+
+
+@pytest.mark.parametrize(("region", "reservations", "message"), [
+    # Without zones of its own the pool runs in the cluster's zones (a, b, c): the reservation is in one of them.
+    ({"gpu_pools": {"h100": H100}}, {"a3-res": ("a", "a3-highgpu-8g")},
+     f"{REGION}.gpu_pools.h100: reservation a3-res is not in us-central1-b, us-central1-c (it is in us-central1-a): "
+     "set gpu_pools.h100.zones to the reservation's zones"),
+    ({"gpu_pools": {"h100": {**H100, "zones": ["us-central1-b"]}}}, {"a3-res": ("b", "a3-megagpu-8g")},
+     f"{REGION}.gpu_pools.h100: reservation a3-res holds a3-megagpu-8g, but the pool needs a3-highgpu-8g: "
+     "name a reservation of a3-highgpu-8g"),
+    # A GKE TPU slice runs in its tpu_zones zone (default: the first).
+    ({"tpu_slices": {"v5p": {"generation": "v5p", "topology": "2x2x2", "capacity": "reserved", "reservation": "v5p-res"}}},
+     {"v5p-res": ("c", "ct5p-hightpu-4t")},
+     f"{REGION}.tpu_slices.v5p: reservation v5p-res is not in us-central1-a: "
+     "set clouds.gcp.tpu_zones.us-central1.v5p to the reservation's zone"),
+])
+def test_a_reservation_missing_from_a_zone_or_of_another_type_stops_the_run(region: dict, reservations: dict,
+                                                                            message: str) -> None:
+    with pytest.raises(pulumi.RunError) as caught:
+        _plan(region, _Reservations(reservations))
+    assert str(caught.value) == message
+
+
+def test_offline_a_reservation_exists_and_names_no_machine_type() -> None:
+    """The plan cannot read the project: every zone has the reservation, and there is no machine type to compare."""
+    plan = _plan({"gpu_pools": {"h100": H100}}, PlanMocks())
+    assert by_name(plan, "test-us-central1-h100-pool")["nodeConfig"]["machineType"] == "a3-highgpu-8g"
