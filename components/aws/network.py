@@ -186,14 +186,17 @@ class Network(pulumi.ComponentResource):
                 destination_options=aws.ec2.FlowLogDestinationOptionsArgs(file_format="parquet", per_hour_partition=True),
                 max_aggregation_interval=60, tags={"Name": name}, region=ctx.region), opts=self._opts(depends_on=[args.logs.ready]))
             return
+        group_name = f"/ai-infra/{name}/vpc-flow-logs"
         group = aws.cloudwatch.LogGroup(f"{name}-flow-log-group", aws.cloudwatch.LogGroupArgs(
-            name=f"/ai-infra/{name}/vpc-flow-logs", kms_key_id=args.kms_key_arn, retention_in_days=retention_days,
+            name=group_name, kms_key_id=args.kms_key_arn, retention_in_days=retention_days,
             region=ctx.region), opts=ctx.stateful(self))
         role = aws.iam.Role(f"{name}-flow-logs-role", aws.iam.RoleArgs(
             assume_role_policy=render(lambda account: assume_role("vpc-flow-logs.amazonaws.com", account), ctx.account_id),
             description=f"VPC flow logs of {name} into its log group"), opts=self._opts())
         aws.iam.RolePolicy(f"{name}-flow-logs-policy", aws.iam.RolePolicyArgs(
-            role=role.id, policy=render(flow_log_delivery, group.arn)), opts=self._opts())
+            # The group's ARN spelled out from its fixed name, so the policy is known at preview and the policy pack
+            # can read it (the group's `arn` output is unknown until the group exists).
+            role=role.id, policy=render(flow_log_delivery, ctx.arn("logs", f"log-group:{group_name}"))), opts=self._opts())
         aws.ec2.FlowLog(f"{name}-flow-logs", aws.ec2.FlowLogArgs(
             vpc_id=self.vpc.id, traffic_type="ALL", log_destination_type="cloud-watch-logs", log_destination=group.arn,
             iam_role_arn=role.arn, max_aggregation_interval=60, tags={"Name": name}, region=ctx.region), opts=self._opts())

@@ -9,7 +9,7 @@ import pulumi
 import pytest
 from helpers import platform_dict
 
-from aiinfra.plan.runtime import UNKNOWN, PlanMocks, PlanResult, run_program
+from aiinfra.plan.runtime import PlanMocks, PlanResult, run_program
 from components.compose import build_platform
 from components.spec import load_platform
 
@@ -84,8 +84,11 @@ def test_flow_logs_capture_all_traffic_into_an_encrypted_log_group(prod_plan: Pl
     trust = json.loads(prod_plan.one("aws:iam/role:Role", f"{EAST}-flow-logs-role").inputs["assumeRolePolicy"])
     assert trust["Statement"][0]["Principal"] == {"Service": "vpc-flow-logs.amazonaws.com"}
     assert trust["Statement"][0]["Condition"] == {"StringEquals": {"aws:SourceAccount": "123456789012"}}
-    # The delivery policy names the log group's ARN, known once it exists (see test_pure for its content).
-    assert prod_plan.one("aws:iam/rolePolicy:RolePolicy", f"{EAST}-flow-logs-policy").inputs["policy"] == UNKNOWN
+    # The delivery policy names the log group's ARN, spelled out from its name so the policy pack reads it at preview
+    # (the form of the provider's `arn` output: no `:*` suffix).
+    delivery = json.loads(prod_plan.one("aws:iam/rolePolicy:RolePolicy", f"{EAST}-flow-logs-policy").inputs["policy"])
+    arn = f"arn:aws:logs:us-east-1:123456789012:log-group:/ai-infra/{EAST}/vpc-flow-logs"
+    assert delivery["Statement"][0]["Resource"] == [arn, f"{arn}:*"]
 
 
 def test_flow_logs_to_s3_go_to_the_log_bucket(plan_aws) -> None:  # noqa: ANN001
