@@ -82,6 +82,13 @@ def _reservation(args: dict[str, Any], region: str) -> dict[str, Any]:
     return {**_typed_placeholder("gcp:compute/getReservation:getReservation", args, region), "specificReservations": []}
 
 
+def _reservation_group(args: dict[str, Any], region: str) -> dict[str, Any]:
+    """Offline, an Azure capacity reservation group reports no location or reservations (the plan cannot read the
+    subscription), so a pool's check has nothing to compare (components/azure/reservations.py)."""
+    return {**_typed_placeholder("azure-native:compute:getCapacityReservationGroup", args, region), "location": "",
+            "capacityReservations": []}
+
+
 def _machine_types(args: dict[str, Any], region: str) -> dict[str, Any]:
     """Offline, each machine type a filter names (`name = "..."`, OR-ed) is offered in every zone (what a zone offers
     is known only on deploy); a filter on anything else finds none."""
@@ -153,6 +160,7 @@ _SPECIAL: dict[str, Any] = {
     "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _instance_type_offerings,
     "aws:ec2/getCapacityBlockReservation:getCapacityBlockReservation": _capacity_block,
     "gcp:compute/getReservation:getReservation": _reservation,
+    "azure-native:compute:getCapacityReservationGroup": _reservation_group,
     "gcp:compute/getZones:getZones": _gcp_zones,
     "gcp:compute/getMachineTypes:getMachineTypes": _machine_types,
     "gcp:tpu/getV2AcceleratorTypes:getV2AcceleratorTypes": _tpu_accelerator_types,

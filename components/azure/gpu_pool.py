@@ -11,11 +11,21 @@ import pulumi_azure_native as azure_native
 
 from components import catalog
 from components.k8s.sharing import sharing_node_labels
-from components.spec import CapacityType, Cloud, GpuDriver, GpuPoolSpec, SharingMode, accelerator_node_labels, accelerator_taint
+from components.spec import (
+    CapacityType,
+    Cloud,
+    GpuDriver,
+    GpuPoolSpec,
+    SharingMode,
+    accelerator_node_labels,
+    accelerator_taint,
+    region_path,
+)
 from components.spec.azure import AZURE_ZONES, aks_mig_profile, aks_pool_name
 
 from .base import AzureComponent
 from .context import AzureContext, grant
+from .reservations import checked_reservation_group
 
 # AKS adds this taint to every spot pool itself; declaring it keeps Pulumi from trying to remove it.
 SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
@@ -38,13 +48,13 @@ def node_labels(name: str, pool: GpuPoolSpec, row: catalog.GpuInstance) -> dict[
     return {**accelerator_node_labels(name, pool, row), **sharing_node_labels(Cloud.AZURE, row.accelerator, pool.sharing, False)}
 
 
-def capacity_settings(pool: GpuPoolSpec) -> dict[str, object]:
+def capacity_settings(pool: GpuPoolSpec, reservation_group: pulumi.Input[str] | None = None) -> dict[str, object]:
     """AgentPool arguments for the capacity type: spot (priority Spot, eviction Delete, max price -1),
-    a capacity reservation group, or regular on-demand VMs."""
+    a capacity reservation group (`reservation_group`, default the pool's `reservation`), or regular on-demand VMs."""
     if pool.capacity is CapacityType.SPOT:
         return {"scale_set_priority": "Spot", "scale_set_eviction_policy": "Delete", "spot_max_price": _SPOT_ANY_PRICE}
     if pool.capacity is CapacityType.RESERVED:
-        return {"scale_set_priority": "Regular", "capacity_reservation_group_id": pool.reservation}
+        return {"scale_set_priority": "Regular", "capacity_reservation_group_id": reservation_group or pool.reservation}
     return {"scale_set_priority": "Regular"}
 
 
@@ -71,9 +81,14 @@ class GpuPool(AzureComponent):
         super().__init__("ai-infra:azure:GpuPool", name, opts)
         ctx, pool, row = args.context, args.pool, args.instance
         depends_on: list[pulumi.Resource] = []
-        if pool.capacity is CapacityType.RESERVED:
+        zones = list(pool.zones) or list(AZURE_ZONES[: args.zones])
+        reservation_group: pulumi.Input[str] | None = None
+        if pool.capacity is CapacityType.RESERVED and pool.reservation:
             # AKS places the VMs in the reservation group as the cluster identity (docs: Contributor on the group).
             depends_on.append(grant(f"{name}-reservation-access", self, ctx, "contributor", pool.reservation, args.cluster_principal_id))
+            reservation_group = checked_reservation_group(
+                self, ctx, pool.reservation, row.instance_type, zones, f"{region_path('azure', ctx.region)}.gpu_pools.{args.pool_name}",
+                f"set gpu_pools.{args.pool_name}.zones to zones the group holds it in")
         mig = pool.sharing.mode is SharingMode.MIG and pool.sharing.mig_profile
         settings = dict(
             resource_group_name=ctx.group,
@@ -87,7 +102,7 @@ class GpuPool(AzureComponent):
             min_count=pool.min_nodes,
             max_count=pool.max_nodes,
             count=pool.min_nodes,
-            availability_zones=list(pool.zones) or list(AZURE_ZONES[: args.zones]),
+            availability_zones=zones,
             vnet_subnet_id=args.node_subnet_id,
             enable_node_public_ip=False,
             enable_encryption_at_host=True,
@@ -98,7 +113,7 @@ class GpuPool(AzureComponent):
             gpu_profile=azure_native.containerservice.GPUProfileArgs(driver=_DRIVER[pool.driver]),
             gpu_instance_profile=aks_mig_profile(pool.sharing.mig_profile) if mig else None,
             tags=ctx.tags(),
-            **capacity_settings(pool),
+            **capacity_settings(pool, reservation_group),
         )
         # Keyword arguments, not AgentPoolArgs: the SDK keeps the cluster name (`resource_name`) under the same
         # key as the Pulumi resource name, so AgentPool(name, AgentPoolArgs(resource_name=...)) cannot be built.

@@ -206,8 +206,9 @@ class GpuPoolSpec(SpecModel):
     reservation: str | None = None
     """Reservation for `reserved` and `capacity_block`: AWS its ID (cr-...), GCP its name (or
     projects/<owner>/reservations/<name> when shared from another project), Azure the capacity reservation group's
-    resource ID. `pulumi preview` checks an AWS Capacity Block's zone and type, and that a GCP reservation exists in
-    each of the pool's zones with its machine type. Default: none."""
+    resource ID. `pulumi preview` checks an AWS Capacity Block's zone and type, that a GCP reservation exists in each of
+    the pool's zones with its machine type, and that an Azure group holds the VM size in the pool's region and zones.
+    Default: none."""
     min_nodes: Annotated[int, Field(ge=0, le=1000)] = 0
     """Default 0: the pool scales to zero when idle."""
     max_nodes: Annotated[int, Field(ge=1, le=1000)] = 1

@@ -79,3 +79,34 @@ def zonal_reservation_problem(path: str, reservation: str, zones: Sequence[str],
         return (f"{path}: reservation {reservation} holds {', '.join(held)}, but the pool needs {machine_type}: "
                 f"name a reservation of {machine_type}")
     return None
+
+
+def reservation_group_problem(path: str, group: str, region: str, vm_size: str, zones: Sequence[str],
+                              group_location: str, reservations: Sequence[tuple[str, Sequence[str]]], fix: str) -> str | None:
+    """None when an Azure capacity reservation group can serve the pool; else the error for the pool at config path
+    `path`, which suggests `fix` for zones the group does not cover.
+
+    `group_location` and `reservations` ((VM size, zones) of each reservation in the group) are what Azure reports;
+    an empty location (the offline plan cannot read the subscription) has nothing to compare. The group must be in the
+    pool's region and hold a reservation of the pool's VM size in each of its zones (a zonal VM consumes a reservation
+    of its own zone only; a pool without zones needs a regional one).
+    """
+    if not group_location:
+        return None
+    if group_location.replace(" ", "").lower() != region.lower():
+        return f"{path}.reservation: {group} is in {group_location}, but the pool is in {region}: name a group in {region}"
+    sized = [tuple(z) for size, z in reservations if size.lower() == vm_size.lower()]
+    if not sized:
+        held = sorted({size for size, _ in reservations})
+        holds = f"it holds {', '.join(held)}" if held else "it holds no reservations"
+        return f"{path}.reservation: {group} holds no {vm_size} reservation ({holds}): add one, or name a group that has it"
+    covered = {zone for z in sized for zone in z}
+    if not zones:
+        return None if any(not z for z in sized) else (
+            f"{path}.reservation: {group} holds {vm_size} in zones {', '.join(sorted(covered))} only, and the pool is "
+            f"regional: {fix}")
+    missing = missing_zones(zones, covered)
+    if missing:
+        have = f" (it has zones {', '.join(sorted(covered))})" if covered else " (its reservations are regional)"
+        return f"{path}.zones: {group} holds no {vm_size} reservation in zone {', '.join(missing)}{have}: {fix}"
+    return None

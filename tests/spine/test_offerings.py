@@ -10,6 +10,7 @@ from aiinfra.plan.invokes import placeholder_result
 from components import catalog
 from components.spec.offerings import (
     missing_zones,
+    reservation_group_problem,
     reservation_problem,
     types_offered_everywhere,
     zonal_reservation_problem,
@@ -104,3 +105,22 @@ def test_a_zonal_reservation_problem_exactly_when_a_zone_lacks_it_or_it_holds_an
     elif other:
         assert problem == f"{PATH}: reservation res holds {', '.join(sorted(other))}, but the pool needs a3-highgpu-8g: " \
                           "name a reservation of a3-highgpu-8g"
+
+
+_AZ = st.lists(st.sampled_from(["1", "2", "3"]), unique=True, max_size=3)
+
+
+@given(location=st.sampled_from(["", "eastus2", "East US 2", "westeurope"]), zones=_AZ,
+       reservations=st.lists(st.tuples(st.sampled_from(["Standard_ND96isr_H200_v5", "Standard_NC24ads_A100_v4"]), _AZ),
+                             max_size=3))
+def test_a_reservation_group_problem_exactly_when_azure_reports_a_mismatch(location: str, zones: list[str],
+                                                                          reservations: list[tuple[str, list[str]]]) -> None:
+    size = "Standard_ND96isr_H200_v5"
+    problem = reservation_group_problem(PATH, "crg", "eastus2", size, zones, location, reservations, FIX)
+    sized = [z for s, z in reservations if s == size]
+    covered = {zone for z in sized for zone in z}
+    fits = not location or (location in ("eastus2", "East US 2") and bool(sized) and (
+        all(zone in covered for zone in zones) if zones else any(not z for z in sized)))
+    assert (problem is None) == fits
+    if problem is not None and location == "westeurope":
+        assert problem == f"{PATH}.reservation: crg is in westeurope, but the pool is in eastus2: name a group in eastus2"
