@@ -4,7 +4,9 @@ Only the cloud knows, and only at deploy time: EC2's DescribeInstanceTypeOfferin
 machineTypes.list and Cloud TPU's acceleratorTypes.list. The components ask during `pulumi preview` and apply these
 rules to the answers, so a pool in a zone that lacks its type fails there with the pool's config path, instead of at
 the cloud's API halfway through `pulumi up` (EKS answers CreateNodegroup with "Your requested instance type ... is
-not supported in your requested Availability Zone"; GKE refuses the node pool). Pure: no Pulumi, no cloud SDK.
+not supported in your requested Availability Zone"; GKE refuses the node pool). The same holds for reserved capacity:
+whether the reservation a pool names is in the pool's zones and holds its machine type (an AWS Capacity Block, a GCP
+reservation, an Azure capacity reservation group). Pure: no Pulumi, no cloud SDK.
 """
 
 from __future__ import annotations
