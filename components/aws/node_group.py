@@ -223,7 +223,7 @@ class GpuNodePool(pulumi.ComponentResource):
         types = instance_types(row, pool)
         subnets = _pool_subnets(args.zone_names, zones, args.subnet_ids)
         if pool.capacity is CapacityType.CAPACITY_BLOCK:
-            subnets = _after(capacity_block_check(self, ctx, pool, types[0], path), subnets)
+            subnets = capacity_block_subnets(self, ctx, pool, types[0], path, subnets)
         self.node_group = node_group(name, self, ctx, template, NodeGroupSettings(
             cluster_name=args.cluster_name, node_role_arn=args.node_role_arn, subnet_ids=subnets,
             instance_types=offered_instance_types(self, ctx, types, args.zone_names, zones, path,
@@ -267,26 +267,23 @@ def _pool_subnets(zone_names: pulumi.Output[list[str]], pool_zones: pulumi.Outpu
     return pulumi.Output.all(zone_names, pool_zones, *subnet_ids).apply(select)
 
 
-def capacity_block_check(parent: pulumi.Resource, ctx: AwsContext, pool: GpuPoolSpec, instance_type: str,
-                         path: str) -> pulumi.Output[None]:
-    """Asks EC2 at preview for the pool's Capacity Block (DescribeCapacityReservations) and stops the run with the
-    pool's config path when the block is in another zone than the pool's, or reserves another instance type: EKS
-    would create the node group, and every launch would then fail."""
+def capacity_block_subnets(parent: pulumi.Resource, ctx: AwsContext, pool: GpuPoolSpec, instance_type: str,
+                           path: str, subnets: pulumi.Output[list[str]]) -> pulumi.Output[list[str]]:
+    """`subnets`, once EC2 reports the pool's Capacity Block (DescribeCapacityReservations, asked at preview) in the
+    pool's zone with its instance type; else the run stops with the pool's config path before the node group exists
+    (EKS would create it, and every launch would then fail)."""
     block = aws.ec2.get_capacity_block_reservation_output(id=pool.reservation, region=ctx.region,
                                                           opts=pulumi.InvokeOutputOptions(parent=parent))
 
-    def check(found: aws.ec2.GetCapacityBlockReservationResult) -> None:
+    def check(values: list) -> list[str]:  # noqa: ANN001
+        found, ids = values
         problem = reservation_problem(path, "Capacity Block", str(pool.reservation), pool.zones[0], instance_type,
                                       found.availability_zone, found.instance_type)
         if problem:
             raise pulumi.RunError(problem)
+        return ids
 
-    return block.apply(check)
-
-
-def _after(check: pulumi.Output[None], value: pulumi.Output[list[str]]) -> pulumi.Output[list[str]]:
-    """`value`, once `check` has passed: the resource that takes it is not created when the check fails."""
-    return pulumi.Output.all(check, value).apply(lambda values: values[1])
+    return pulumi.Output.all(block, subnets).apply(check)
 
 
 def offered_instance_types(parent: pulumi.Resource, ctx: AwsContext, types: Sequence[str], zone_names: pulumi.Output[list[str]],

@@ -226,10 +226,10 @@ def _cluster(platform: Platform, cloud_spec: GcpCloudSpec, ctx: GcpContext, spec
             continue
         plan = resolve_tpu(slice_)
         zone = tpu_zone(cloud_spec, ctx.region, slice_name) or first_zone
-        machine_type = offerings.machine_type(plan.machine_type, one_zone(zone), *_tpu_fix(ctx.region, slice_name))
+        path, fix = _tpu_fix(ctx.region, slice_name)
+        machine_type = offerings.machine_type(plan.machine_type, one_zone(zone), path, fix)
         if slice_.capacity is CapacityType.RESERVED and slice_.reservation:
-            machine_type = reserved_machine_type(ctx.project, slice_.reservation, one_zone(zone), machine_type,
-                                                 _tpu_fix(ctx.region, slice_name)[0],
+            machine_type = reserved_machine_type(ctx.project, slice_.reservation, one_zone(zone), machine_type, path,
                                                  f"set clouds.gcp.tpu_zones.{ctx.region}.{slice_name} to the reservation's zone",
                                                  invoke)
         tpu = TpuSlice(f"{name}-{slice_name}", TpuSliceArgs(
