@@ -76,6 +76,12 @@ def _capacity_block(args: dict[str, Any], region: str) -> dict[str, Any]:
     return {**result, "availabilityZone": "", "availabilityZoneId": "", "instanceType": ""}
 
 
+def _cloud_control_resource(args: dict[str, Any], region: str) -> dict[str, Any]:
+    """Offline, a Cloud Control resource's model is an empty JSON object (the plan cannot read the account): programs
+    parse `properties`, and a check of an On-Demand Capacity Reservation has nothing to compare (components/aws/node_group.py)."""
+    return {**_typed_placeholder("aws:cloudcontrol/getResource:getResource", args, region), "properties": "{}"}
+
+
 def _reservation(args: dict[str, Any], region: str) -> dict[str, Any]:
     """Offline, a Compute Engine reservation exists (the plan cannot read the project) and names no machine type, so a
     pool's check compares its zones only (components/gcp/reservations.py)."""
@@ -159,6 +165,7 @@ _SPECIAL: dict[str, Any] = {
     "aws:iam/getPolicyDocument:getPolicyDocument": _policy_document,
     "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _instance_type_offerings,
     "aws:ec2/getCapacityBlockReservation:getCapacityBlockReservation": _capacity_block,
+    "aws:cloudcontrol/getResource:getResource": _cloud_control_resource,
     "gcp:compute/getReservation:getReservation": _reservation,
     "azure-native:compute:getCapacityReservationGroup": _reservation_group,
     "gcp:compute/getZones:getZones": _gcp_zones,

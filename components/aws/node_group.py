@@ -4,6 +4,7 @@ capacity type, spot diversification, taints and labels, EFA interfaces and clust
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -14,8 +15,13 @@ import pulumi_aws as aws
 from components import catalog
 from components.k8s.sharing import sharing_node_labels
 from components.spec import CapacityType, Cloud, GpuDriver, GpuPoolSpec, accelerator_node_labels, accelerator_taint, region_path
-from components.spec.aws import RESERVED_CAPACITY, placement_group, single_subnet
-from components.spec.offerings import reservation_problem, types_offered_everywhere, zone_offering_problem
+from components.spec.aws import RESERVED_CAPACITY, placement_group, reservation_kind, single_subnet
+from components.spec.offerings import (
+    launch_terms_problem,
+    reservation_problem,
+    types_offered_everywhere,
+    zone_offering_problem,
+)
 
 from .context import AwsContext
 
@@ -222,8 +228,8 @@ class GpuNodePool(pulumi.ComponentResource):
         zones = args.zone_names.apply(lambda names: _pool_zones(pool, names, path))
         types = instance_types(row, pool)
         subnets = _pool_subnets(args.zone_names, zones, args.subnet_ids)
-        if pool.capacity is CapacityType.CAPACITY_BLOCK:
-            subnets = capacity_block_subnets(self, ctx, pool, types[0], path, subnets)
+        if reserved:
+            subnets = reserved_subnets(self, ctx, pool, types[0], path, subnets)
         self.node_group = node_group(name, self, ctx, template, NodeGroupSettings(
             cluster_name=args.cluster_name, node_role_arn=args.node_role_arn, subnet_ids=subnets,
             instance_types=offered_instance_types(self, ctx, types, args.zone_names, zones, path,
@@ -267,23 +273,59 @@ def _pool_subnets(zone_names: pulumi.Output[list[str]], pool_zones: pulumi.Outpu
     return pulumi.Output.all(zone_names, pool_zones, *subnet_ids).apply(select)
 
 
-def capacity_block_subnets(parent: pulumi.Resource, ctx: AwsContext, pool: GpuPoolSpec, instance_type: str,
-                           path: str, subnets: pulumi.Output[list[str]]) -> pulumi.Output[list[str]]:
-    """`subnets`, once EC2 reports the pool's Capacity Block (DescribeCapacityReservations, asked at preview) in the
-    pool's zone with its instance type; else the run stops with the pool's config path before the node group exists
-    (EKS would create it, and every launch would then fail)."""
-    block = aws.ec2.get_capacity_block_reservation_output(id=pool.reservation, region=ctx.region,
-                                                          opts=pulumi.InvokeOutputOptions(parent=parent))
+@dataclass(frozen=True)
+class ReservedCapacity:
+    """What EC2 reports for a reservation; empty values (the offline plan cannot read the account) compare nothing."""
+
+    zone: str
+    instance_type: str
+    terms: Mapping[str, str]
+    """The other attributes a launch must match (`NODE_LAUNCH_TERMS` keys)."""
+
+
+ODCR_TYPE = "AWS::EC2::CapacityReservation"
+"""The Cloud Control type of an On-Demand Capacity Reservation. pulumi-aws has no data source of its own for it; Cloud
+Control's read (the one aws-native's getCapacityReservation uses) returns its CloudFormation model as JSON."""
+NODE_LAUNCH_TERMS = {"platform": "Linux/UNIX", "tenancy": "default"}
+"""How the pools' nodes launch: EKS's AL2023 AMIs (`ami_type`) are Linux/UNIX, and the launch template sets no
+tenancy. EC2 launches into a reservation only when these match it, with zone and type."""
+
+
+def odcr_capacity(properties: str) -> ReservedCapacity:
+    """An On-Demand Capacity Reservation from its Cloud Control model (AvailabilityZone, InstanceType, InstancePlatform,
+    Tenancy: docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-ec2-capacityreservation.html)."""
+    model = json.loads(properties or "{}")
+    return ReservedCapacity(model.get("AvailabilityZone", ""), model.get("InstanceType", ""),
+                            {"platform": model.get("InstancePlatform", ""), "tenancy": model.get("Tenancy", "")})
+
+
+def _reserved_capacity(parent: pulumi.Resource, ctx: AwsContext, pool: GpuPoolSpec) -> pulumi.Output[ReservedCapacity]:
+    """What EC2 reports for the pool's reservation, asked at preview: DescribeCapacityReservations for a Capacity Block,
+    Cloud Control's GetResource for an On-Demand Capacity Reservation."""
+    opts = pulumi.InvokeOutputOptions(parent=parent)
+    if pool.capacity is CapacityType.CAPACITY_BLOCK:
+        block = aws.ec2.get_capacity_block_reservation_output(id=pool.reservation, region=ctx.region, opts=opts)
+        return block.apply(lambda b: ReservedCapacity(b.availability_zone, b.instance_type, {}))
+    found = aws.cloudcontrol.get_resource_output(type_name=ODCR_TYPE, identifier=pool.reservation, region=ctx.region, opts=opts)
+    return found.properties.apply(odcr_capacity)
+
+
+def reserved_subnets(parent: pulumi.Resource, ctx: AwsContext, pool: GpuPoolSpec, instance_type: str, path: str,
+                     subnets: pulumi.Output[list[str]]) -> pulumi.Output[list[str]]:
+    """`subnets`, once EC2 reports the pool's reservation (Capacity Block or ODCR) in the pool's zone, for its instance
+    type, and (ODCR) for the platform and tenancy its nodes launch with; else the run stops with the pool's config path
+    before the node group exists (EKS would create it, and every launch would then fail)."""
+    kind, reservation = reservation_kind(pool), str(pool.reservation)
 
     def check(values: list) -> list[str]:  # noqa: ANN001
         found, ids = values
-        problem = reservation_problem(path, "Capacity Block", str(pool.reservation), pool.zones[0], instance_type,
-                                      found.availability_zone, found.instance_type)
+        problem = (reservation_problem(path, kind, reservation, pool.zones[0], instance_type, found.zone, found.instance_type)
+                   or launch_terms_problem(path, kind, reservation, found.terms, NODE_LAUNCH_TERMS))
         if problem:
             raise pulumi.RunError(problem)
         return ids
 
-    return pulumi.Output.all(block, subnets).apply(check)
+    return pulumi.Output.all(_reserved_capacity(parent, ctx, pool), subnets).apply(check)
 
 
 def offered_instance_types(parent: pulumi.Resource, ctx: AwsContext, types: Sequence[str], zone_names: pulumi.Output[list[str]],

@@ -184,18 +184,19 @@ def _check_pool(region: str, spec: RegionSpec, pool: GpuPoolSpec, path: Path) ->
         yield ((*path, "zones"), f"{len(pool.zones)} zones given; this network spans {spec.network.zones}")
     if pool.capacity in RESERVED_CAPACITY and len(pool.zones) != 1:
         given = f"{len(pool.zones)} zones given" if pool.zones else "not set"
-        yield ((*path, "zones"), f"{given}; {_reservation_kind(pool)} {pool.reservation} is in one availability zone, and the "
+        yield ((*path, "zones"), f"{given}; {reservation_kind(pool)} {pool.reservation} is in one availability zone, and the "
                                  f"pool's subnets must all be in it (EKS launches in another zone fail): set zones: "
                                  f"[<the zone of {pool.reservation}>]")
     elif single_subnet(pool) and len(pool.zones) > 1:
         why = "EFA traffic is not routed between subnets" if pool.efa else "a cluster placement group lives in one zone"
         yield ((*path, "zones"), f"{len(pool.zones)} zones given, but {why}; give one zone (or none: the network's first zone)")
     if pool.reservation and not _RESERVATION_ID.match(pool.reservation):
-        yield ((*path, "reservation"), f"'{pool.reservation}' is not an EC2 {_reservation_kind(pool)} ID; allowed: cr- followed "
+        yield ((*path, "reservation"), f"'{pool.reservation}' is not an EC2 {reservation_kind(pool)} ID; allowed: cr- followed "
                                        "by 17 hex digits")
 
 
-def _reservation_kind(pool: GpuPoolSpec) -> str:
+def reservation_kind(pool: GpuPoolSpec) -> str:
+    """What EC2 calls the reservation a reserved pool names, for messages."""
     return "Capacity Block" if pool.capacity is CapacityType.CAPACITY_BLOCK else "On-Demand Capacity Reservation"
 
 

@@ -62,6 +62,24 @@ def reservation_problem(path: str, kind: str, reservation: str, zone: str, machi
     return None
 
 
+def launch_terms_problem(path: str, kind: str, reservation: str, reserved: Mapping[str, str],
+                         launched: Mapping[str, str]) -> str | None:
+    """None when the instance attributes a reservation was made for match those the pool's nodes launch with; else the
+    error for the pool at config path `path`. EC2 launches an instance into a Capacity Reservation only when its
+    instance type, platform, zone and tenancy match (AWS EC2 User Guide, "Launch instances into an existing Capacity
+    Reservation"); `reservation_problem` compares zone and type, this the rest.
+
+    `reserved`, `launched`: attribute name ("platform", "tenancy") -> value, as the cloud reports it for the
+    reservation and as the pool's nodes launch. An empty reserved value (the offline plan) has nothing to compare.
+    """
+    for attribute, value in launched.items():
+        found = reserved.get(attribute, "")
+        if found and found != value:
+            return (f"{path}.reservation: {kind} {reservation} reserves capacity for {attribute} {found}, but the pool's "
+                    f"nodes launch with {attribute} {value}: name a reservation for {value}")
+    return None
+
+
 def zonal_reservation_problem(path: str, reservation: str, zones: Sequence[str], found: Mapping[str, str],
                               machine_type: str, fix: str) -> str | None:
     """None when a zonal reservation (GCP) exists in every zone of the pool and holds its machine type; else the error

@@ -4,6 +4,7 @@ missing from a zone are left out."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pulumi
@@ -16,15 +17,17 @@ from components.spec import load_platform
 
 OFFERINGS = "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings"
 BLOCK = "aws:ec2/getCapacityBlockReservation:getCapacityBlockReservation"
+CLOUD_CONTROL = "aws:cloudcontrol/getResource:getResource"
 POOLS = "platform.clouds.aws.regions.us-west-2.gpu_pools"
 
 
 class _Offerings(PlanMocks):
     """EC2 offers each type only in the zones given (us-west-2a ... d exist); records what was asked. `block`: the
-    zone and instance type EC2 reports for every Capacity Block."""
+    zone and instance type EC2 reports for every Capacity Block; `odcr`: the Cloud Control model of every On-Demand
+    Capacity Reservation."""
 
-    def __init__(self, offered: dict[str, str], block: tuple[str, str] | None = None) -> None:
-        self.offered, self.block, self.asked = offered, block, []
+    def __init__(self, offered: dict[str, str], block: tuple[str, str] | None = None, odcr: dict | None = None) -> None:
+        self.offered, self.block, self.odcr, self.asked = offered, block, odcr, []
 
     def call(self, args):  # noqa: ANN001, ANN201 (the SDK's mock interface)
         if args.token == "aws:index/getAvailabilityZones:getAvailabilityZones":
@@ -39,6 +42,9 @@ class _Offerings(PlanMocks):
             self.asked.append(dict(args.args))
             zone, instance_type = self.block
             return {**super().call(args), "availabilityZone": zone, "instanceType": instance_type}
+        if args.token == CLOUD_CONTROL and self.odcr is not None:
+            self.asked.append(dict(args.args))
+            return {**super().call(args), "properties": json.dumps(self.odcr)}
         return super().call(args)
 
 
@@ -134,3 +140,43 @@ def test_offline_a_capacity_block_has_nothing_to_compare() -> None:
     """The offline plan cannot read the account: the block comes back without zone or type, and the pool plans."""
     group = _node_group(_plan({"train": H100_BLOCK}, _Offerings({})), "train")
     assert group["subnetIds"] == ["test-us-west-2-private-2-id"]
+
+
+A100_ODCR = {"accelerator": "a100-40gb", "accelerators_per_node": 8, "capacity": "reserved",
+             "reservation": "cr-0b1c2d3e4f5a60718", "zones": ["us-west-2b"]}
+ODCR_MODEL = {"Id": "cr-0b1c2d3e4f5a60718", "AvailabilityZone": "us-west-2b", "InstanceType": "p4d.24xlarge",
+              "InstancePlatform": "Linux/UNIX", "Tenancy": "default", "InstanceCount": 4, "InstanceMatchCriteria": "targeted"}
+
+
+def test_an_odcr_pool_gets_the_subnet_of_the_reservations_zone_once_cloud_control_confirms_it() -> None:
+    mocks = _Offerings({}, odcr=ODCR_MODEL)
+    plan = _plan({"batch": A100_ODCR}, mocks)
+    assert {"typeName": "AWS::EC2::CapacityReservation", "identifier": "cr-0b1c2d3e4f5a60718", "region": "us-west-2"} in mocks.asked
+    group = _node_group(plan, "batch")
+    assert group["subnetIds"] == ["test-us-west-2-private-1-id"]
+    assert group["capacityType"] == "ON_DEMAND" and group["instanceTypes"] == ["p4d.24xlarge"]
+
+
+ODCR = "On-Demand Capacity Reservation cr-0b1c2d3e4f5a60718"
+
+
+@pytest.mark.parametrize(("model", "message"), [
+    ({"AvailabilityZone": "us-west-2d"}, f"{POOLS}.batch.zones: [us-west-2b], but {ODCR} is in us-west-2d: set zones: [us-west-2d]"),
+    ({"InstanceType": "p4de.24xlarge"},
+     f"{POOLS}.batch: {ODCR} reserves p4de.24xlarge, but the pool resolves to p4d.24xlarge: set instance_type: p4de.24xlarge"),
+    ({"InstancePlatform": "Windows"}, f"{POOLS}.batch.reservation: {ODCR} reserves capacity for platform Windows, but the "
+                                      "pool's nodes launch with platform Linux/UNIX: name a reservation for Linux/UNIX"),
+    ({"Tenancy": "dedicated"}, f"{POOLS}.batch.reservation: {ODCR} reserves capacity for tenancy dedicated, but the pool's "
+                               "nodes launch with tenancy default: name a reservation for default"),
+])
+def test_an_odcr_that_cannot_serve_the_pool_stops_the_run(model: dict, message: str) -> None:
+    """EC2 launches into a reservation only with matching type, platform, zone and tenancy: the node group would be
+    created, and every launch targeting the reservation would fail."""
+    with pytest.raises(pulumi.RunError) as caught:
+        _plan({"batch": A100_ODCR}, _Offerings({}, odcr={**ODCR_MODEL, **model}))
+    assert str(caught.value) == message
+
+
+def test_offline_an_odcr_has_nothing_to_compare() -> None:
+    group = _node_group(_plan({"batch": A100_ODCR}, _Offerings({})), "batch")
+    assert group["subnetIds"] == ["test-us-west-2-private-1-id"]

@@ -8,7 +8,9 @@ from hypothesis import strategies as st
 
 from aiinfra.plan.invokes import placeholder_result
 from components import catalog
+from components.aws.node_group import NODE_LAUNCH_TERMS, odcr_capacity
 from components.spec.offerings import (
+    launch_terms_problem,
     missing_zones,
     reservation_group_problem,
     reservation_problem,
@@ -89,6 +91,35 @@ def test_offline_a_capacity_block_reports_no_zone_or_type() -> None:
                                {"id": "cr-0a1b2c3d4e5f60718", "region": "us-east-1"})
     assert (block["availabilityZone"], block["instanceType"]) == ("", "")
     assert block["id"] == "cr-0a1b2c3d4e5f60718" and "endDate" in block
+
+
+_terms = st.fixed_dictionaries({"platform": st.sampled_from(["", "Linux/UNIX", "Windows", "Red Hat Enterprise Linux"]),
+                                 "tenancy": st.sampled_from(["", "default", "dedicated"])})
+
+
+@given(_terms)
+def test_a_launch_terms_problem_exactly_when_a_reported_term_differs_from_the_nodes(reserved: dict[str, str]) -> None:
+    problem = launch_terms_problem("p", "On-Demand Capacity Reservation", "cr-1", reserved, NODE_LAUNCH_TERMS)
+    differs = [k for k, v in NODE_LAUNCH_TERMS.items() if reserved[k] and reserved[k] != v]
+    assert (problem is None) == (not differs)
+    if differs:  # the first differing term, in the order the nodes' terms are listed
+        term = differs[0]
+        assert problem == (f"p.reservation: On-Demand Capacity Reservation cr-1 reserves capacity for {term} {reserved[term]}, "
+                           f"but the pool's nodes launch with {term} {NODE_LAUNCH_TERMS[term]}: name a reservation for "
+                           f"{NODE_LAUNCH_TERMS[term]}")
+
+
+def test_an_odcr_is_read_from_its_cloud_control_model_and_offline_reports_nothing() -> None:
+    model = ('{"Id": "cr-0a1b2c3d4e5f60718", "AvailabilityZone": "us-east-1b", "InstanceType": "p4d.24xlarge", '
+             '"InstancePlatform": "Linux/UNIX", "Tenancy": "default", "InstanceCount": 4, "InstanceMatchCriteria": "targeted"}')
+    found = odcr_capacity(model)
+    assert (found.zone, found.instance_type, dict(found.terms)) == (
+        "us-east-1b", "p4d.24xlarge", {"platform": "Linux/UNIX", "tenancy": "default"})
+    offline = placeholder_result("aws:cloudcontrol/getResource:getResource",
+                                 {"typeName": "AWS::EC2::CapacityReservation", "identifier": "cr-1", "region": "us-east-1"})
+    empty = odcr_capacity(offline["properties"])
+    assert (empty.zone, empty.instance_type, set(empty.terms.values())) == ("", "", {""})
+    assert offline["identifier"] == "cr-1"
 
 
 @given(zones=st.lists(st.sampled_from(ZONES), unique=True, min_size=1, max_size=4),
