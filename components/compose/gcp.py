@@ -97,7 +97,8 @@ def build(platform: Platform, cloud_spec: GcpCloudSpec) -> CloudResult:
         lb = GlobalLoadBalancer(f"{platform.environment}-global", GlobalLoadBalancerArgs(
             GcpContext(environment=platform.environment, region="global", project=cloud_spec.project, project_number=project.number,
                        labels=platform.tags(), protected=platform.protected),
-            endpoint, health_check_path=first.health_check_path, ssl_profile=ssl_profile(platform.compliance.profiles)),
+            endpoint, health_check_path=first.health_check_path, ssl_profile=ssl_profile(platform.compliance.profiles),
+            clusters=[h.resource.cluster for h in clusters if isinstance(h.resource, Cluster)]),
             opts=project.opts)
         outputs["global_endpoint"] = {"ip_address": lb.address.address, "domain": endpoint.domain, "backend_service": lb.backend.name}
         annotations = {}

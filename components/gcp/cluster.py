@@ -30,11 +30,14 @@ KUBE_STATE_METRIC_COMPONENTS = ["STORAGE", "POD", "DEPLOYMENT"]
 view kube state metrics", Requirements): sent only with it. In `self_managed` monitoring, kube-prometheus-stack's own
 kube-state-metrics covers them."""
 AUTH_PLUGIN = "gke-gcloud-auth-plugin"
+COS_IMAGE = "COS_CONTAINERD"
+"""GKE's default node image, Container-Optimized OS with containerd."""
 IGNORE_NODE_COUNTS = ["initialNodeCount", "nodeCount"]
 """The cluster autoscaler owns a pool's size after creation."""
-HYPERDISK_ONLY = ("a3-ultragpu-", "a4-", "a4x-", "ct6e-", "c4-", "c4a-", "c4d-", "n4-")
+HYPERDISK_ONLY = ("a3-ultragpu-", "a4-", "a4x-", "ct6e-", "c4-", "c4a-", "c4d-", "n4-", "n4a-", "n4d-")
 """Machine series whose boot disk must be Hyperdisk Balanced (no Persistent Disk support), e.g. A3 Ultra, A4,
-TPU v6e (cluster-toolkit's v6e blueprint sets hyperdisk-balanced)."""
+TPU v6e (cluster-toolkit's v6e blueprint sets hyperdisk-balanced), and the C4 and N4 families with their AMD and Arm
+variants (C4A, C4D, N4A, N4D: nextflow-io/nextflow#6841, "do not support pd-balanced disks")."""
 
 
 def boot_disk_type(machine_type: str) -> str:
@@ -56,11 +59,12 @@ class NodeIdentity:
 
 
 def node_config(identity: NodeIdentity, machine_type: str, *, checked_machine_type: pulumi.Input[str] | None = None,
-                **settings: object) -> gcp.container.NodePoolNodeConfigArgs:
+                image_type: str = COS_IMAGE, **settings: object) -> gcp.container.NodePoolNodeConfigArgs:
     """Hardened node settings: dedicated service account, CMEK boot disk, Shielded VM with secure boot, the GKE
     metadata server (Workload Identity), gVNIC, and the platform labels on the VMs (provider default labels
     do not reach node VMs). `checked_machine_type`: `machine_type` once its zones are known to offer it (see
-    `offerings.py`); default: `machine_type` as it is. `settings` adds pool-specific fields."""
+    `offerings.py`); default: `machine_type` as it is. `image_type`: default Container-Optimized OS.
+    `settings` adds pool-specific fields."""
     modules = identity.signed_kernel_modules and not settings.get("guest_accelerators")
     return gcp.container.NodePoolNodeConfigArgs(
         linux_node_config=gcp.container.NodePoolNodeConfigLinuxNodeConfigArgs(
@@ -71,7 +75,7 @@ def node_config(identity: NodeIdentity, machine_type: str, *, checked_machine_ty
         service_account=identity.service_account,
         oauth_scopes=[CLOUD_PLATFORM_SCOPE],
         boot_disk_kms_key=identity.kms_key_id,
-        image_type="COS_CONTAINERD",
+        image_type=image_type,
         shielded_instance_config=gcp.container.NodePoolNodeConfigShieldedInstanceConfigArgs(
             enable_secure_boot=True, enable_integrity_monitoring=True),
         workload_metadata_config=gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs(mode="GKE_METADATA"),

@@ -16,7 +16,7 @@ from components.k8s.sharing import sharing_node_labels
 from components.spec import CapacityType, Cloud, GpuDriver, GpuPoolSpec, Placement, SharingMode, accelerator_node_labels
 from components.spec.gcp import initial_nodes_per_zone
 
-from .cluster import IGNORE_NODE_COUNTS, NodeIdentity, node_config
+from .cluster import COS_IMAGE, IGNORE_NODE_COUNTS, NodeIdentity, node_config
 
 # GKE puts this taint on GPU nodes itself; declaring the same key, value and effect keeps Pulumi and GKE in step.
 GPU_TAINT = ("nvidia.com/gpu", "present", "NO_SCHEDULE")
@@ -24,6 +24,10 @@ TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCH
 SHARING_STRATEGIES = {SharingMode.TIME_SLICING: "TIME_SHARING", SharingMode.MPS: "MPS"}
 # GKE's driver installer: the default driver of the node's GKE version, or none when the GPU Operator installs it.
 DRIVER_VERSIONS = {GpuDriver.CLOUD: "DEFAULT", GpuDriver.OPERATOR: "INSTALLATION_DISABLED"}
+IMAGE_TYPES = {GpuDriver.CLOUD: COS_IMAGE, GpuDriver.OPERATOR: "UBUNTU_CONTAINERD"}
+"""Node image per driver installer: NVIDIA's GKE guide supports the GPU Operator's own driver manager on Ubuntu with
+containerd only; Container-Optimized OS takes Google's driver installer (docs.nvidia.com/datacenter/cloud-native/
+gpu-operator/latest/google-gke.html)."""
 NO_GKE_DEVICE_PLUGIN = "gke-no-default-nvidia-gpu-device-plugin"
 """Node label that keeps GKE's device plugin off, so the GPU Operator's runs instead (NVIDIA's GKE guide)."""
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"
@@ -131,7 +135,8 @@ class GpuPool(pulumi.ComponentResource):
             queued_provisioning=gcp.container.NodePoolQueuedProvisioningArgs(enabled=True) if pool.capacity is CapacityType.QUEUED else None,
             placement_policy=gcp.container.NodePoolPlacementPolicyArgs(type="COMPACT") if compact else None,
             node_config=node_config(
-                args.identity, row.instance_type, checked_machine_type=args.checked_machine_type, disk_size_gb=pool.disk_size_gib,
+                args.identity, row.instance_type, checked_machine_type=args.checked_machine_type,
+                image_type=IMAGE_TYPES[pool.driver], disk_size_gb=pool.disk_size_gib,
                 guest_accelerators=[guest_accelerator(pool, row, args.gpu_operator)],
                 labels=node_labels(args.pool_name, pool, row, args.gpu_operator),
                 taints=node_taints(pool), **capacity_settings(pool.capacity, pool.reservation)),

@@ -87,6 +87,10 @@ class GlobalLoadBalancerArgs:
     """HTTP path probed on every backend (the spec checks keep it the same across regions)."""
     ssl_profile: str = "MODERN"
     """SSL policy profile, MODERN or RESTRICTED (see `ssl_profile`). Default MODERN."""
+    clusters: Sequence[pulumi.Resource] = ()
+    """The GKE clusters of the serving regions. The autoneg grant waits for them: the project's Workload Identity pool
+    (`<project>.svc.id.goog`) exists only once a cluster with Workload Identity does, and IAM refuses a grant to a
+    principal of a pool that doesn't exist yet ("Identity Pool does not exist"). Default: none to wait for."""
 
 
 class GlobalLoadBalancer(pulumi.ComponentResource):
@@ -150,7 +154,8 @@ class GlobalLoadBalancer(pulumi.ComponentResource):
             permissions=AUTONEG_PERMISSIONS), opts=child)
         gcp.projects.IAMMember(f"{name}-autoneg", gcp.projects.IAMMemberArgs(
             project=project, role=pulumi.Output.concat("projects/", project, "/roles/", role.role_id),
-            member=ctx.workload_principal(AUTONEG_NAMESPACE, AUTONEG_SERVICE_ACCOUNT)), opts=child)
+            member=ctx.workload_principal(AUTONEG_NAMESPACE, AUTONEG_SERVICE_ACCOUNT)),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=list(args.clusters)))
         self.register_outputs({"ip_address": self.address.address, "backend_service": self.backend.name})
 
     def _forwarding_rule(self, name: str, project: str, target: pulumi.Input[str], port: str) -> gcp.compute.GlobalForwardingRule:

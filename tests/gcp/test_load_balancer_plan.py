@@ -70,6 +70,11 @@ def test_autoneg_gets_a_least_privilege_role_through_workload_identity(prod_plan
     assert member["role"] == f"projects/{PROJECT}/roles/aiInfraAutoneg_prod"
     assert member["member"] == (f"principal://iam.googleapis.com/projects/placeholder-number/locations/global/workloadIdentityPools/"
                                 f"{PROJECT}.svc.id.goog/subject/ns/autoneg-system/sa/autoneg-controller-manager")
+    # The project's Workload Identity pool exists once a cluster with Workload Identity does: the grant waits for the
+    # clusters, or IAM refuses it on a new project ("Identity Pool does not exist").
+    record = prod_plan.one("gcp:projects/iAMMember:IAMMember", "prod-global-autoneg")
+    clusters = {r.urn for r in prod_plan.of_type("gcp:container/cluster:Cluster")}
+    assert len(clusters) >= 2 and clusters <= set(record.dependencies)
 
 
 def test_each_serving_region_exports_the_neg_and_autoneg_annotations() -> None:

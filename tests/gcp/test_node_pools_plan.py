@@ -11,6 +11,7 @@ import pytest
 from gcp.support import COMPLIANCE, PROD_GCP, PROJECT, by_name, gcp_platform
 
 from aiinfra.plan.runtime import PlanResult, run_program
+from components.gcp.cluster import boot_disk_type
 from components.spec import load_platform
 
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}
@@ -103,6 +104,8 @@ def test_gpu_operator_on_gke_takes_over_sharing_and_the_device_plugin(plan_gcp) 
     assert "gpuPartitionSize" not in mig["guestAccelerators"][0]
     assert mig["guestAccelerators"][0]["gpuDriverInstallationConfig"] == {"gpuDriverVersion": "INSTALLATION_DISABLED"}
     assert mig["labels"]["nvidia.com/mig.config"] == "h100-80gb-3g.40gb"
+    # NVIDIA's GKE guide: the operator's driver manager runs on Ubuntu with containerd only; GKE's installer on COS.
+    assert (mig["imageType"], ts["imageType"]) == ("UBUNTU_CONTAINERD", "COS_CONTAINERD")
 
 
 # --- TPU ---------------------------------------------------------------------------------------------------
@@ -253,3 +256,13 @@ def test_the_region_exports_its_queued_resources_apart_from_its_tpu_vms() -> Non
     region = run_program(program, project="ai-infra", stack="prod").outputs["gcp"]["europe-west4"]
     assert region["tpu_queued_resources"] == {"batch": ["prod-europe-west4-batch-0", "prod-europe-west4-batch-1"]}
     assert list(region["tpu_vms"]) == ["research"]
+
+
+@pytest.mark.parametrize(("machine", "disk"), [
+    ("n4d-standard-4", "hyperdisk-balanced"), ("n4a-standard-4", "hyperdisk-balanced"), ("n4-standard-8", "hyperdisk-balanced"),
+    ("c4d-standard-8", "hyperdisk-balanced"), ("a4-highgpu-8g", "hyperdisk-balanced"),
+    ("n2-standard-8", "pd-balanced"), ("e2-standard-4", "pd-balanced"), ("a3-highgpu-8g", "pd-balanced"),
+])
+def test_machine_series_without_persistent_disk_boot_from_hyperdisk(machine: str, disk: str) -> None:
+    """GKE refuses a node pool whose boot disk type its machine series does not support."""
+    assert boot_disk_type(machine) == disk
