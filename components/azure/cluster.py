@@ -139,8 +139,9 @@ class Cluster(AzureComponent):
                     vnet_subnet_id=args.node_subnet_id,
                     enable_encryption_at_host=True,
                     enable_node_public_ip=False,
-                    # Keep workloads off the pool that runs CoreDNS, metrics and the operators.
-                    node_taints=["CriticalAddonsOnly=true:NoSchedule"],
+                    # Not tainted CriticalAddonsOnly: every other pool is a tainted GPU pool, so the platform's
+                    # add-ons (Kueue, the Prometheus stack, the GPU Operator's controllers) run here, as on the
+                    # EKS and GKE system pools; their charts tolerate no such taint.
                     tags=ctx.tags(),
                 )],
                 tags=ctx.tags(),

@@ -23,6 +23,7 @@ ROLES = {
     "reader": "acdd72a7-3385-48ef-bd42-f606fba81ae7",
     "network_contributor": "4d97b98b-1d4f-4787-a291-c67834d212e7",
     "key_vault_crypto_service_encryption_user": "e147488a-f6f5-4113-8e2d-b22465e65bf6",
+    "key_vault_secrets_user": "4633458b-17de-408a-b874-0445c86b69e6",
     "storage_account_contributor": "17d1049b-9a84-46fb-8f53-869881c3d3ab",
     "storage_blob_data_contributor": "ba92f5b4-2d11-453d-a403-e96b0029c9fe",
     # Data-plane cluster-admin under Azure RBAC for Kubernetes: no control-plane role (Owner included) has it.

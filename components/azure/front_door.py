@@ -8,6 +8,7 @@ are public addresses that only Front Door's backend range may reach (the network
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -17,7 +18,7 @@ import pulumi_azure_native as azure_native
 from components.spec import AzureFrontDoorTier, GlobalEndpointSpec
 
 from .base import AzureComponent
-from .context import AzureContext, send_logs
+from .context import AzureContext, grant, send_logs
 from .naming import alphanumeric_name
 
 _SKU = {AzureFrontDoorTier.STANDARD: "Standard_AzureFrontDoor", AzureFrontDoorTier.PREMIUM: "Premium_AzureFrontDoor"}
@@ -25,6 +26,11 @@ _SKU = {AzureFrontDoorTier.STANDARD: "Standard_AzureFrontDoor", AzureFrontDoorTi
 _MANAGED_RULE_SETS = (("Microsoft_DefaultRuleSet", "2.1", "Block"), ("Microsoft_BotManagerRuleSet", "1.0", None))
 _PROBE_INTERVAL_SECONDS = 30
 _ORIGIN_RESPONSE_TIMEOUT_SECONDS = 120  # generation requests can take a while
+
+
+def key_vault_of(secret_id: str) -> str:
+    """The resource ID of the Key Vault holding a secret (`.../vaults/<vault>/secrets/<name>`, as the spec checks)."""
+    return re.split(r"/secrets/", secret_id, maxsplit=1, flags=re.IGNORECASE)[0]
 
 
 @dataclass(frozen=True)
@@ -57,7 +63,7 @@ class FrontDoorArgs:
 
 class FrontDoor(AzureComponent):
     """`ai-infra:azure:FrontDoor`. Children: `<name>-rg`, `-waf`, `-profile`, `-endpoint`, `-origin-group`,
-    `-origin-<region>`, `-certificate`, `-domain`, `-route`, `-waf-link`, `-logs`."""
+    `-origin-<region>`, `-certificate-access` and `-certificate` (with a certificate), `-domain`, `-route`, `-waf-link`, `-logs`."""
 
     def __init__(self, name: str, args: FrontDoorArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:azure:FrontDoor", name, opts)
@@ -92,7 +98,10 @@ class FrontDoor(AzureComponent):
             f"{name}-profile",
             azure_native.cdn.ProfileArgs(
                 resource_group_name=rg, location="Global", sku=azure_native.cdn.SkuArgs(name=_SKU[spec.azure_tier]),
-                origin_response_timeout_seconds=_ORIGIN_RESPONSE_TIMEOUT_SECONDS, tags=ctx.tags()),
+                origin_response_timeout_seconds=_ORIGIN_RESPONSE_TIMEOUT_SECONDS, tags=ctx.tags(),
+                # Reads a customer certificate from Key Vault as itself (Microsoft's recommended way; the shared app
+                # registration is being retired).
+                identity=azure_native.cdn.ManagedServiceIdentityArgs(type="SystemAssigned") if spec.certificate else None),
             opts=child,
         )
         profile = self.profile.name
@@ -122,7 +131,7 @@ class FrontDoor(AzureComponent):
         domains = [azure_native.cdn.ActivatedResourceReferenceArgs(id=self.endpoint.id)]
         custom_domains = []
         if spec.domain:
-            custom_domain = self._custom_domain(name, rg, profile, spec)
+            custom_domain = self._custom_domain(name, rg, ctx, spec)
             custom_domains.append(azure_native.cdn.ActivatedResourceReferenceArgs(id=custom_domain.id))
             domains.append(azure_native.cdn.ActivatedResourceReferenceArgs(id=custom_domain.id))
         self.route = azure_native.cdn.Route(
@@ -191,10 +200,15 @@ class FrontDoor(AzureComponent):
             opts=pulumi.ResourceOptions(parent=self, depends_on=[origin.depends_on] if origin.depends_on else None),
         )
 
-    def _custom_domain(self, name: str, rg: pulumi.Input[str], profile: pulumi.Input[str], spec: GlobalEndpointSpec) -> azure_native.cdn.AFDCustomDomain:
-        """The public host name with TLS 1.2 minimum: a Front Door managed certificate, or the given Key Vault one."""
+    def _custom_domain(self, name: str, rg: pulumi.Input[str], ctx: AzureContext, spec: GlobalEndpointSpec) -> azure_native.cdn.AFDCustomDomain:
+        """The public host name with TLS 1.2 minimum: a Front Door managed certificate, or the given Key Vault one,
+        which the profile's identity reads as Key Vault Secrets User on that vault (an Azure RBAC vault)."""
         secret = None
+        profile = self.profile.name
         if spec.certificate:
+            principal = self.profile.identity.apply(lambda identity: identity.principal_id if identity else None)
+            access = grant(f"{name}-certificate-access", self, ctx, "key_vault_secrets_user", key_vault_of(spec.certificate),
+                           principal)
             certificate = azure_native.cdn.Secret(
                 f"{name}-certificate",
                 azure_native.cdn.SecretArgs(
@@ -205,7 +219,7 @@ class FrontDoor(AzureComponent):
                         secret_source=azure_native.cdn.ResourceReferenceArgs(id=spec.certificate),
                         use_latest_version=True),
                 ),
-                opts=pulumi.ResourceOptions(parent=self),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[access]),
             )
             secret = azure_native.cdn.ResourceReferenceArgs(id=certificate.id)
         return azure_native.cdn.AFDCustomDomain(

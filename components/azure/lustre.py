@@ -32,7 +32,8 @@ class BlobLink:
     """A second container of the same account for import/export logs (Azure requires a separate one)."""
     import_prefix: str = "/"
     access: tuple[pulumi.Resource, ...] = ()
-    """Role assignments of the HPC Cache Resource Provider on the account; creation fails without them."""
+    """What the file system waits for: the HPC Cache Resource Provider's role assignments on the account and the
+    account's private endpoint DNS record; creation fails without them. Default: nothing."""
 
 
 @dataclass(frozen=True)

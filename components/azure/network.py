@@ -165,7 +165,7 @@ class Network(AzureComponent):
                     resource_group_name=ctx.group, private_zone_name=zone_name, location="global", tags=ctx.tags()),
                 opts=child,
             )
-            azure_native.privatedns.VirtualNetworkLink(
+            link = azure_native.privatedns.VirtualNetworkLink(
                 f"{name}-dns-{group_id}-link",
                 azure_native.privatedns.VirtualNetworkLinkArgs(
                     resource_group_name=ctx.group,
@@ -177,7 +177,8 @@ class Network(AzureComponent):
                 ),
                 opts=child,
             )
-            self.dns_zone_ids[group_id] = zone.id
+            # The zone's ID once the VNet resolves its names: a record registered there is then usable at once.
+            self.dns_zone_ids[group_id] = pulumi.Output.all(zone.id, link.id).apply(lambda ids: ids[0])
 
         self.inference_ip: azure_native.network.PublicIPAddress | None = None
         if args.public_inference_port is not None:

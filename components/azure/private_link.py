@@ -23,11 +23,12 @@ def private_endpoint(
     group_id: str,
     subnet_id: pulumi.Input[str],
     dns_zone_id: pulumi.Input[str],
-) -> azure_native.network.PrivateEndpoint:
+) -> azure_native.network.PrivateDnsZoneGroup:
     """`<name>-pe` to `target_id`'s `group_id` sub-resource, registered in `dns_zone_id` (`<name>-pe-dns`).
 
     The zone group writes the A record, so the service's public host name resolves to the private address
-    inside the VNet (Azure Managed Lustre relies on that to reach linked blob containers).
+    inside the VNet (Azure Managed Lustre relies on that to reach linked blob containers). Returns the zone group:
+    what must reach the service privately waits for it (it exists once the endpoint and its record do).
     """
     endpoint = azure_native.network.PrivateEndpoint(
         f"{name}-pe",
@@ -43,7 +44,7 @@ def private_endpoint(
         ),
         opts=pulumi.ResourceOptions(parent=parent),
     )
-    azure_native.network.PrivateDnsZoneGroup(
+    return azure_native.network.PrivateDnsZoneGroup(
         f"{name}-pe-dns",
         azure_native.network.PrivateDnsZoneGroupArgs(
             resource_group_name=context.group,
@@ -55,4 +56,3 @@ def private_endpoint(
         ),
         opts=pulumi.ResourceOptions(parent=parent),
     )
-    return endpoint

@@ -67,12 +67,10 @@ class BlobStorage(AzureComponent):
         )
         self.container = self._container(f"{name}-container", ctx, bucket.data_class.value)
         self.logging_container = self._container(f"{name}-lustre-logs", ctx, LUSTRE_LOG_CONTAINER) if linked else None
-        self.lustre_access: tuple[pulumi.Resource, ...] = ()
-        if linked:
-            self.lustre_access = tuple(
-                grant(f"{name}-lustre-{suffix}", self, ctx, role, self.account.id, args.lustre_principal_id)
-                for suffix, role in (("account-access", "storage_account_contributor"), ("data-access", "storage_blob_data_contributor"))
-            )
+        lustre_grants = tuple(
+            grant(f"{name}-lustre-{suffix}", self, ctx, role, self.account.id, args.lustre_principal_id)
+            for suffix, role in (("account-access", "storage_account_contributor"), ("data-access", "storage_blob_data_contributor"))
+        ) if linked else ()
         policy = _lifecycle_policy(bucket)
         if policy is not None:
             azure_native.storage.ManagementPolicy(
@@ -81,8 +79,11 @@ class BlobStorage(AzureComponent):
                     resource_group_name=ctx.group, account_name=self.account.name, management_policy_name="default", policy=policy),
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[self.blob_service]),
             )
-        private_endpoint(name, self, ctx, target_id=self.account.id, group_id="blob",
-                         subnet_id=args.endpoint_subnet_id, dns_zone_id=args.dns_zone_id)
+        private_dns = private_endpoint(name, self, ctx, target_id=self.account.id, group_id="blob",
+                                       subnet_id=args.endpoint_subnet_id, dns_zone_id=args.dns_zone_id)
+        # What a linked file system waits for: the HPC Cache grants, and (public access being off) the endpoint's DNS
+        # record, the only way AMLFS reaches the containers; creation fails if it can't (AMLFS prerequisites).
+        self.lustre_access: tuple[pulumi.Resource, ...] = (*lustre_grants, private_dns) if linked else ()
         self.register_outputs({"account_id": self.account.id, "container_id": self.container.id})
 
     def _container(self, name: str, ctx: AzureContext, container: str) -> azure_native.storage.BlobContainer:

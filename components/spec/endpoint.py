@@ -80,8 +80,9 @@ class GlobalEndpointSpec(SpecModel):
     domain: str | None = None
     """Public host name (e.g. infer.example.com). Required for managed certificates and `latency_dns`."""
     certificate: str | None = None
-    """Certificate for the global listener: a GCP certificate resource name, an Azure Key Vault secret ID.
-    Default: a cloud-managed certificate for `domain`."""
+    """Certificate for the global listener: a GCP certificate resource name, an Azure Key Vault secret ID (a vault
+    with Azure RBAC, in the deployment's subscription: Front Door reads only those; the profile's managed identity
+    gets Key Vault Secrets User on it). Default: a cloud-managed certificate for `domain`."""
     routing: GlobalRouting = GlobalRouting.ANYCAST
     """Default `anycast`."""
     hosted_zone_id: str | None = None

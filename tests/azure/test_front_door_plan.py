@@ -83,3 +83,30 @@ def test_standard_tier_uses_public_origins_only_front_door_can_reach(standard_pl
     assert allow["sourceAddressPrefix"] == "AzureFrontDoor.Backend" and allow["destinationPortRange"] == "8080"
     ip = standard_plan.one("azure-native:network:PublicIPAddress", "staging-eastus2-inference-ip").inputs
     assert ip["sku"]["name"] == "Standard" and ip["dnsSettings"]["domainNameLabel"].startswith("infstagingeastus2")
+
+
+VAULT = "/subscriptions/00000000-0000-4000-8000-000000000000/resourceGroups/rg-certs/providers/Microsoft.KeyVault/vaults/kv-tls"
+
+
+def test_a_customer_certificate_is_read_by_the_profiles_own_identity(prod_config: dict[str, Any],
+                                                                      plan_azure: Callable[..., PlanResult]) -> None:
+    """Front Door reads a Key Vault certificate with a managed identity (Microsoft's recommended way; the shared app
+    registration would need a tenant-wide registration and is being retired): the Secret waits for the grant."""
+    config = copy.deepcopy(prod_config)
+    config["global_endpoint"]["certificate"] = f"{VAULT}/secrets/infer-tls"
+    plan = plan_azure(config, environment="prod")
+    assert plan.one(f"{CDN}Profile", "prod-frontdoor-profile").inputs["identity"] == {"type": "SystemAssigned"}
+    access = plan.one("azure-native:authorization:RoleAssignment", "prod-frontdoor-certificate-access")
+    assert access.inputs["scope"] == VAULT
+    assert access.inputs["roleDefinitionId"].endswith("/roleDefinitions/4633458b-17de-408a-b874-0445c86b69e6")  # Key Vault Secrets User
+    assert access.inputs["principalType"] == "ServicePrincipal"
+    secret = plan.one(f"{CDN}Secret", "prod-frontdoor-certificate")
+    assert secret.inputs["parameters"]["secretSource"] == {"id": f"{VAULT}/secrets/infer-tls"}
+    assert access.urn in secret.dependencies
+    domain = plan.one(f"{CDN}AFDCustomDomain", "prod-frontdoor-domain").inputs
+    assert domain["tlsSettings"]["certificateType"] == "CustomerCertificate"
+
+
+def test_a_managed_certificate_gives_the_profile_no_identity(prod_plan: PlanResult) -> None:
+    assert "identity" not in prod_plan.one(f"{CDN}Profile", "prod-frontdoor-profile").inputs
+    assert not [r for r in prod_plan.of_type("azure-native:authorization:RoleAssignment") if "certificate" in r.name]

@@ -113,3 +113,9 @@ def test_lustre_imports_from_and_exports_to_its_bucket(prod_plan: PlanResult, pr
         "17d1049b-9a84-46fb-8f53-869881c3d3ab", "ba92f5b4-2d11-453d-a403-e96b0029c9fe"}
     for grant in grants.values():
         assert grant.urn in fs.dependencies  # creation fails if the roles are not there first
+    # Public access is off: AMLFS reaches the containers only through the account's private endpoint, by the name
+    # its zone group registers in a zone linked to the VNet, so the file system waits for that record.
+    zone_group = prod_plan.one("azure-native:network:PrivateDnsZoneGroup", "prod-eastus2-datasets-pe-dns")
+    assert zone_group.urn in fs.dependencies
+    link = prod_plan.one("azure-native:privatedns:VirtualNetworkLink", "prod-eastus2-dns-blob-link")
+    assert link.urn in zone_group.dependencies
