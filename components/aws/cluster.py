@@ -65,6 +65,9 @@ class Cluster(pulumi.ComponentResource):
     kubeconfig: pulumi.Output[str]
     """Secret kubeconfig authenticating through `aws eks get-token` (no static credentials)."""
     cni: aws.eks.Addon
+    node_prerequisites: list[pulumi.Resource]
+    """What every node group waits for, and outlives on destroy: the VPC CNI add-on and the node role's policy
+    attachments (detached first, a draining node group's instances and ENIs could no longer be cleaned up)."""
 
     def __init__(self, name: str, args: ClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:aws:Cluster", name, None, opts)
@@ -118,6 +121,7 @@ class Cluster(pulumi.ComponentResource):
             configuration_values=json.dumps({"enableNetworkPolicy": "true"}),
             resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE", region=ctx.region,
         ), opts=pulumi.ResourceOptions(parent=self, depends_on=cni_role.attachments))
+        self.node_prerequisites = [self.cni, *node_role.attachments]
         system = spec.system_pool
         instance_type = system.instance_type or SYSTEM_INSTANCE_TYPE
         template = launch_template(f"{name}-system", self, ctx, args.kms_key_arn, LaunchTemplateSettings(SYSTEM_DISK_GIB))
@@ -126,7 +130,7 @@ class Cluster(pulumi.ComponentResource):
             instance_types=[instance_type], ami_type=system_ami_type(instance_type),
             capacity_type="ON_DEMAND", min_nodes=system.min_nodes, max_nodes=system.max_nodes,
             labels={"ai-infra/pool": "system"}, tags=self.cluster.name.apply(autoscaler_tags),
-            depends_on=[self.cni, *node_role.attachments]))
+            depends_on=self.node_prerequisites))
         self.fsx_csi = self._fsx_csi() if args.fsx_csi else None
         self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(
             self.cluster.name, self.cluster.endpoint, self.cluster.certificate_authority.data,

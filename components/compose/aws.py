@@ -126,7 +126,7 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
         pools = [
             GpuNodePool(f"{name}-{pool_name}", GpuNodePoolArgs(
                 ctx, pool_name, pool, resolve_gpu_pool(Cloud.AWS, pool), cluster.cluster_name, cluster.node_role_arn,
-                cluster.security_group_id, network.zone_names, network.private_subnet_ids, key.arn, depends_on=[cluster.cni]),
+                cluster.security_group_id, network.zone_names, network.private_subnet_ids, key.arn, depends_on=cluster.node_prerequisites),
                 opts=opts)
             for pool_name, pool in spec.gpu_pools.items()
         ]

@@ -140,6 +140,17 @@ def test_system_node_group_is_encrypted_on_demand_and_autoscaled(prod_plan: Plan
     assert cni in group.dependencies
 
 
+def test_every_node_group_waits_for_the_cni_and_the_node_role_policies(prod_plan: PlanResult) -> None:
+    """And so outlives them on destroy: with the policies detached first, EKS could not clean up a draining group's
+    instances and ENIs (pulumi-aws's NodeGroup example puts the same depends_on)."""
+    needed = {prod_plan.one("aws:eks/addon:Addon", f"{EAST}-vpc-cni").urn} | {
+        r.urn for r in prod_plan.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment") if r.name.startswith(f"{EAST}-node-role-")}
+    assert len(needed) == 3  # the add-on and the two node policies (the CNI has its own IRSA role)
+    groups = [g for g in prod_plan.of_type("aws:eks/nodeGroup:NodeGroup") if g.name.startswith(EAST)]
+    assert len(groups) >= 4  # the system group and the GPU pools
+    assert [g.name for g in groups if not needed <= set(g.dependencies)] == []
+
+
 @pytest.mark.parametrize("environment", ["prod", "dev"])
 def test_kubeconfig_is_secret_and_uses_aws_eks_get_token(environment: str) -> None:
     spec = load_platform({"environment": environment, "labels": {"owner": "a", "team": "b", "cost_center": "c"},
