@@ -32,7 +32,7 @@ def placeholder_result(token: str, args: dict[str, Any]) -> dict[str, Any]:
     special = _SPECIAL.get(token)
     if special is not None:
         return special(args, region)
-    return _typed_placeholder(token, args, region)
+    return {**_typed_placeholder(token, args, region), **_UNREAD.get(token, {})}
 
 
 def _typed_placeholder(token: str, args: dict[str, Any], region: str) -> dict[str, Any]:
@@ -67,32 +67,6 @@ def _instance_type_offerings(args: dict[str, Any], region: str) -> dict[str, Any
     return {"instanceTypes": [t for t, _ in pairs], "locations": [zone for _, zone in pairs],
             "locationTypes": ["availability-zone"] * len(pairs), "locationType": "availability-zone",
             "filters": args.get("filters") or [], "id": region, "region": region}
-
-
-def _capacity_block(args: dict[str, Any], region: str) -> dict[str, Any]:
-    """Offline, a Capacity Block's zone and instance type are unknown (the plan cannot read the account): they come
-    back empty, so a pool's check has nothing to compare (components/spec/offerings.py, reservation_problem)."""
-    result = _typed_placeholder("aws:ec2/getCapacityBlockReservation:getCapacityBlockReservation", args, region)
-    return {**result, "availabilityZone": "", "availabilityZoneId": "", "instanceType": ""}
-
-
-def _cloud_control_resource(args: dict[str, Any], region: str) -> dict[str, Any]:
-    """Offline, a Cloud Control resource's model is an empty JSON object (the plan cannot read the account): programs
-    parse `properties`, and a check of an On-Demand Capacity Reservation has nothing to compare (components/aws/node_group.py)."""
-    return {**_typed_placeholder("aws:cloudcontrol/getResource:getResource", args, region), "properties": "{}"}
-
-
-def _reservation(args: dict[str, Any], region: str) -> dict[str, Any]:
-    """Offline, a Compute Engine reservation exists (the plan cannot read the project) and names no machine type, so a
-    pool's check compares its zones only (components/gcp/reservations.py)."""
-    return {**_typed_placeholder("gcp:compute/getReservation:getReservation", args, region), "specificReservations": []}
-
-
-def _reservation_group(args: dict[str, Any], region: str) -> dict[str, Any]:
-    """Offline, an Azure capacity reservation group reports no location or reservations (the plan cannot read the
-    subscription), so a pool's check has nothing to compare (components/azure/reservations.py)."""
-    return {**_typed_placeholder("azure-native:compute:getCapacityReservationGroup", args, region), "location": "",
-            "capacityReservations": []}
 
 
 def _machine_types(args: dict[str, Any], region: str) -> dict[str, Any]:
@@ -164,10 +138,6 @@ _SPECIAL: dict[str, Any] = {
     "aws:ssm/getParameter:getParameter": lambda a, r: {"name": a.get("name", ""), "value": "ami-0123456789abcdef0", "insecureValue": "ami-0123456789abcdef0", "type": "String", "id": a.get("name", "")},
     "aws:iam/getPolicyDocument:getPolicyDocument": _policy_document,
     "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _instance_type_offerings,
-    "aws:ec2/getCapacityBlockReservation:getCapacityBlockReservation": _capacity_block,
-    "aws:cloudcontrol/getResource:getResource": _cloud_control_resource,
-    "gcp:compute/getReservation:getReservation": _reservation,
-    "azure-native:compute:getCapacityReservationGroup": _reservation_group,
     "gcp:compute/getZones:getZones": _gcp_zones,
     "gcp:compute/getMachineTypes:getMachineTypes": _machine_types,
     "gcp:tpu/getV2AcceleratorTypes:getV2AcceleratorTypes": _tpu_accelerator_types,
@@ -175,6 +145,22 @@ _SPECIAL: dict[str, Any] = {
         "project": "placeholder-project", "region": r, "zone": f"{r}-a", "accessToken": "placeholder-token", "id": "client-config"},
     "azure-native:authorization:getClientConfig": lambda a, r: {
         "clientId": PLACEHOLDER_UUID, "objectId": PLACEHOLDER_UUID, "subscriptionId": PLACEHOLDER_UUID, "tenantId": PLACEHOLDER_UUID},
+}
+
+
+_UNREAD: dict[str, dict[str, Any]] = {
+    # Lookups of what only the account can say: offline they keep the result's shape, with the fields a reserved-capacity
+    # check compares left empty, so it has nothing to compare (components/spec/offerings.py).
+    # A Capacity Block's zone and instance type (reservation_problem).
+    "aws:ec2/getCapacityBlockReservation:getCapacityBlockReservation": {
+        "availabilityZone": "", "availabilityZoneId": "", "instanceType": ""},
+    # A Cloud Control resource's model: an empty JSON object, which programs can parse (an ODCR: components/aws/node_group.py).
+    "aws:cloudcontrol/getResource:getResource": {"properties": "{}"},
+    # A Compute Engine reservation exists but names no machine type: only the pool's zones are compared
+    # (components/gcp/reservations.py).
+    "gcp:compute/getReservation:getReservation": {"specificReservations": []},
+    # An Azure capacity reservation group reports no location or reservations (components/azure/reservations.py).
+    "azure-native:compute:getCapacityReservationGroup": {"location": "", "capacityReservations": []},
 }
 
 
