@@ -176,7 +176,10 @@ def _result_type(token: str) -> type | None:
     module_path = base if module in ("index", "") else f"{base}.{module.replace('-', '_')}"
     snake = re.sub(r"(?<!^)(?=[A-Z])", "_", function).lower()
     class_name = function[:1].upper() + function[1:] + "Result"
-    for candidate in (f"{module_path}.{snake}", module_path):
+    # The package first: the provider SDKs load their modules lazily, and importing a submodule of a module not yet
+    # loaded leaves that module without some of its functions once it loads (pulumi_aws.ec2 then lacks
+    # get_capacity_block_reservation_output). Asking the package for the class loads it whole.
+    for candidate in (module_path, f"{module_path}.{snake}"):
         try:
             mod = importlib.import_module(candidate)
         except ImportError:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -54,3 +57,18 @@ def test_availability_zones_follow_the_requested_region(region: str) -> None:
     names = placeholder_result("aws:index/getAvailabilityZones:getAvailabilityZones", {"region": region})["names"]
     assert len(names) == 6 and all(n.startswith(region) for n in names)  # the most network.zones may ask for
     assert len(set(names)) == 6
+
+
+def test_a_placeholder_leaves_the_provider_sdk_whole() -> None:
+    """Looking up a result type before the program touched its SDK module must not break that module: the provider
+    SDKs load modules lazily, and a submodule imported first left pulumi_aws.ec2 without its `_output` functions.
+    A fresh interpreter, so no earlier test has loaded the module already."""
+    code = (
+        "from aiinfra.plan.invokes import placeholder_result\n"
+        "placeholder_result('aws:ec2/getCapacityBlockReservation:getCapacityBlockReservation', {'id': 'cr-1'})\n"
+        "import pulumi_aws as aws\n"
+        "print(callable(aws.ec2.get_capacity_block_reservation_output), callable(aws.ec2.get_capacity_block_reservation))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "True"]
+
