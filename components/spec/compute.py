@@ -206,8 +206,9 @@ class GpuPoolSpec(SpecModel):
     reservation: str | None = None
     """Reservation for `reserved` and `capacity_block`: AWS its ID (cr-...), GCP its name (or
     projects/<owner>/reservations/<name> when shared from another project), Azure the capacity reservation group's
-    resource ID. `pulumi preview` checks an AWS Capacity Block's zone and type, that a GCP reservation exists in each of
-    the pool's zones with its machine type, and that an Azure group holds the VM size in the pool's region and zones.
+    resource ID. `pulumi preview` checks an AWS Capacity Block's or On-Demand Capacity Reservation's zone and type (and an
+    ODCR's platform and tenancy), that a GCP reservation exists in each of the pool's zones with its machine type, and
+    that an Azure group holds the VM size in the pool's region and zones.
     Default: none."""
     min_nodes: Annotated[int, Field(ge=0, le=1000)] = 0
     """Default 0: the pool scales to zero when idle."""
@@ -231,7 +232,7 @@ class GpuPoolSpec(SpecModel):
     zones: list[str] = []
     """Zones to place nodes in. Default: the network's zones (AWS EFA and compact pools: its first). Each must offer
     the pool's type: `pulumi preview` asks the cloud (AWS, GCP) and stops with the zones that do. AWS `reserved` and
-    `capacity_block` pools must give the reservation's one zone (a Capacity Block's is checked at preview)."""
+    `capacity_block` pools must give the reservation's one zone (checked at preview)."""
 
     @field_validator("labels")
     @classmethod
