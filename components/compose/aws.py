@@ -9,7 +9,6 @@ region (`aws:region`, else the first region of the spec) only matters for global
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pulumi
@@ -174,8 +173,7 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
                             "target_group_arn": inference.target_group.arn}
         if handle is not None and handle.eks is not None:
             # IP targets: the load balancer's own addresses, in the VPC, reach the pods.
-            handle.inference = InferenceBackend(spec.inference, sources=(str(spec.network.cidr),))
-            handle.eks = replace(handle.eks, inference=InferenceTarget(
+            handle.inference = InferenceBackend(spec.inference, sources=(str(spec.network.cidr),), target=InferenceTarget(
                 inference.target_group.arn, inference.security_group.id, inference))
         origin = Origin(region, inference.load_balancer, spec.inference.traffic_percent, spec.inference.health_check_path)
     return out, handle, origin, logs

@@ -99,19 +99,21 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> Layer:
                 environment=platform.environment, mounts=handle.lustre, teams=list(tenancy.teams),
                 namespaces=namespaces, cluster=handle.resource,
                 driver=driver), opts).claims
-        inference = None
+        admission: tuple[pulumi.Resource, ...] = ()
+        if handle.eks is not None:  # EKS: node group autoscaling, and target groups filled with pods
+            eks = EksControllersArgs(handle.eks, handle.resource)
+            outputs[handle.name]["cluster_autoscaler"] = ClusterAutoscaler(f"{handle.name}-cluster-autoscaler", eks, opts).outputs
+            lb_controller = LoadBalancerController(f"{handle.name}-lb-controller", eks, opts)
+            outputs[handle.name]["lb_controller"] = lb_controller.outputs
+            admission = (lb_controller.release,)
         if handle.inference is not None:  # the Service the region's load balancer sends inference traffic to
-            # Before this component, EKS's Load Balancer Controller component held the namespace and NetworkPolicy.
+            # Before this component, EKS's Load Balancer Controller component held the namespace, NetworkPolicy and binding.
             moved = PreviousParent(f"{handle.name}-lb-controller", LoadBalancerController.TYPE) if handle.eks else None
             inference = InferenceService(f"{handle.name}-inference", InferenceServiceArgs(
                 handle.inference, handle.resource, namespaces, retain_namespace=platform.protected,
-                previous_parent=moved), opts)
+                previous_parent=moved, admission=admission), opts)
             layer.inference_services[handle.name] = inference.service
             outputs[handle.name]["inference"] = inference.outputs
-        if handle.eks is not None:  # EKS: node group autoscaling and the inference target group's binding
-            eks = EksControllersArgs(handle.eks, handle.resource, inference)
-            outputs[handle.name]["cluster_autoscaler"] = ClusterAutoscaler(f"{handle.name}-cluster-autoscaler", eks, opts).outputs
-            outputs[handle.name]["lb_controller"] = LoadBalancerController(f"{handle.name}-lb-controller", eks, opts).outputs
         if handle.autoneg is not None:  # a GKE cluster behind the GCP global load balancer
             b = handle.autoneg
             outputs[handle.name]["autoneg"] = Autoneg(f"{handle.name}-autoneg", AutonegArgs(

@@ -37,6 +37,17 @@ class IrsaAccount:
 
 
 @dataclass(frozen=True)
+class InferenceTarget:
+    """A region's inference target group (AWS), for the TargetGroupBinding that fills it with the Service's pods."""
+
+    target_group_arn: pulumi.Output[str]
+    load_balancer_security_group_id: pulumi.Output[str] | None
+    """The load balancer's security group: admitted to the pods on the port. None: no rule."""
+    endpoint: pulumi.Resource
+    """The inference endpoint component (target group, security group rules); the binding waits for it."""
+
+
+@dataclass(frozen=True)
 class InferenceBackend:
     """A serving region's inference Service, as the Kubernetes layer creates it (components.k8s.inference)."""
 
@@ -51,17 +62,8 @@ class InferenceBackend:
     load_balancer: bool = False
     """Azure: type LoadBalancer (AKS's cloud provider builds the load balancer), ready once it has an address. Default
     off: ClusterIP, which the load balancer reaches at the pods' own addresses."""
-
-
-@dataclass(frozen=True)
-class InferenceTarget:
-    """A region's inference target group (AWS), for the TargetGroupBinding that fills it with the Service's pods."""
-
-    target_group_arn: pulumi.Output[str]
-    load_balancer_security_group_id: pulumi.Output[str] | None
-    """The load balancer's security group: admitted to the pods on the port. None: no rule."""
-    endpoint: pulumi.Resource
-    """The inference endpoint component (target group, security group rules); the binding waits for it."""
+    target: InferenceTarget | None = None
+    """AWS: the target group a TargetGroupBinding fills with the Service's pods. Default None (no binding)."""
 
 
 @dataclass(frozen=True)
@@ -80,8 +82,6 @@ class EksControllers:
     lb_controller: IrsaAccount
     iam: pulumi.Resource
     """The IAM roles component; the controllers start after it."""
-    inference: InferenceTarget | None = None
-    """Set in regions that serve inference. Default None (no TargetGroupBinding)."""
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """The EKS controllers: the Cluster Autoscaler, which scales the managed node groups (GPU pools start at zero; GKE and
 AKS bring their own autoscalers, EKS does not), and the AWS Load Balancer Controller, which fills the inference
-endpoint's `ip` target group with the inference Service's pods through a TargetGroupBinding.
+endpoint's `ip` target group with the inference Service's pods through a TargetGroupBinding (the inference Service's
+component declares the binding).
 
 Both run on the system pool (`ai-infra/pool=system`: the autoscaler must not run on nodes it may remove), as non-root
 with read-only root file systems, under the service accounts their IRSA roles trust (components.aws.controllers). The
@@ -14,17 +15,21 @@ from typing import Any
 
 import pulumi
 
-from components.compose.types import EksControllers, InferenceTarget
+from components.compose.types import EksControllers
 from components.spec.aws import autoscaler_minor_problem
 
 from . import charts
-from .inference import InferenceService
-from .objects import MANAGED_BY, child_opts, custom_resource
+from .cluster import GPU_NAMESPACE, KUEUE_NAMESPACE, MONITORING_NAMESPACE
+from .objects import MANAGED_BY, child_opts
 
 SYSTEM_POOL = {"ai-infra/pool": "system"}
 ROLE_ANNOTATION = "eks.amazonaws.com/role-arn"
 AUTOSCALER_TAG = "k8s.io/cluster-autoscaler"
 TARGET_GROUP_BINDING = ("elbv2.k8s.aws/v1beta1", "TargetGroupBinding")
+# Where the platform's charts and operators create their (ClusterIP) Services. The controller's Service mutator
+# (`failurePolicy: Fail`) leaves them alone, so they don't fail while its pods are not ready: on a new cluster, or
+# while the system pool is replaced.
+PLATFORM_NAMESPACES = ("kube-system", KUEUE_NAMESPACE, MONITORING_NAMESPACE, GPU_NAMESPACE)
 NONROOT = 65532  # distroless static:nonroot, the autoscaler image's base (cluster-autoscaler/Dockerfile)
 _SECCOMP = {"type": "RuntimeDefault"}
 CONTAINER_SECURITY = {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True, "runAsNonRoot": True,
@@ -98,6 +103,11 @@ def lb_controller_values(cluster_name: pulumi.Input[str], region: str, vpc_id: p
         "podDisruptionBudget": {"maxUnavailable": 1},
         # Load balancers it creates for Services and Ingresses are internal unless their manifest says otherwise.
         "defaultLoadBalancerScheme": "internal",
+        # Its Service mutator hands every new LoadBalancer Service to the controller (an NLB, internal by default);
+        # it stays on everywhere users create Services, but not in the platform's namespaces. Helm merges this map
+        # into the chart's (failurePolicy Fail, operations [CREATE] stay).
+        "serviceMutatorWebhookConfig": {"namespaceSelectors": [
+            {"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": list(PLATFORM_NAMESPACES)}]},
         "nodeSelector": SYSTEM_POOL,
         "podSecurityContext": {"fsGroup": 65534, "runAsNonRoot": True, "seccompProfile": _SECCOMP},
         "securityContext": CONTAINER_SECURITY,
@@ -129,9 +139,6 @@ class EksControllersArgs:
     eks: EksControllers
     cluster: pulumi.Resource
     """The cluster component: every object is `deleted_with` it."""
-    inference: InferenceService | None = None
-    """The region's inference Service (components.k8s.inference), which the TargetGroupBinding names; with
-    `eks.inference`. Default None (no binding)."""
 
 
 class ClusterAutoscaler(pulumi.ComponentResource):
@@ -153,32 +160,20 @@ class ClusterAutoscaler(pulumi.ComponentResource):
 
 class LoadBalancerController(pulumi.ComponentResource):
     """`ai-infra:kubernetes:LoadBalancerController`. Children: `<name>-release` (aws-load-balancer-controller in
-    kube-system) and, in serving regions, `<name>-binding` (the TargetGroupBinding of the region's inference
-    Service)."""
+    kube-system). `release` is what objects its webhooks admit (Services in users' namespaces, TargetGroupBindings)
+    wait for."""
 
     TYPE = "ai-infra:kubernetes:LoadBalancerController"
 
     def __init__(self, name: str, args: EksControllersArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__(self.TYPE, name, None, opts)
-        eks, account, cluster = args.eks, args.eks.lb_controller, args.cluster
+        eks, account = args.eks, args.eks.lb_controller
         values = lb_controller_values(eks.cluster_name, eks.region, eks.vpc_id, account.role_arn, account.name)
         # The chart's crds/ (TargetGroupBinding, IngressClassParams) are installed with the release; Helm never
         # upgrades CRDs, so a chart bump applies the new CRDs first (the chart README's upgrade step).
         self.release = charts.release(f"{name}-release", charts.AWS_LOAD_BALANCER_CONTROLLER, account.namespace,
-                                      values, child_opts(self, cluster, [eks.iam]),
+                                      values, child_opts(self, args.cluster, [eks.iam]),
                                       release_name="aws-load-balancer-controller")
         self.outputs: dict[str, Any] = {"chart_version": charts.AWS_LOAD_BALANCER_CONTROLLER.version,
                                         "service_account": f"{account.namespace}/{account.name}"}
-        if eks.inference is not None:
-            self.outputs["target_group_binding"] = self._bind(name, args, eks.inference)
         self.register_outputs(self.outputs)
-
-    def _bind(self, name: str, args: EksControllersArgs, target: InferenceTarget) -> str:
-        service = args.inference
-        if service is None:
-            raise ValueError(f"{name}: the inference target group needs the region's inference Service to bind to")
-        spec = service.spec
-        body = target_group_binding(spec.service_name, spec.service_namespace, spec.port, target.target_group_arn,
-                                    target.load_balancer_security_group_id)
-        custom_resource(f"{name}-binding", body, child_opts(self, args.cluster, [self.release, service, target.endpoint]))
-        return f"{spec.service_namespace}/{spec.service_name}"

@@ -7,7 +7,9 @@ In the Service's namespace (created here, under Pod Security `restricted`, unles
   annotations make AKS's cloud provider build an internal load balancer on a fixed address and the Private Link
   service Front Door Premium connects to (or, with Front Door Standard, a load balancer on the pre-made public
   address);
-- a NetworkPolicy admitting the load balancer's source ranges on the port: team namespaces deny ingress by default.
+- a NetworkPolicy admitting the load balancer's source ranges on the port: team namespaces deny ingress by default;
+- AWS: the TargetGroupBinding, which the AWS Load Balancer Controller serves. The Service and the binding wait for
+  the controller's release: its Service mutator and the binding's CRD and webhooks must answer first.
 
 Readiness: Pulumi's default await for a Service waits for endpoints of running pods, which exist only once the
 application is deployed, after the platform. AWS and GCP skip the await (nothing waits on the Service). On Azure the
@@ -23,9 +25,10 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.compose.types import InferenceBackend
+from components.compose.types import InferenceBackend, InferenceTarget
 
-from .objects import MANAGED_BY, RESTRICTED_PSA, child_opts
+from .eks import target_group_binding
+from .objects import MANAGED_BY, RESTRICTED_PSA, child_opts, custom_resource
 
 # pulumi-kubernetes await annotations (v4.18+; since 4.18.4 they take precedence over the default await logic).
 SKIP_AWAIT = {"pulumi.com/skipAwait": "true"}
@@ -35,9 +38,9 @@ POLICY_NAME = "ai-infra-from-load-balancer"
 
 @dataclass(frozen=True)
 class PreviousParent:
-    """Where the namespace and the NetworkPolicy were registered before this component held them (the AWS Load
-    Balancer Controller component, as `<name>-namespace` and `<name>-from-load-balancer`): aliases keep them from
-    being replaced."""
+    """Where the namespace, the NetworkPolicy and the TargetGroupBinding were registered before this component held
+    them (the AWS Load Balancer Controller component, as `<name>-namespace`, `<name>-from-load-balancer` and
+    `<name>-binding`): aliases keep them from being replaced."""
 
     name: str
     type_: str
@@ -53,12 +56,16 @@ class InferenceServiceArgs:
     retain_namespace: bool = False
     """Keep the namespace (and what users deployed into it) when it leaves the stack. Default off."""
     previous_parent: PreviousParent | None = None
-    """Where the namespace and NetworkPolicy were before (aliases). Default None (no aliases)."""
+    """Where the namespace, NetworkPolicy and binding were before (aliases). Default None (no aliases)."""
+    admission: tuple[pulumi.Resource, ...] = ()
+    """Releases whose admission webhooks must answer before the Service and the binding are created (EKS: the Load
+    Balancer Controller). Default none."""
 
 
 class InferenceService(pulumi.ComponentResource):
     """`ai-infra:kubernetes:InferenceService`. Children: `<name>-namespace` (unless a team owns the namespace),
-    `<name>-service`, and `<name>-from-load-balancer` (NetworkPolicy; not when the backend names no source)."""
+    `<name>-service`, `<name>-from-load-balancer` (NetworkPolicy; not when the backend names no source) and
+    `<name>-binding` (TargetGroupBinding; AWS)."""
 
     def __init__(self, name: str, args: InferenceServiceArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:kubernetes:InferenceService", name, None, opts)
@@ -71,7 +78,7 @@ class InferenceService(pulumi.ComponentResource):
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=spec.service_namespace, labels={**MANAGED_BY, **RESTRICTED_PSA}),
                 opts=child_opts(self, cluster).merge(pulumi.ResourceOptions(
                     retain_on_delete=args.retain_namespace, aliases=self._moved(args, "namespace"))))
-        in_namespace = child_opts(self, cluster, [self.namespace])
+        in_namespace = child_opts(self, cluster, [self.namespace, *args.admission])
         self.service = k8s.core.v1.Service(
             f"{name}-service",
             metadata=k8s.meta.v1.ObjectMetaArgs(
@@ -90,7 +97,17 @@ class InferenceService(pulumi.ComponentResource):
                 opts=in_namespace.merge(pulumi.ResourceOptions(aliases=self._moved(args, "from-load-balancer"))))
         self.outputs = {"service": f"{spec.service_namespace}/{spec.service_name}", "port": spec.port,
                         "selector": spec.selector, "admitted": list(backend.sources)}
+        if backend.target is not None:
+            self.outputs["target_group_binding"] = self._bind(name, args, backend.target, in_namespace)
         self.register_outputs(self.outputs)
+
+    def _bind(self, name: str, args: InferenceServiceArgs, target: InferenceTarget, opts: pulumi.ResourceOptions) -> str:
+        spec = self.spec
+        body = target_group_binding(spec.service_name, spec.service_namespace, spec.port, target.target_group_arn,
+                                    target.load_balancer_security_group_id)
+        custom_resource(f"{name}-binding", body, opts.merge(pulumi.ResourceOptions(
+            depends_on=[self.service, target.endpoint], aliases=self._moved(args, "binding"))))
+        return f"{spec.service_namespace}/{spec.service_name}"
 
     @staticmethod
     def _moved(args: InferenceServiceArgs, suffix: str) -> list[pulumi.Alias]:

@@ -5,7 +5,9 @@ Kueue ClusterQueue and LocalQueue. A team added to the config gets all of these 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -27,6 +29,39 @@ PRIORITY_CLASSES = {
 # limits: a default memory limit below a container's own request makes the API server reject the pod.
 DEFAULT_REQUESTS = {"cpu": "250m", "memory": "512Mi"}
 DNS_PORT = 53
+TEAM_LABEL = "ai-infra/team"
+"""On every team namespace (its value the team): Kueue manages the jobs and pods of namespaces carrying it."""
+
+
+def kueue_manager_config() -> dict[str, Any]:
+    """Kueue's Configuration: the chart's default (kubernetes-sigs/kueue v0.19.2, charts/kueue/values.yaml,
+    `managerConfig.controllerManagerConfigYaml`; the chart fills in internalCertManagement), plus
+    `managedJobsNamespaceSelector`. Without it Kueue's webhooks (`failurePolicy: Fail`) cover every namespace but
+    kube-system and kueue-system, so while its pod is not ready (a new cluster, a drained system node) the other
+    charts' Deployments, Jobs and Pods cannot be created. Selecting the team namespaces confines them to the
+    workloads Kueue queues: the chart copies the selector into every job, pod and deployment webhook."""
+    return {
+        "apiVersion": "config.kueue.x-k8s.io/v1beta2",
+        "kind": "Configuration",
+        "health": {"healthProbeBindAddress": ":8081"},
+        "metrics": {"bindAddress": ":8443"},
+        "webhook": {"port": 9443},
+        "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
+        "controller": {"groupKindConcurrency": {
+            "Job.batch": 5, "Pod": 5, "Workload.kueue.x-k8s.io": 10, "LocalQueue.kueue.x-k8s.io": 5,
+            "ClusterQueue.kueue.x-k8s.io": 5, "ResourceFlavor.kueue.x-k8s.io": 1}},
+        "clientConnection": {"qps": 300, "burst": 500},
+        "managedJobsNamespaceSelector": {"matchExpressions": [{"key": TEAM_LABEL, "operator": "Exists"}]},
+        "integrations": {"frameworks": [
+            "batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/rayservice", "ray.io/raycluster",
+            "jobset.x-k8s.io/jobset", "workload.codeflare.dev/appwrapper", "trainer.kubeflow.org/trainjob", "pod",
+            "deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset"]},
+    }
+
+
+def kueue_values() -> dict[str, Any]:
+    # The chart parses this text as YAML (fromYaml); JSON is YAML.
+    return {"managerConfig": {"controllerManagerConfigYaml": json.dumps(kueue_manager_config(), indent=2)}}
 
 
 def check_team_names(teams: dict[str, TeamSpec]) -> None:
@@ -40,7 +75,7 @@ def check_team_names(teams: dict[str, TeamSpec]) -> None:
 def namespace_labels(team: str) -> dict[str, str]:
     """Pod Security Admission `restricted` (enforced, audited and warned, at the cluster's version) and the team."""
     labels = RESTRICTED_PSA | {f"pod-security.kubernetes.io/{mode}-version": "latest" for mode in PSA_MODES}
-    return {**labels, "ai-infra/team": team}
+    return {**labels, TEAM_LABEL: team}
 
 
 def quota_hard(amounts: dict[str, int]) -> dict[str, str]:
@@ -75,7 +110,7 @@ class Tenancy(pulumi.ComponentResource):
     def __init__(self, name: str, args: TenancyArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:kubernetes:Tenancy", name, None, opts)
         check_team_names(args.teams)
-        self.kueue = charts.release(f"{name}-kueue", charts.KUEUE, KUEUE_NAMESPACE, {}, child_opts(self, args.cluster),
+        self.kueue = charts.release(f"{name}-kueue", charts.KUEUE, KUEUE_NAMESPACE, kueue_values(), child_opts(self, args.cluster),
                                     release_name="kueue", create_namespace=True)
         for class_name, (value, preemption, description) in PRIORITY_CLASSES.items():
             k8s.scheduling.v1.PriorityClass(

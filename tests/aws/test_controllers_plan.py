@@ -137,5 +137,5 @@ def test_the_inference_service_is_configurable(prod_config) -> None:  # noqa: AN
     assert (inference["service"], inference["selector"]) == ("serving/llm-gateway", {"app": "gateway", "tier": "llm"})
     service = plan.one("kubernetes:core/v1:Service", "prod-eu-west-1-inference-service").inputs
     assert service["spec"]["selector"] == {"app": "gateway", "tier": "llm"}
-    binding = plan.one("kubernetes:elbv2.k8s.aws/v1beta1:TargetGroupBinding", "prod-eu-west-1-lb-controller-binding").inputs
+    binding = plan.one("kubernetes:elbv2.k8s.aws/v1beta1:TargetGroupBinding", "prod-eu-west-1-inference-binding").inputs
     assert (binding["metadata"]["namespace"], binding["spec"]["serviceRef"]) == ("serving", {"name": "llm-gateway", "port": 8080})

@@ -1,6 +1,7 @@
 """The EKS controllers in the Kubernetes layer: the Cluster Autoscaler (chart matching the cluster's minor, discovery by
 the tags EKS puts on node group ASGs, IRSA), the AWS Load Balancer Controller (cluster, region, VPC, IRSA) and the
-TargetGroupBinding that fills the inference target group, valid against the CRD of the pinned chart. Only on EKS."""
+TargetGroupBinding that fills the inference target group, valid against the CRD of the pinned chart, and the order
+that keeps the controller's webhooks from failing other objects on a new cluster. Only on EKS."""
 
 from __future__ import annotations
 
@@ -56,11 +57,12 @@ def plan_eks(version: str = "1.33", namespace: str = "inference", serving: bool 
         target = None
         if serving:
             target = InferenceTarget(pulumi.Output.from_input(TARGET_GROUP), pulumi.Output.from_input(LB_SG), endpoint)
-            handle.inference = InferenceBackend(InferenceSpec(service_namespace=namespace), sources=("10.10.0.0/16",))
+            handle.inference = InferenceBackend(InferenceSpec(service_namespace=namespace), sources=("10.10.0.0/16",),
+                                                target=target)
         handle.eks = EksControllers(
             region="us-east-1", cluster_name=pulumi.Output.from_input(handle.name), kubernetes_version=version,
             version_path="platform.clouds.aws.regions.us-east-1.cluster.kubernetes_version",
-            vpc_id=pulumi.Output.from_input(VPC), iam=iam, inference=target,
+            vpc_id=pulumi.Output.from_input(VPC), iam=iam,
             autoscaler=IrsaAccount(AUTOSCALER_NAMESPACE, AUTOSCALER_SERVICE_ACCOUNT, pulumi.Output.from_input(AUTOSCALER_ROLE)),
             lb_controller=IrsaAccount(LB_CONTROLLER_NAMESPACE, LB_CONTROLLER_SERVICE_ACCOUNT, pulumi.Output.from_input(LB_ROLE)))
         pulumi.export("kubernetes", build(spec, [handle]).outputs)
@@ -114,10 +116,27 @@ def test_lb_controller_values(plan: PlanResult) -> None:
                                    "annotations": {"eks.amazonaws.com/role-arn": LB_ROLE}}
     assert release.inputs["namespace"] == LB_CONTROLLER_NAMESPACE
     assert v["nodeSelector"] == {"ai-infra/pool": "system"} and v["securityContext"]["runAsNonRoot"] is True
+    # The Service mutator (failurePolicy Fail) skips exactly the platform's namespaces; the rest of the chart's
+    # webhook settings stay as the chart has them.
+    assert v["serviceMutatorWebhookConfig"] == {"namespaceSelectors": [
+        {"key": "kubernetes.io/metadata.name", "operator": "NotIn",
+         "values": ["kube-system", "kueue-system", "monitoring", "gpu-operator"]}]}
+
+
+def test_platform_services_are_outside_the_service_mutator(plan: PlanResult) -> None:
+    """Every namespace a chart of the layer installs into is one the mutator skips, so those charts' Services don't
+    fail while the controller is not ready; the inference namespace stays covered (users create Services there)."""
+    [selector] = values(plan.one("kubernetes:helm.sh/v3:Release", f"{CLUSTER}-lb-controller-release"))[
+        "serviceMutatorWebhookConfig"]["namespaceSelectors"]
+    releases = {r.name: r.inputs["namespace"] for r in plan.of_type("kubernetes:helm.sh/v3:Release")}
+    assert len(releases) >= 5, releases  # kueue, monitoring, accelerators and the two controllers at least
+    assert {ns for ns in releases.values() if ns not in selector["values"]} == set()
+    assert "inference" not in selector["values"]
 
 
 def test_target_group_binding(plan: PlanResult) -> None:
-    binding = plan.one("kubernetes:elbv2.k8s.aws/v1beta1:TargetGroupBinding", f"{CLUSTER}-lb-controller-binding")
+    binding = plan.one("kubernetes:elbv2.k8s.aws/v1beta1:TargetGroupBinding", f"{CLUSTER}-inference-binding")
+    assert binding.parent.endswith(f"ai-infra:kubernetes:InferenceService::{CLUSTER}-inference")
     spec = binding.inputs["spec"]
     assert spec["targetGroupARN"] == TARGET_GROUP and spec["targetType"] == "ip"
     assert spec["serviceRef"] == {"name": "inference", "port": 8080}
@@ -131,7 +150,7 @@ def test_target_group_binding(plan: PlanResult) -> None:
     assert any(d.endswith(f"kubernetes:core/v1:Namespace::{CLUSTER}-inference-namespace") for d in deps)
     assert any(d.endswith(f"kubernetes:core/v1:Service::{CLUSTER}-inference-service") for d in deps)
     assert any("test:index:Part::test-us-east-1-endpoint-part" in d for d in deps)
-    assert plan.outputs["kubernetes"][CLUSTER]["lb_controller"]["target_group_binding"] == "inference/inference"
+    assert plan.outputs["kubernetes"][CLUSTER]["inference"]["target_group_binding"] == "inference/inference"
     body = {k: binding.inputs[k] for k in ("apiVersion", "kind", "metadata", "spec")}
     validate(body)  # the CRD's own schema (aws-load-balancer-controller chart 3.5.0), unknown fields refused
 
@@ -150,15 +169,26 @@ def test_the_schema_check_can_fail() -> None:
         validate(body)
 
 
-def test_the_namespace_and_policy_keep_their_state_from_the_lb_controller(aliases_sent: dict[str, list]) -> None:
-    """They were `<cluster>-lb-controller-namespace` and `-from-load-balancer` under the controller's component:
-    aliases move them into the inference Service's component instead of replacing them (a replaced namespace
-    deletes everything deployed in it)."""
+def test_the_inference_service_waits_for_the_controller() -> None:
+    """The controller's Service mutator covers the inference namespace: the Service is created once the release is
+    ready, not while the controller's pods start (then the API server refuses it: no endpoints for the webhook)."""
+    for namespace in ("inference", "serving"):  # its own namespace, or a team's
+        plan = plan_eks(namespace=namespace)
+        release = plan.one("kubernetes:helm.sh/v3:Release", f"{CLUSTER}-lb-controller-release").urn
+        assert release in plan.one("kubernetes:core/v1:Service", f"{CLUSTER}-inference-service").dependencies
+        assert release in plan.one("kubernetes:elbv2.k8s.aws/v1beta1:TargetGroupBinding").dependencies
+
+
+def test_the_namespace_policy_and_binding_keep_their_state_from_the_lb_controller(aliases_sent: dict[str, list]) -> None:
+    """They were `<cluster>-lb-controller-namespace`, `-from-load-balancer` and `-binding` under the controller's
+    component: aliases move them into the inference Service's component instead of replacing them (a replaced
+    namespace deletes everything deployed in it; a replaced binding deregisters the serving pods)."""
     plan = plan_eks()
     controller = plan.one("ai-infra:kubernetes:LoadBalancerController", f"{CLUSTER}-lb-controller").urn
     assert controller == f"urn:pulumi:test::ai-infra::ai-infra:kubernetes:LoadBalancerController::{CLUSTER}-lb-controller"
     for kind, suffix in (("kubernetes:core/v1:Namespace", "namespace"),
-                         ("kubernetes:networking.k8s.io/v1:NetworkPolicy", "from-load-balancer")):
+                         ("kubernetes:networking.k8s.io/v1:NetworkPolicy", "from-load-balancer"),
+                         ("kubernetes:elbv2.k8s.aws/v1beta1:TargetGroupBinding", "binding")):
         record = plan.one(kind, f"{CLUSTER}-inference-{suffix}")
         assert record.parent.endswith(f"ai-infra:kubernetes:InferenceService::{CLUSTER}-inference")
         [alias] = [a for a in aliases_sent[record.urn] if a.spec.name]  # the SDK adds type-only aliases of its own
