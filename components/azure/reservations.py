@@ -33,26 +33,22 @@ def checked_reservation_group(parent: pulumi.Resource, ctx: AzureContext, group_
     def check(subscription: str) -> pulumi.Output[str] | str:
         if subscription.lower() != match["subscription"].lower():
             return group_id
-        group = azure_native.compute.get_capacity_reservation_group_output(
-            capacity_reservation_group_name=name, resource_group_name=resource_group, opts=opts)
-        return group.apply(lambda found: _verdict(found, resource_group, name, opts, group_id, ctx.region, vm_size,
-                                                  zones, path, fix))
+        return azure_native.compute.get_capacity_reservation_group_output(
+            capacity_reservation_group_name=name, resource_group_name=resource_group, opts=opts).apply(verdict)
+
+    def verdict(group: azure_native.compute.GetCapacityReservationGroupResult) -> pulumi.Output[str]:
+        lookups = [azure_native.compute.get_capacity_reservation_output(
+            capacity_reservation_group_name=name, capacity_reservation_name=sub.id.rsplit("/", 1)[-1],
+            resource_group_name=resource_group, opts=opts) for sub in group.capacity_reservations or []]
+
+        def decide(found: list[azure_native.compute.GetCapacityReservationResult]) -> str:
+            reservations = [(r.sku.name or "", list(r.zones or [])) for r in found]
+            problem = reservation_group_problem(path, group_id, ctx.region, vm_size, zones, group.location,
+                                                reservations, fix)
+            if problem:
+                raise pulumi.RunError(problem)
+            return group_id
+
+        return pulumi.Output.all(*lookups).apply(decide)
 
     return pulumi.Output.from_input(ctx.subscription_id).apply(check)
-
-
-def _verdict(group: azure_native.compute.GetCapacityReservationGroupResult, resource_group: str, name: str,
-             opts: pulumi.InvokeOutputOptions, group_id: str, region: str, vm_size: str, zones: Sequence[str],
-             path: str, fix: str) -> pulumi.Output[str]:
-    lookups = [azure_native.compute.get_capacity_reservation_output(
-        capacity_reservation_group_name=name, capacity_reservation_name=sub.id.rsplit("/", 1)[-1],
-        resource_group_name=resource_group, opts=opts) for sub in group.capacity_reservations or []]
-
-    def decide(found: list) -> str:  # noqa: ANN001
-        reservations = [(r.sku.name or "", list(r.zones or [])) for r in found]
-        problem = reservation_group_problem(path, group_id, region, vm_size, zones, group.location, reservations, fix)
-        if problem:
-            raise pulumi.RunError(problem)
-        return group_id
-
-    return pulumi.Output.all(*lookups).apply(decide)
