@@ -59,12 +59,12 @@ class NodeIdentity:
 
 
 def node_config(identity: NodeIdentity, machine_type: str, *, checked_machine_type: pulumi.Input[str] | None = None,
-                image_type: str = COS_IMAGE, **settings: object) -> gcp.container.NodePoolNodeConfigArgs:
+                image_type: str = COS_IMAGE, secure_boot: bool = True, **settings: object) -> gcp.container.NodePoolNodeConfigArgs:
     """Hardened node settings: dedicated service account, CMEK boot disk, Shielded VM with secure boot, the GKE
     metadata server (Workload Identity), gVNIC, and the platform labels on the VMs (provider default labels
     do not reach node VMs). `checked_machine_type`: `machine_type` once its zones are known to offer it (see
     `offerings.py`); default: `machine_type` as it is. `image_type`: default Container-Optimized OS.
-    `settings` adds pool-specific fields."""
+    `secure_boot`: default on; integrity monitoring stays on regardless. `settings` adds pool-specific fields."""
     modules = identity.signed_kernel_modules and not settings.get("guest_accelerators")
     return gcp.container.NodePoolNodeConfigArgs(
         linux_node_config=gcp.container.NodePoolNodeConfigLinuxNodeConfigArgs(
@@ -77,7 +77,7 @@ def node_config(identity: NodeIdentity, machine_type: str, *, checked_machine_ty
         boot_disk_kms_key=identity.kms_key_id,
         image_type=image_type,
         shielded_instance_config=gcp.container.NodePoolNodeConfigShieldedInstanceConfigArgs(
-            enable_secure_boot=True, enable_integrity_monitoring=True),
+            enable_secure_boot=secure_boot, enable_integrity_monitoring=True),
         workload_metadata_config=gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs(mode="GKE_METADATA"),
         gvnic=gcp.container.NodePoolNodeConfigGvnicArgs(enabled=True),
         metadata={"disable-legacy-endpoints": "true"},

@@ -28,6 +28,12 @@ IMAGE_TYPES = {GpuDriver.CLOUD: COS_IMAGE, GpuDriver.OPERATOR: "UBUNTU_CONTAINER
 """Node image per driver installer: NVIDIA's GKE guide supports the GPU Operator's own driver manager on Ubuntu with
 containerd only; Container-Optimized OS takes Google's driver installer (docs.nvidia.com/datacenter/cloud-native/
 gpu-operator/latest/google-gke.html)."""
+SECURE_BOOT = {GpuDriver.CLOUD: True, GpuDriver.OPERATOR: False}
+"""Shielded VM Secure Boot per driver installer. The GPU Operator's driver container compiles the NVIDIA modules on
+the node, unsigned, and a Secure Boot kernel refuses to load them ("Loading of unsigned module is rejected" on GKE's
+Ubuntu image: NVIDIA/gpu-operator#1726; NVIDIA installs signed modules only through Canonical's precompiled packages,
+gpu-operator docs "Installing Precompiled and Canonical Signed Drivers"). The policy pack's gcp-gke-shielded-nodes
+still reports such pools."""
 NO_GKE_DEVICE_PLUGIN = "gke-no-default-nvidia-gpu-device-plugin"
 """Node label that keeps GKE's device plugin off, so the GPU Operator's runs instead (NVIDIA's GKE guide)."""
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"
@@ -136,7 +142,7 @@ class GpuPool(pulumi.ComponentResource):
             placement_policy=gcp.container.NodePoolPlacementPolicyArgs(type="COMPACT") if compact else None,
             node_config=node_config(
                 args.identity, row.instance_type, checked_machine_type=args.checked_machine_type,
-                image_type=IMAGE_TYPES[pool.driver], disk_size_gb=pool.disk_size_gib,
+                image_type=IMAGE_TYPES[pool.driver], secure_boot=SECURE_BOOT[pool.driver], disk_size_gb=pool.disk_size_gib,
                 guest_accelerators=[guest_accelerator(pool, row, args.gpu_operator)],
                 labels=node_labels(args.pool_name, pool, row, args.gpu_operator),
                 taints=node_taints(pool), **capacity_settings(pool.capacity, pool.reservation)),

@@ -175,7 +175,9 @@ class GpuDriver(str, enum.Enum):
     CLOUD = "cloud"
     """The cloud installs the driver (EKS NVIDIA AMI, GKE driver installation, AKS GPU driver). Default."""
     OPERATOR = "operator"
-    """The NVIDIA GPU Operator installs the driver; the cloud's install is turned off."""
+    """The NVIDIA GPU Operator installs the driver; the cloud's install is turned off. On GKE the pool's nodes run Ubuntu
+    with Secure Boot off: the operator builds unsigned kernel modules, which Secure Boot refuses (the policy pack's
+    gcp-gke-shielded-nodes reports it)."""
 
 
 class Placement(str, enum.Enum):
@@ -222,7 +224,8 @@ class GpuPoolSpec(SpecModel):
     sharing: GpuSharing = GpuSharing()
     """GPU sharing. Default: none."""
     driver: GpuDriver = GpuDriver.CLOUD
-    """Who installs the NVIDIA driver. Default: the cloud."""
+    """Who installs the NVIDIA driver. Default: the cloud. `operator` on GKE runs the pool on Ubuntu with Secure Boot off
+    (the operator's driver modules are unsigned); the policy pack reports it."""
     placement: Placement = Placement.NONE
     """Default `none`. `compact` is ignored (never forced) on reservations and capacity blocks."""
     efa: bool = False

@@ -9,6 +9,7 @@ from typing import Any
 import pulumi
 import pytest
 from gcp.support import COMPLIANCE, PROD_GCP, PROJECT, by_name, gcp_platform
+from policy_helpers import run_resource
 
 from aiinfra.plan.runtime import PlanResult, run_program
 from components.gcp.cluster import boot_disk_type
@@ -106,6 +107,13 @@ def test_gpu_operator_on_gke_takes_over_sharing_and_the_device_plugin(plan_gcp) 
     assert mig["labels"]["nvidia.com/mig.config"] == "h100-80gb-3g.40gb"
     # NVIDIA's GKE guide: the operator's driver manager runs on Ubuntu with containerd only; GKE's installer on COS.
     assert (mig["imageType"], ts["imageType"]) == ("UBUNTU_CONTAINERD", "COS_CONTAINERD")
+    # The operator's driver container builds unsigned modules, which Secure Boot refuses: that pool boots without it
+    # (integrity monitoring stays), and the policy pack still reports it. GKE's own installer keeps Secure Boot.
+    assert mig["shieldedInstanceConfig"] == {"enableSecureBoot": False, "enableIntegrityMonitoring": True}
+    assert ts["shieldedInstanceConfig"] == {"enableSecureBoot": True, "enableIntegrityMonitoring": True}
+    assert run_resource("gcp-gke-shielded-nodes", "gcp:container/nodePool:NodePool", by_name(plan, "test-us-east1-mig-pool")) \
+        == ["secure boot is off"]
+    assert run_resource("gcp-gke-shielded-nodes", "gcp:container/nodePool:NodePool", by_name(plan, "test-us-east1-ts-pool")) == []
 
 
 # --- TPU ---------------------------------------------------------------------------------------------------
