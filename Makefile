@@ -7,7 +7,7 @@ UV_VERSION := 0.13.9
 UV := $(shell command -v uv 2>/dev/null || echo .tools/bin/uv)
 STACK ?= dev
 
-.PHONY: setup plan test plan-all bench schema clean
+.PHONY: setup policy-pack plan test plan-all bench schema clean
 
 .tools/bin/uv:
 	$(PYTHON) -m venv .tools
@@ -18,6 +18,15 @@ STACK ?= dev
 	@touch $@
 
 setup: .venv/.synced
+
+# The policy pack's own virtualenv (PulumiPolicy.yaml: virtualenv venv). `pulumi preview --policy-pack policies` runs
+# a local pack from it and installs nothing itself.
+policies/venv/.installed: policies/requirements.txt | $(UV)
+	$(UV) venv --quiet --allow-existing --python $(PYTHON) policies/venv
+	$(UV) pip install --quiet --python policies/venv/bin/python -r policies/requirements.txt
+	@touch $@
+
+policy-pack: policies/venv/.installed
 
 plan: setup
 	$(UV) run --frozen aiinfra plan --stack $(STACK)
@@ -37,4 +46,4 @@ schema: setup
 	$(UV) run --frozen aiinfra schema -o docs/platform.schema.json
 
 clean:
-	rm -rf .venv .tools out .pytest_cache
+	rm -rf .venv .tools out .pytest_cache policies/venv

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,10 +40,67 @@ def test_preview_plans_base_and_head_comments_once_and_fails_on_violations(flows
     assert "updateComment" in script and "<!-- ai-infra-plan -->" in script
     assert steps[-1]["if"] == "steps.plan.outputs.status != '0'"
     real = preview["jobs"]["pulumi-preview"]
-    assert real["if"] == "vars.PULUMI_PREVIEW_ENABLED == 'true'"
+    assert real["if"] == "vars.PULUMI_PREVIEW_ENABLED == 'true' && " + SAME_REPOSITORY
     action = next(s for s in real["steps"] if str(s.get("uses", "")).startswith("pulumi/actions"))
     assert action["with"]["command"] == "preview" and action["with"]["policyPacks"] == "policies"
     assert action["with"]["refresh"] is True
+
+
+SAME_REPOSITORY = "github.event.pull_request.head.repo.full_name == github.repository"
+
+
+def _uses(job: dict) -> list[str]:
+    return [str(s.get("uses", "")) for s in job["steps"]]
+
+
+def test_every_job_that_runs_uv_or_pulumi_installs_the_pinned_uv_first(flows: dict[str, dict]) -> None:
+    """The hosted runner image has no uv, and `make` would install it under .tools/bin, off PATH: every `uv run` and
+    the Pulumi CLI itself (Pulumi.yaml's `toolchain: uv`) need it on PATH."""
+    pinned = re.search(r"^UV_VERSION := (\S+)$", (ROOT / "Makefile").read_text(), re.MULTILINE)
+    assert pinned is not None
+    jobs = [flows["preview"]["jobs"]["offline-plan"], flows["preview"]["jobs"]["pulumi-preview"], flows["pulumi-up"]["jobs"]["up"]]
+    for job in jobs:
+        steps = job["steps"]
+        first_use = next(i for i, s in enumerate(steps)
+                         if "uv " in str(s.get("run", "")) or "make " in str(s.get("run", "")) or "pulumi/actions" in str(s.get("uses", "")))
+        setup = next(i for i, s in enumerate(steps) if str(s.get("uses", "")).startswith("astral-sh/setup-uv@"))
+        assert setup < first_use
+        assert steps[setup]["with"]["version"] == pinned[1]
+
+
+def test_the_real_pulumi_runs_have_the_policy_packs_virtualenv(flows: dict[str, dict]) -> None:
+    """A local pack runs from PulumiPolicy.yaml's `virtualenv`, which the CLI does not create."""
+    assert yaml.safe_load((ROOT / "policies" / "PulumiPolicy.yaml").read_text())["runtime"]["options"]["virtualenv"] == "venv"
+    assert "policies/venv/.installed:" in (ROOT / "Makefile").read_text()
+    for job in (flows["preview"]["jobs"]["pulumi-preview"], flows["pulumi-up"]["jobs"]["up"]):
+        steps = job["steps"]
+        pack = next(i for i, s in enumerate(steps) if "policy-pack" in str(s.get("run", "")).split())
+        assert pack < _uses(job).index("pulumi/actions@v7")
+
+
+def test_azure_oidc_names_client_tenant_and_subscription_and_previews_never_deploy(flows: dict[str, dict]) -> None:
+    for job, client in ((flows["preview"]["jobs"]["pulumi-preview"], "AZURE_PREVIEW_CLIENT_ID"),
+                        (flows["pulumi-up"]["jobs"]["up"], "AZURE_CLIENT_ID")):
+        action = next(s for s in job["steps"] if str(s.get("uses", "")).startswith("pulumi/actions"))
+        env = action["env"]
+        assert env["ARM_USE_OIDC"] == "true"
+        assert (env["ARM_CLIENT_ID"], env["ARM_TENANT_ID"], env["ARM_SUBSCRIPTION_ID"]) == (
+            f"${{{{ vars.{client} }}}}", "${{ vars.AZURE_TENANT_ID }}", "${{ vars.AZURE_SUBSCRIPTION_ID }}")
+        login = next(s for s in job["steps"] if str(s.get("uses", "")).startswith("azure/login"))
+        assert login["with"]["client-id"] == env["ARM_CLIENT_ID"]
+    preview = flows["preview"]["jobs"]["pulumi-preview"]
+    assert all("DEPLOY" not in str(s.get("with", {})) for s in preview["steps"])
+    # Refresh reads the clusters: the preview runs where the deploy does, with the kubeconfigs' plugins.
+    assert "vars.DEPLOY_RUNS_ON" in preview["runs-on"]
+    assert {"google-github-actions/setup-gcloud@v2", "azure/use-kubelogin@v1"} <= set(_uses(preview))
+
+
+def test_forks_get_a_job_summary_not_a_comment_and_deploys_come_from_main(flows: dict[str, dict]) -> None:
+    steps = flows["preview"]["jobs"]["offline-plan"]["steps"]
+    comment = next(s for s in steps if str(s.get("uses", "")).startswith("actions/github-script"))
+    assert comment["if"] == SAME_REPOSITORY  # a fork's token cannot comment: the step would fail the job
+    assert any('"$GITHUB_STEP_SUMMARY"' in str(s.get("run", "")) for s in steps)
+    assert flows["deploy"]["jobs"]["dev"]["if"] == "github.ref == 'refs/heads/main'"
 
 
 FAKE_UV = """#!/bin/sh
