@@ -25,6 +25,8 @@ for index, region in enumerate(regions):
 cloud_spec = {"regions": region_specs, "global_endpoint": {"domain": config.require("domain")}}
 if cloud == "gcp":
     cloud_spec["project"] = config.require("gcpProject")
+if cloud == "azure":  # Azure refuses a role assignment whose principal type is wrong: say who deploys
+    cloud_spec["deployer"] = config.get("azureDeployer") or "user"
 deploy(validate({
     "environment": pulumi.get_stack(),
     "labels": {"owner": team, "team": team, "cost_center": team, "extra": {"monthly-budget-usd": str(budget)}},

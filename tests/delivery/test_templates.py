@@ -114,3 +114,19 @@ def test_an_azure_lustre_template_stack_passes_the_baseline_pack_outside_dev(tmp
     document = json.loads(out.read_text())
     assert any(r["name"].endswith("azure-lustre-csi-node-jammy") for r in document["resources"])
     assert all(r["protect"] for r in document["resources"] if r["type"] == "azure-native:storagecache:AmlFilesystem")
+
+
+@pytest.mark.parametrize(("name", "answers"), [("gpu-training", {"region": "eastus2"}),
+                                               ("inference-endpoint", {"region": "eastus2,westeurope"})])
+@pytest.mark.parametrize(("deployer", "principal_type"), [(None, "User"), ("service_principal", "ServicePrincipal")])
+def test_azure_templates_grant_cluster_admin_to_whoever_deploys(
+        tmp_path: Path, name: str, answers: dict[str, str], deployer: str | None, principal_type: str) -> None:
+    """`pulumi new` users deploy from a workstation: the default grants the signed-in user (Azure refuses a role
+    assignment whose principalType is wrong); CI sets service_principal."""
+    answers = {"cloud": "azure", "accelerator": "h100-80gb", **answers, **({"azureDeployer": deployer} if deployer else {})}
+    program = render(name, tmp_path, answers)
+    out = tmp_path / "plan.json"
+    assert main(["plan", "--program", str(program), "--stack", "dev", "--no-policy", "--json", str(out), "-q"]) == 0
+    grants = [r["inputs"] for r in json.loads(out.read_text())["resources"]
+              if r["type"] == "azure-native:authorization:RoleAssignment" and r["name"].endswith("-deployer-admin")]
+    assert grants and {g["principalType"] for g in grants} == {principal_type}
