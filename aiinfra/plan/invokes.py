@@ -16,19 +16,24 @@ import typing
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import yaml
 from pulumi._types import _py_properties, is_output_type
 
 ACCOUNT_ID = "123456789012"
 PLACEHOLDER_UUID = "00000000-0000-4000-8000-000000000000"
 _DEFAULT_REGION = {"aws": "us-east-1", "gcp": "us-central1", "azure-native": "eastus2"}
+_REGION_INPUT = {"aws": "region", "gcp": "region", "azure-native": "location"}
 _LIST_LENGTH = 3  # enough for "first three AZs" style programs
 _MAX_DEPTH = 5
 
 
-def placeholder_result(token: str, args: dict[str, Any]) -> dict[str, Any]:
-    """A wire-form (camelCase) result for the invoke `token`."""
+def placeholder_result(token: str, args: dict[str, Any], provider: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A wire-form (camelCase) result for the invoke `token`. `provider`: the inputs of the explicit provider the
+    invoke names (its region answers region-dependent lookups, as the provider's own would); default: the stack's
+    default provider, configured from stack config."""
     package = token.split(":", 1)[0]
-    region = str(args.get("region") or _configured_region(package) or _DEFAULT_REGION.get(package, "region-1"))
+    region = str(args.get("region") or (provider or {}).get(_REGION_INPUT.get(package, "region"))
+                 or _configured_region(package) or _DEFAULT_REGION.get(package, "region-1"))
     special = _SPECIAL.get(token)
     if special is not None:
         return special(args, region)
@@ -125,6 +130,23 @@ def _session_context(args: dict[str, Any], region: str) -> dict[str, Any]:
             "issuerName": role, "sessionName": session, "id": arn}
 
 
+def _yaml_decode(args: dict[str, Any], region: str) -> dict[str, Any]:
+    """k8s.yaml.ConfigFile/ConfigGroup: the provider parses the manifest text into its objects (empty documents
+    dropped), from which the SDK registers one child per object; parsed here the same way."""
+    return {"result": [doc for doc in yaml.safe_load_all(str(args.get("text") or "")) if doc is not None]}
+
+
+def _helm_template(args: dict[str, Any], region: str) -> dict[str, Any]:
+    """k8s.helm.v3.Chart renders the chart with the provider's helm engine, which an offline plan cannot do (the chart
+    must be fetched): the plan says so instead of silently showing a chart without objects."""
+    import pulumi
+
+    chart = json.loads(str(args.get("jsonOpts") or "{}")).get("chart", "?")
+    pulumi.log.warn(f"helm.v3.Chart '{chart}': an offline plan cannot render charts, so its objects are missing from this "
+                    "plan and from the policy checks; helm.v3.Release (one resource, the chart's values as inputs) plans fully")
+    return {"result": []}
+
+
 _SPECIAL: dict[str, Any] = {
     "aws:index/getAvailabilityZones:getAvailabilityZones": _zones,
     "aws:index/getCallerIdentity:getCallerIdentity": lambda a, r: {
@@ -145,6 +167,8 @@ _SPECIAL: dict[str, Any] = {
         "project": "placeholder-project", "region": r, "zone": f"{r}-a", "accessToken": "placeholder-token", "id": "client-config"},
     "azure-native:authorization:getClientConfig": lambda a, r: {
         "clientId": PLACEHOLDER_UUID, "objectId": PLACEHOLDER_UUID, "subscriptionId": PLACEHOLDER_UUID, "tenantId": PLACEHOLDER_UUID},
+    "kubernetes:yaml:decode": _yaml_decode,
+    "kubernetes:helm:template": _helm_template,
 }
 
 

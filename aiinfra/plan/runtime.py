@@ -129,7 +129,16 @@ class PlanMocks(pulumi.runtime.Mocks):
         return f"{name}-id", outputs
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> dict:
-        return placeholder_result(args.token, dict(args.args))
+        return placeholder_result(args.token, dict(args.args), _provider_inputs(args.provider))
+
+
+def _provider_inputs(reference: str) -> dict[str, Any]:
+    """The recorded inputs of the explicit provider an invoke names (`<urn>::<id>`); none for a default provider."""
+    urn = reference.rsplit("::", 1)[0] if reference else ""
+    for record in getattr(settings.get_monitor(), "records", ()) if urn else ():
+        if record.urn == urn:
+            return record.inputs
+    return {}
 
 
 class RecordingMonitor(mocks.MockMonitor):
