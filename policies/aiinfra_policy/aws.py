@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .common import OPEN_CIDRS, TLS_SSL_POLICIES_AWS, port_range_hits
+from .common import OPEN_CIDRS, aws_ssl_policy_tls12, port_range_hits
 from .props import as_json, get, items, need
 from .registry import Context, rule
 
@@ -13,6 +13,8 @@ S3_PAB = ("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",)
 S3_SSE = ("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
           "aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2")
 S3_BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
+KMS_ALGORITHMS = ("aws:kms", "aws:kms:dsse")
+"""S3 default-encryption algorithms that use a KMS key (DSSE-KMS adds a second layer on top of SSE-KMS)."""
 EKS_CLUSTER = ("aws:eks/cluster:Cluster",)
 LAUNCH_TEMPLATE = ("aws:ec2/launchTemplate:LaunchTemplate",)
 SG_TYPES = ("aws:ec2/securityGroup:SecurityGroup", "aws:ec2/securityGroupRule:SecurityGroupRule",
@@ -42,7 +44,7 @@ def s3_kms(props: Any, ctx: Context) -> Iterator[str]:
         algorithm = need(default, "sseAlgorithm")
         if algorithm == "AES256" and "log" in ctx.name:
             continue  # S3 server access logs can only be delivered to SSE-S3 buckets (named *log*)
-        if algorithm not in ("aws:kms", "aws:kms:dsse"):
+        if algorithm not in KMS_ALGORITHMS:
             yield f"default encryption is {algorithm}; use aws:kms with a customer-managed key"
         elif not get(default, "kmsMasterKeyId"):
             yield "aws:kms without kmsMasterKeyId uses the AWS-managed key; name a customer-managed key"
@@ -220,8 +222,9 @@ def lb_tls(props: Any, ctx: Context) -> Iterator[str]:
     protocol = need(props, "protocol", "HTTP")
     if protocol in ("HTTPS", "TLS"):
         policy = need(props, "sslPolicy", "ELBSecurityPolicy-2016-08")
-        if policy not in TLS_SSL_POLICIES_AWS:
-            yield f"ssl policy {policy} allows TLS below 1.2"
+        if not aws_ssl_policy_tls12(str(policy)):
+            yield (f"ssl policy {policy} allows TLS below 1.2; use one whose name sets the minimum to 1.2 or 1.3, such as "
+                   "ELBSecurityPolicy-TLS13-1-2-Res-PQ-2025-09 or ELBSecurityPolicy-TLS13-1-2-FIPS-2023-04")
     elif protocol == "HTTP":
         actions = list(items(props, "defaultActions"))
         if not all(get(a, "type") == "redirect" and get(a, "redirect.protocol") == "HTTPS" for a in actions):

@@ -6,14 +6,50 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from .aws import ENC, EXPOSURE, LOGGING, S3_BUCKETS, S3_SSE
-from .props import Unknowns, as_json, get, need, plain
+from .aws import ENC, EXPOSURE, KMS_ALGORITHMS, LOGGING, S3_BUCKETS, S3_SSE, sse_defaults
+from .props import Unknown, Unknowns, as_json, get, is_unknown, need, plain
 from .registry import Context, rule
 
-INLINE_SSE = {"aws:s3/bucket:Bucket": "serverSideEncryptionConfiguration", "aws:s3/bucketV2:BucketV2": "serverSideEncryptionConfigurations.0"}
 INLINE_VERSIONING = {"aws:s3/bucket:Bucket": "versioning.enabled", "aws:s3/bucketV2:BucketV2": "versionings.0.enabled"}
-"""The (deprecated) inline settings that stand in for a side resource, per bucket type: Bucket takes one object,
-BucketV2 a list of them."""
+"""The (deprecated) inline versioning setting that stands in for a side resource, per bucket type: Bucket takes one
+object, BucketV2 a list of them."""
+
+
+# Stack rules read each bucket's outputs, where the inline settings are computed: unknown in preview, and after
+# `pulumi up` whatever S3 reports, which for encryption is its SSE-S3 (AES256) default on every bucket. So an inline
+# setting stands in for the side resource only when its known value is itself compliant.
+
+def _inline_sse(bucket: Any) -> list[Any]:
+    """The bucket's inline default-encryption settings; none when they are unknown (counted as not set)."""
+    try:
+        return list(sse_defaults(bucket.resource_type, bucket.props))
+    except Unknown:
+        return []
+
+
+def _inline_kms(defaults: list[Any]) -> bool:
+    """Whether inline settings are SSE-KMS with a named key in every rule. A known KMS algorithm whose key is unknown
+    (the ARN of a key made in the same update) raises Unknown: that bucket is neither compliant nor SSE-S3 until then."""
+    if not defaults or any(get(d, "sseAlgorithm") not in KMS_ALGORITHMS for d in defaults):
+        return False
+    return all(need(d, "kmsMasterKeyId") for d in defaults)
+
+
+def _sse_finding(defaults: list[Any]) -> str:
+    """What is wrong with a bucket whose (known) inline encryption, if any, is not SSE-KMS with a named key."""
+    algorithms = sorted({a for d in defaults if isinstance(a := get(d, "sseAlgorithm"), str) and not is_unknown(a)})
+    if not algorithms:
+        return ("bucket has no default encryption configuration: S3 encrypts its objects with "
+                "S3-managed keys (SSE-S3), not a customer-managed KMS key")
+    if set(algorithms) <= set(KMS_ALGORITHMS):
+        return "bucket's default encryption names no kmsMasterKeyId, so it uses the AWS-managed key; name a customer-managed key"
+    return (f"bucket's default encryption is {', '.join(algorithms)} and no encryption configuration sets it to "
+            f"{' or '.join(KMS_ALGORITHMS)} with a customer-managed kmsMasterKeyId")
+
+
+def _inline_versioned(bucket: Any) -> bool:
+    """Whether the bucket's inline versioning is known to be enabled (an unknown value is a truthy sentinel)."""
+    return get(bucket.props, INLINE_VERSIONING[bucket.resource_type]) is True
 
 
 def _by_type(resources: list[Any], *types: str) -> list[Any]:
@@ -41,12 +77,10 @@ def _bucket_refs(bucket: Any) -> set[str]:
     return refs
 
 
-def _missing_side(resources: list[Any], types: tuple[str, ...], inline: dict[str, str] | None = None) -> Iterator[Any]:
-    """(bucket, its side resource of `types` or None) for each bucket without the `inline` setting of its type."""
+def _missing_side(resources: list[Any], types: tuple[str, ...]) -> Iterator[Any]:
+    """(bucket, its side resource of `types` or None) for each bucket."""
     side = _targets(resources, types)
     for bucket in _by_type(resources, *S3_BUCKETS):
-        if inline and get(bucket.props, inline[bucket.resource_type]):
-            continue
         if not _bucket_refs(bucket) & set(side):
             yield bucket, None
         else:
@@ -68,10 +102,12 @@ def buckets_blocked(resources: list[Any], ctx: Context) -> Iterator[tuple[str, s
       frameworks={**ENC, "CIS": ("AWS 2.1.1",)})
 def buckets_encrypted(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
     # `aws-s3-kms-encryption` checks the configurations that exist; this finds the buckets that have none.
-    for bucket, side in _missing_side(resources, S3_SSE, INLINE_SSE):
-        if side is None:
-            yield bucket.urn, ("bucket has no default encryption configuration: S3 encrypts its objects with "
-                               "S3-managed keys (SSE-S3), not a customer-managed KMS key")
+    unknowns = Unknowns()
+    for bucket, side in _missing_side(resources, S3_SSE):
+        with unknowns.skip():
+            if side is None and not _inline_kms(inline := _inline_sse(bucket)):
+                yield bucket.urn, _sse_finding(inline)
+    unknowns.raise_first()
 
 
 @rule("aws-s3-bucket-versioning", "Checks whether every S3 bucket keeps object versions.",
@@ -79,7 +115,9 @@ def buckets_encrypted(resources: list[Any], ctx: Context) -> Iterator[tuple[str,
       frameworks={"HIPAA": ("164.312(c)(1)",), "SOC2": ("A1.2",), "NIST-800-53": ("CP-9",), "GDPR": ("Art.32",), "CIS": ("AWS 2.1.3",)})
 def buckets_versioned(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
     types = ("aws:s3/bucketVersioning:BucketVersioning", "aws:s3/bucketVersioningV2:BucketVersioningV2")
-    for bucket, side in _missing_side(resources, types, INLINE_VERSIONING):
+    for bucket, side in _missing_side(resources, types):
+        if _inline_versioned(bucket):
+            continue
         status = get(side.props, "versioningConfiguration.status") if side is not None else None
         if status != "Enabled":
             yield bucket.urn, f"versioning is {status or 'not configured'}; enable it so deletes and overwrites can be undone"

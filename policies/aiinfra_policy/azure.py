@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .aws import ENC, EXPOSURE, PRIVILEGE
-from .common import ADMIN_PORTS, OPEN_CIDRS
+from .common import ADMIN_PORTS, OPEN_CIDRS, has_ports
 from .props import get, items, need
 from .registry import Context, rule
 
@@ -125,7 +125,8 @@ def keyvault(props: Any, ctx: Context) -> Iterator[str]:
 def nsg(props: Any, ctx: Context) -> Iterator[str]:
     rules = list(items(props, "securityRules")) if ctx.type.endswith("NetworkSecurityGroup") else [props]
     for r in rules:
-        if need(r, "direction") != "Inbound" or need(r, "access") != "Allow":
+        # ICMP, ESP and AH rules open no port (their destinationPortRange is "*" all the same)
+        if need(r, "direction") != "Inbound" or need(r, "access") != "Allow" or not has_ports(need(r, "protocol", "*")):
             continue
         sources = {need(r, "sourceAddressPrefix")} | set(items(r, "sourceAddressPrefixes"))
         if not sources & OPEN_CIDRS:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .common import ALLOWED_REGIONS, ENVIRONMENT
-from .props import Unknowns, get, items, named_entries, need
+from .props import Unknowns, get, is_unknown, items, named_entries, need
 from .registry import Context, rule
 
 EKS_POOL, GKE_POOL, AKS_POOL = "aws:eks/nodeGroup:NodeGroup", "gcp:container/nodePool:NodePool", "azure-native:containerservice:AgentPool"
@@ -38,8 +38,16 @@ class Pool:
     per_node: int
     min_nodes: int
     max_nodes: int
+    """Nodes in the whole pool (per-zone counts already multiplied by `zones`)."""
     spot: bool
     taints: list[str]
+    zones: int = 1
+    """Zones the pool's per-zone node counts were multiplied by (1 when its counts are totals)."""
+
+    def scale(self) -> str:
+        """How max_nodes x per_node came about, for messages."""
+        nodes = f"{self.zones} zones x {self.max_nodes // self.zones}" if self.zones > 1 else str(self.max_nodes)
+        return f"{nodes} x {self.per_node}"
 
 
 def _first(props: Any, *paths: str) -> Any:
@@ -51,8 +59,45 @@ def _first(props: Any, *paths: str) -> Any:
     return None
 
 
-def pool_of(type_: str, props: Any) -> Pool:
-    """What a node pool carries, from the inputs each cloud's API receives (raises Unknown when it can't tell)."""
+_GCP_ZONE = re.compile(r"^[a-z]+-[a-z]+\d+-[a-z]$")
+GKE_REGIONAL_ZONES = 3
+"""Zones of a regional GKE pool that names none: "By default, GKE replicates each node pool across three zones of the
+control plane's region" (GKE docs, Regional clusters). Also assumed when the location is not set at all (the
+provider's default may be a region), which can only overcount."""
+
+
+def _gke_zones(pool: Any, cluster: Any) -> int:
+    """How many zones a GKE pool's per-zone node counts apply to: its own nodeLocations, else its cluster's (which
+    leave out a zonal cluster's own zone, so that zone is added), else 1 for a zonal and 3 for a regional location."""
+    own = {str(z).lower() for z in items(pool, "nodeLocations")}
+    if own:
+        return len(own)
+    location = str(need(pool, "location") or need(cluster, "location") or "").lower()
+    zonal = {location} if _GCP_ZONE.match(location) else set()
+    shared = {str(z).lower() for z in items(cluster, "nodeLocations")}
+    if shared:
+        return len(shared | zonal)
+    return 1 if zonal else GKE_REGIONAL_ZONES
+
+
+def _gke_counts(props: Any, cluster: Any) -> tuple[int, int, int]:
+    """(min nodes, max nodes, zones multiplied by) of a GKE pool. totalMin/MaxNodeCount cover the whole pool;
+    min/maxNodeCount, nodeCount and initialNodeCount are per zone ("Maximum number of nodes per zone in the node
+    pool", pulumi-gcp NodePoolAutoscaling). Outputs carry 0 for the limits a pool does not use, so a 0 total is unset."""
+    autoscaling = need(props, "autoscaling")
+    if autoscaling and need(autoscaling, "totalMaxNodeCount"):
+        return int(need(autoscaling, "totalMinNodeCount") or 0), int(need(autoscaling, "totalMaxNodeCount")), 1
+    if autoscaling:
+        low, high = int(need(autoscaling, "minNodeCount") or 0), int(need(autoscaling, "maxNodeCount") or 0)
+    else:
+        low = high = int(_first(props, "nodeCount", "initialNodeCount") or 0)
+    zones = _gke_zones(props, cluster) if high else 1
+    return low * zones, high * zones, zones
+
+
+def pool_of(type_: str, props: Any, cluster: Any = None) -> Pool:
+    """What a node pool carries, from the inputs each cloud's API receives (raises Unknown when it can't tell);
+    `cluster` is the props of the cluster that declares the pool inline, for a GKE pool's zones."""
     if type_ == EKS_POOL:
         kinds = need(props, "instanceTypes", []) or []
         model, count = _table().get(f"aws:{kinds[0]}", (None, 0)) if kinds else (None, 0)
@@ -69,13 +114,12 @@ def pool_of(type_: str, props: Any) -> Pool:
             model, count = "tpu", int(tpu.group(1))
         else:
             model, count = _table().get(f"gcp:{machine}", (None, 0))
-        low = _first(props, "autoscaling.totalMinNodeCount", "autoscaling.minNodeCount", "nodeCount")
-        high = _first(props, "autoscaling.totalMaxNodeCount", "autoscaling.maxNodeCount", "nodeCount", "initialNodeCount")
+        low, high, zones = _gke_counts(props, cluster or {})
         taints = [f"{need(t, 'key')}:{need(t, 'effect')}" for t in items(props, "nodeConfig.taints")]
         if model and model != "tpu":
             taints.append("nvidia.com/gpu:NO_SCHEDULE")  # GKE adds this taint to every GPU node pool itself
         spot = need(props, "nodeConfig.spot", False) is True or need(props, "nodeConfig.preemptible", False) is True
-        return Pool(model, count, int(low or 0), int(high or 0), spot, taints)
+        return Pool(model, count, low, high, spot, taints, zones)
     vm = str(need(props, "vmSize", ""))
     model, count = _table().get(f"azure:{vm}", (None, 0))
     taints = [str(t) for t in items(props, "nodeTaints")]
@@ -84,23 +128,26 @@ def pool_of(type_: str, props: Any) -> Pool:
     return Pool(model, count, int(low or 0), int(high or 0), need(props, "scaleSetPriority", "Regular") == "Spot", taints)
 
 
-def pools_in(type_: str, props: Any) -> Iterator[tuple[str, Pool]]:
+def pools_in(type_: str, props: Any, separate: frozenset[str] = frozenset()) -> Iterator[tuple[str, Pool]]:
     """(label for messages, pool) of every node pool a resource declares: a pool resource is one pool; a cluster's
-    inline pools are named in the label."""
+    inline pools are named in the label. A cluster's outputs list every pool of the cluster, also those that are
+    resources of their own: the pools named in `separate` are such and are left to their own resource."""
     if type_ in POOLS:
         yield "", pool_of(type_, props)
     elif type_ == AKS_CLUSTER:
         for label, entry in named_entries(props, "agentPoolProfiles", "agent pool"):
-            yield label, pool_of(AKS_POOL, entry)
+            if get(entry, "name") not in separate:
+                yield label, pool_of(AKS_POOL, entry)
     elif type_ == GKE_CLUSTER:
         inline = named_entries(props, "nodePools", "node pool")
         for label, entry in inline:
-            yield label, pool_of(GKE_POOL, entry)
-        # Without inline pools GKE creates a default pool of initialNodeCount nodes from nodeConfig; it is gone
-        # right after creation when removeDefaultNodePool is set.
+            if get(entry, "name") not in separate:
+                yield label, pool_of(GKE_POOL, entry, props)
+        # Without inline pools GKE creates a default pool of initialNodeCount nodes (per zone) from nodeConfig; it
+        # is gone right after creation when removeDefaultNodePool is set.
         if not inline and need(props, "removeDefaultNodePool") is not True:
             default = {"nodeConfig": get(props, "nodeConfig") or {}, "nodeCount": need(props, "initialNodeCount", 1)}
-            yield "default node pool: ", pool_of(GKE_POOL, default)
+            yield "default node pool: ", pool_of(GKE_POOL, default, props)
 
 
 @rule("accelerator-pool-tainted", "Checks whether GPU, Neuron and TPU node pools are tainted so other pods stay off them.",
@@ -130,7 +177,7 @@ def gpu_cap_pool(props: Any, ctx: Context) -> Iterator[str]:
     cap = int(ctx.config.get("maxGpusPerPool", 64))
     for label, pool in pools_in(ctx.type, props):
         if pool.accelerator and pool.per_node * pool.max_nodes > cap:
-            yield f"{label}pool can scale to {pool.per_node * pool.max_nodes} accelerators ({pool.max_nodes} x {pool.per_node}); the cap is {cap}"
+            yield f"{label}pool can scale to {pool.per_node * pool.max_nodes} accelerators ({pool.scale()}); the cap is {cap}"
 
 
 @rule("dev-pools-spot-or-scale-to-zero", "Checks whether accelerator pools in dev use spot capacity or scale to zero.",
@@ -148,14 +195,42 @@ def dev_pools(props: Any, ctx: Context) -> Iterator[str]:
       config={"maxGpusPerEnvironment": {"type": "integer", "default": 512, "description": "Most accelerators the environment may scale to."}})
 def gpu_cap_env(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
     total, cap = 0, int(ctx.config.get("maxGpusPerEnvironment", 512))
+    separate = _separate_pools(resources)
     unknowns = Unknowns()  # pools that can't be counted in preview only add to the total: the known ones may do
     for r in resources:
         if r.resource_type in POOL_HOLDERS:
             with unknowns.skip():
-                total += sum(p.per_node * p.max_nodes for _, p in pools_in(r.resource_type, r.props) if p.accelerator)
+                managed = frozenset().union(*(separate.get(key, ()) for key in _cluster_keys(r)))
+                total += sum(p.per_node * p.max_nodes for _, p in pools_in(r.resource_type, r.props, managed) if p.accelerator)
     if total > cap:
         yield "", f"accelerator pools can scale to {total} accelerators in total; the environment cap is {cap}"
     unknowns.raise_first()
+
+
+def _known_str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value and not is_unknown(value) else None
+
+
+def _cluster_keys(cluster: Any) -> set[str]:
+    """What a pool resource's reference to this cluster can be: its URN (a pool depends on the cluster whose name or
+    id it takes), its name, or its id (GKE takes either as a node pool's `cluster`)."""
+    return {cluster.urn} | {value for prop in ("name", "id") if (value := _known_str(get(cluster.props, prop)))}
+
+
+def _separate_pools(resources: list[Any]) -> dict[str, set[str]]:
+    """Names of the GKE NodePool and AKS AgentPool resources, keyed by each way they refer to their cluster: the
+    URNs they depend on, and their `cluster` (GKE, a name or an id) or `resourceName` (AKS, the cluster's name)."""
+    found: dict[str, set[str]] = {}
+    for pool in resources:
+        if pool.resource_type not in (GKE_POOL, AKS_POOL):
+            continue
+        name = _known_str(get(pool.props, "name")) or _known_str(get(pool.props, "agentPoolName"))
+        refs = {getattr(d, "urn", str(d)) for d in getattr(pool, "dependencies", []) or []}
+        if ref := _known_str(get(pool.props, "cluster") or get(pool.props, "resourceName")):
+            refs.add(ref)
+        for ref in refs if name else ():
+            found.setdefault(ref, set()).add(name)
+    return found
 
 
 GLOBAL_SERVICES = ("aws:iam/", "aws:route53/", "aws:cloudfront/", "aws:globalaccelerator/", "aws:organizations/",
@@ -186,6 +261,36 @@ def _within(region: str, allowed: list[str]) -> bool:
     return any(region == a or region.startswith(a + "-") or (region[:-1] == a and region[-1:].isalpha()) for a in allowed)
 
 
+GCS_MULTI_REGIONS = ("us", "eu", "asia")
+"""Cloud Storage multi-regions: data may be stored in any region of the continent, so no list of regions covers one."""
+GCS_DUAL_REGIONS = {
+    "asia1": ("asia-northeast1", "asia-northeast2"), "eur4": ("europe-north1", "europe-west4"),
+    "eur5": ("europe-west1", "europe-west2"), "eur7": ("europe-west2", "europe-west3"),
+    "eur8": ("europe-west3", "europe-west6"), "nam4": ("us-central1", "us-east1"),
+}
+"""Cloud Storage predefined dual-regions and the two regions that hold their data
+(https://cloud.google.com/storage/docs/locations#predefined; ASIA1 is Tokyo and Osaka)."""
+
+
+def _location_allowed(region: str, allowed: list[str]) -> bool:
+    """Whether data in `region` stays in `allowed` (lower case): a multi-region only when allowed by its own name, a
+    predefined dual-region when allowed by name or when both its regions are."""
+    if region in allowed:
+        return True
+    if region in GCS_MULTI_REGIONS:
+        return False  # its data may sit in any region of the continent, not only the allowed ones
+    if region in GCS_DUAL_REGIONS:
+        return all(_within(member, allowed) for member in GCS_DUAL_REGIONS[region])
+    return _within(region, allowed)
+
+
+def _placement(region: str) -> str:
+    """How a location is named in messages: a dual-region with its regions, a multi-region as such."""
+    if region in GCS_DUAL_REGIONS:
+        return f"dual-region {region} ({' and '.join(GCS_DUAL_REGIONS[region])})"
+    return f"multi-region {region} (any region of the continent)" if region in GCS_MULTI_REGIONS else f"region {region}"
+
+
 @rule("data-residency", "Checks whether every regional resource is in an allowed region.",
       severity="critical", remediation="Move the resource to an allowed region or extend allowedRegions.",
       frameworks={"GDPR": ("Art.44",), "HIPAA": ("164.308(b)",), "SOC2": ("C1.1",), "NIST-800-53": ("SA-9(5)",)},
@@ -200,10 +305,10 @@ def residency(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
             continue
         with unknowns.skip():
             region = _region(r.props, _provider_props(r), r.resource_type)
-            if region is None or region == "global" or region in ("us", "eu", "asia"):
+            if region is None or region == "global":
                 continue
-            if not _within(region, allowed):
-                yield r.urn, f"region {region} is outside the allowed regions {', '.join(allowed)}"
+            if not _location_allowed(region, allowed):
+                yield r.urn, f"{_placement(region)} is outside the allowed regions {', '.join(allowed)}"
     unknowns.raise_first()
 
 
@@ -219,6 +324,6 @@ def data_zones(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
             labels = need(r.props, "tags") or need(r.props, "labels") or {}
             zone = need(labels, "data-zone") if isinstance(labels, dict) else None
             region = _region(r.props, _provider_props(r), r.resource_type) if zone else None
-            if zone and region and zone in zones and not _within(region, [z.lower() for z in zones[zone]]):
+            if zone and region and zone in zones and not _location_allowed(region, [z.lower() for z in zones[zone]]):
                 yield r.urn, f"data-zone {zone} data is in {region}; allowed: {', '.join(zones[zone])}"
     unknowns.raise_first()

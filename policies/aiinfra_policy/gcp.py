@@ -62,10 +62,14 @@ def gke_private(props: Any, ctx: Context) -> Iterator[str]:
         return
     if need(props, "privateClusterConfig.enablePrivateNodes") is not True:
         yield "nodes have public IPs (privateClusterConfig.enablePrivateNodes is not true)"
-    if need(props, "privateClusterConfig.enablePrivateEndpoint") is not True:
-        blocks = [get(b, "cidrBlock") for b in items(props, "masterAuthorizedNetworksConfig.cidrBlocks")]
-        if not blocks or set(blocks) & OPEN_CIDRS:
-            yield "the control plane endpoint is public without an authorized-networks allowlist"
+    # With IP endpoints off (controlPlaneEndpointsConfig.ipEndpointsConfig.enabled false), the control plane is
+    # reachable only through its DNS endpoint, which IAM gates, so there is no IP endpoint to allowlist.
+    if (need(props, "privateClusterConfig.enablePrivateEndpoint") is True
+            or need(props, "controlPlaneEndpointsConfig.ipEndpointsConfig.enabled") is False):
+        return
+    blocks = [get(b, "cidrBlock") for b in items(props, "masterAuthorizedNetworksConfig.cidrBlocks")]
+    if not blocks or set(blocks) & OPEN_CIDRS:
+        yield "the control plane endpoint is public without an authorized-networks allowlist"
 
 
 @rule("gcp-gke-secrets-encryption", "Checks whether GKE encrypts Kubernetes secrets with a Cloud KMS key.",
@@ -209,9 +213,11 @@ def firewall(props: Any, ctx: Context) -> Iterator[str]:
     if not set(sources) & OPEN_CIDRS:
         return
     for allow in items(props, "allows"):
+        # An allow without ports covers every port of its protocol; ICMP, ESP, AH and the like have none, and
+        # port_range_hits finds nothing for them.
         spans = [p.split("-") for p in items(allow, "ports")] or [["0", "65535"]]
         for span in spans:
-            for hit in port_range_hits(int(span[0]), int(span[-1]), "tcp" if need(allow, "protocol") != "all" else "all"):
+            for hit in port_range_hits(int(span[0]), int(span[-1]), need(allow, "protocol")):
                 yield f"ingress from 0.0.0.0/0 to {hit}"
 
 

@@ -92,15 +92,17 @@ def test_inline_gke_node_pools_are_pools() -> None:
             name="train", node_config=H100_NODE, autoscaling=gcp.container.ClusterNodePoolAutoscalingArgs(min_node_count=0, max_node_count=20),
             network_config=gcp.container.ClusterNodePoolNetworkConfigArgs(enable_private_nodes=False))])
 
+    # max_node_count is per zone, and a regional (europe-west4) pool without node_locations spans three zones; this
+    # read 160 (20 x 8) before, as if the per-zone maximum were the pool's.
     assert check("gpu-cap-per-pool", build, "gke", {"maxGpusPerPool": 64}) == [
-        "node pool train: pool can scale to 160 accelerators (20 x 8); the cap is 64"]
+        "node pool train: pool can scale to 480 accelerators (3 zones x 20 x 8); the cap is 64"]
     assert check("allowed-accelerators", build, "gke", {"allowedAccelerators": ["l4"]}) == [
         "node pool train: accelerator h100-80gb is not allowed here; allowed: l4"]
     assert "node pool train: nodes have public IPs (networkConfig.enablePrivateNodes is false)" in check(
         "gcp-gke-private-cluster", build, "gke")
     assert check("gcp-gke-shielded-nodes", build, "gke") == ["node pool train: secure boot is off"]
     found = run_stack("gpu-cap-per-environment", stack_of(build), {"maxGpusPerEnvironment": 100})
-    assert [m for _, m in found] == ["accelerator pools can scale to 160 accelerators in total; the environment cap is 100"]
+    assert [m for _, m in found] == ["accelerator pools can scale to 480 accelerators in total; the environment cap is 100"]
 
 
 def test_a_kept_default_gke_pool_is_checked_and_a_removed_one_is_not() -> None:
@@ -119,6 +121,20 @@ def test_a_node_pool_with_public_nodes_is_reported() -> None:
             network_config=gcp.container.NodePoolNetworkConfigArgs(enable_private_nodes=False))
 
     assert check("gcp-gke-private-cluster", build, "pool") == ["nodes have public IPs (networkConfig.enablePrivateNodes is false)"]
+
+
+def test_a_gke_cluster_with_ip_endpoints_off_has_no_public_endpoint() -> None:
+    def build(ip_access: bool) -> Callable[[], None]:
+        return lambda: gcp.container.Cluster(
+            "gke", location="europe-west4", initial_node_count=1, remove_default_node_pool=True,
+            private_cluster_config=gcp.container.ClusterPrivateClusterConfigArgs(enable_private_nodes=True),
+            control_plane_endpoints_config=gcp.container.ClusterControlPlaneEndpointsConfigArgs(
+                ip_endpoints_config=gcp.container.ClusterControlPlaneEndpointsConfigIpEndpointsConfigArgs(enabled=ip_access),
+                dns_endpoint_config=gcp.container.ClusterControlPlaneEndpointsConfigDnsEndpointConfigArgs(allow_external_traffic=True)))
+
+    assert check("gcp-gke-private-cluster", build(False), "gke") == []
+    assert check("gcp-gke-private-cluster", build(True), "gke") == [
+        "the control plane endpoint is public without an authorized-networks allowlist"]
 
 
 def test_inline_aks_agent_pools_are_pools() -> None:
