@@ -25,6 +25,8 @@ import grpc
 from google.protobuf import empty_pb2, json_format, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 
+from .plan.outputs import preview_outputs
+
 _LEVELS = {"advisory": analyzer_pb2.ADVISORY, "mandatory": analyzer_pb2.MANDATORY,
            "disabled": analyzer_pb2.DISABLED, "remediate": analyzer_pb2.REMEDIATE}
 _LEVEL_NAMES = {v: k for k, v in _LEVELS.items()}
@@ -214,22 +216,20 @@ def _struct(value: dict[str, Any]) -> struct_pb2.Struct:
 
 
 async def _analyze(stub: analyzer_pb2_grpc.AnalyzerStub, resources: list[dict]) -> list[analyzer_pb2.AnalyzeDiagnostic]:
-    """Analyze each custom resource, then the whole stack, as the engine does.
-
-    The engine analyzes custom resources only: components and the root stack are not sent (pulumi/pulumi
-    pkg/resource/deploy/step_generator.go runs analyzers in the custom-resource path); providers are.
-    """
+    """Analyze each resource on its inputs, then the whole stack on the resources' outputs, as the engine does
+    (pulumi/pulumi pkg/resource/deploy/step_generator.go: every registration, components, providers and the root
+    stack included, goes through `analyzeAll`; `AnalyzeResources` sends every resource's outputs)."""
     requests = _requests(resources)
     diagnostics = await _analyze_resources(stub, requests)
-    return diagnostics + await _analyze_stack(stub, requests, [r for r in resources if r["custom"]])
+    return diagnostics + await _analyze_stack(stub, requests, resources)
 
 
 def _requests(resources: list[dict]) -> list[analyzer_pb2.AnalyzeRequest]:
-    """One AnalyzeRequest per custom resource, with its provider's properties (each provider encoded once)."""
+    """One AnalyzeRequest per resource, with its provider's properties (each provider encoded once)."""
     providers = {r["urn"]: _provider(r) for r in resources if r["type"].startswith("pulumi:providers:")}
     return [analyzer_pb2.AnalyzeRequest(type=r["type"], properties=_struct(r["inputs"]), urn=r["urn"], name=r["name"],
                                         options=_options(r), provider=providers.get(_provider_urn(r)))
-            for r in resources if r["custom"]]
+            for r in resources]
 
 
 async def _analyze_resources(stub: analyzer_pb2_grpc.AnalyzerStub,
@@ -249,14 +249,16 @@ async def _analyze_resources(stub: analyzer_pb2_grpc.AnalyzerStub,
 
 
 async def _analyze_stack(stub: analyzer_pb2_grpc.AnalyzerStub, requests: list[analyzer_pb2.AnalyzeRequest],
-                         custom: list[dict]) -> list[analyzer_pb2.AnalyzeDiagnostic]:
-    """One AnalyzeStack with every custom resource (the requests' encoded properties, plus parents and dependencies)."""
+                         resources: list[dict]) -> list[analyzer_pb2.AnalyzeDiagnostic]:
+    """One AnalyzeStack with every resource, on what a preview reports as its outputs (see outputs.py; components,
+    whose registered outputs the plan does not keep, and providers, on their inputs), plus parents and dependencies."""
     stack = analyzer_pb2.AnalyzeStackRequest(resources=[
         analyzer_pb2.AnalyzerResource(
-            type=q.type, properties=q.properties, urn=q.urn, name=q.name, options=q.options,
+            type=q.type, properties=_struct(preview_outputs(r["type"], r["inputs"])) if r["custom"] else q.properties,
+            urn=q.urn, name=q.name, options=q.options,
             provider=q.provider if q.HasField("provider") else None, parent=r.get("parent", ""),
             dependencies=r.get("dependencies", []))
-        for q, r in zip(requests, custom)])
+        for q, r in zip(requests, resources)])
     return list((await stub.AnalyzeStack(stack)).diagnostics)
 
 

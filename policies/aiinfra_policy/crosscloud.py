@@ -139,7 +139,9 @@ def pools_in(type_: str, props: Any, separate: frozenset[str] = frozenset()) -> 
             if get(entry, "name") not in separate:
                 yield label, pool_of(AKS_POOL, entry)
     elif type_ == GKE_CLUSTER:
-        inline = named_entries(props, "nodePools", "node pool")
+        # A cluster given no inline pools has `nodePools` unknown in a preview's outputs (the provider computes the
+        # list, which then holds the pools that are resources of their own): none are declared inline.
+        inline = [] if is_unknown(get(props, "nodePools")) else named_entries(props, "nodePools", "node pool")
         for label, entry in inline:
             if get(entry, "name") not in separate:
                 yield label, pool_of(GKE_POOL, entry, props)
@@ -291,6 +293,11 @@ def _placement(region: str) -> str:
     return f"multi-region {region} (any region of the continent)" if region in GCS_MULTI_REGIONS else f"region {region}"
 
 
+INHERITED_LOCATION = frozenset({"azure-native:keyvault:Key", "azure-native:keyvault:Secret"})
+"""Azure resources placed with their parent (a key or secret lives in its vault, whose location the rule checks): they
+take no location, and report it only after creation, so in a preview it is unknown."""
+
+
 @rule("data-residency", "Checks whether every regional resource is in an allowed region.",
       severity="critical", remediation="Move the resource to an allowed region or extend allowedRegions.",
       frameworks={"GDPR": ("Art.44",), "HIPAA": ("164.308(b)",), "SOC2": ("C1.1",), "NIST-800-53": ("SA-9(5)",)},
@@ -301,7 +308,7 @@ def residency(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
         return
     unknowns = Unknowns()  # e.g. `location=resource_group.location` of a group whose location is not yet known
     for r in resources:
-        if r.resource_type.startswith(("pulumi:", "kubernetes:")):
+        if r.resource_type.startswith(("pulumi:", "kubernetes:")) or r.resource_type in INHERITED_LOCATION:
             continue
         with unknowns.skip():
             region = _region(r.props, _provider_props(r), r.resource_type)

@@ -111,6 +111,29 @@ def test_a_gke_pool_resource_listed_in_its_cluster_outputs_is_counted_once(ref: 
         ("", "accelerator pools can scale to 48 accelerators in total; the environment cap is 40")]  # (4 + 2) x 8, not (4 + 4 + 2) x 8
 
 
+def test_a_new_gke_cluster_whose_pool_list_is_unknown_in_preview_counts_only_its_pool_resources() -> None:
+    """A cluster given no inline pools has `nodePools` unknown in a preview's outputs: none are declared inline (the
+    list will hold the pool resources), so the cap is checked on a first preview instead of "can't run"."""
+    cluster = resource(GKE_CLUSTER, {"name": "train", "location": "europe-west4", "removeDefaultNodePool": True,
+                                     "nodePools": UNKNOWN}, "train")
+    pool = resource(GKE_POOL, {**gke_pool("h100", 4), "cluster": UNKNOWN, "location": "europe-west4"}, "h100", deps=[cluster])
+    assert messages("gpu-cap-per-environment", [cluster, pool], {"maxGpusPerEnvironment": 16}) == [
+        ("", "accelerator pools can scale to 32 accelerators in total; the environment cap is 16")]
+    # Without removeDefaultNodePool the default pool (nodeConfig, initialNodeCount per zone) counts as well.
+    default = resource(GKE_CLUSTER, {"name": "serve", "location": "europe-west4-a", "nodePools": UNKNOWN,
+                                     "nodeConfig": H100, "initialNodeCount": 1}, "serve")
+    assert messages("gpu-cap-per-environment", [default], {"maxGpusPerEnvironment": 4}) == [
+        ("", "accelerator pools can scale to 8 accelerators in total; the environment cap is 4")]
+
+
+def test_residency_leaves_a_key_vault_key_to_its_vault() -> None:
+    """A Key Vault key takes no location (it is in its vault's), so it reports one only after creation."""
+    key = resource("azure-native:keyvault:Key", {"keyName": "k", "location": UNKNOWN}, "key")
+    vault = resource("azure-native:keyvault:Vault", {"vaultName": "v", "location": "westus2"}, "vault")
+    assert messages("data-residency", [key, vault], {"allowedRegions": ["westeurope"]}) == [
+        ("vault", "region westus2 is outside the allowed regions westeurope")]
+
+
 def test_an_aks_agent_pool_listed_in_its_cluster_outputs_is_counted_once() -> None:
     gpu = {"name": "gpu", "vmSize": "Standard_ND96isr_H100_v5", "count": 1, "minCount": 1, "maxCount": 4, "enableAutoScaling": True}
     cluster = resource(AKS_CLUSTER, {"name": "aks-1a2b", "agentPoolProfiles": [

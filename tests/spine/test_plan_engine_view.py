@@ -106,3 +106,46 @@ def test_urns_follow_the_engines_rule_for_nesting_and_agree_with_create_urn() ->
     assert result.one("pulumi:pulumi:Stack").urn == "urn:pulumi:dev::demo::pulumi:pulumi:Stack::demo-dev"
     assert outer.parent == result.one("pulumi:pulumi:Stack").urn
     assert result.outputs == {"data": bucket.urn, "outer": outer.urn}
+
+
+def test_stack_policies_see_a_previews_outputs_and_every_resource(tmp_path) -> None:  # noqa: ANN001
+    """AnalyzeStack gets outputs (pulumi/pulumi step_generator.go, AnalyzeResources): a bucket's encryption, which S3
+    computes when the program sets none, is unknown in a preview, so only a separate encryption configuration counts.
+    Components are sent too, with their children pointing at them."""
+    from pathlib import Path
+
+    from aiinfra.plan.outputs import preview_outputs
+    from aiinfra.policy_eval import evaluate_pack
+
+    def program() -> None:
+        group = pulumi.ComponentResource("acme:index:Data", "data")
+        aws.s3.Bucket("plain", opts=pulumi.ResourceOptions(parent=group))
+
+    result = run_program(program, project="demo", stack="dev", config=CONFIG)
+    bucket = result.one("aws:s3/bucket:Bucket")
+    outputs = preview_outputs(bucket.type, bucket.inputs)
+    assert outputs["serverSideEncryptionConfiguration"] == UNKNOWN and outputs["versioning"] == UNKNOWN
+    assert "tags" not in outputs  # an Optional output the program did not set stays absent
+    # A manifest of the pack reporting what AnalyzeStack received.
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "PulumiPolicy.yaml").write_text("runtime: python\nversion: 0.0.1\n")
+    (pack / "__main__.py").write_text(
+        "from pulumi_policy import EnforcementLevel, PolicyPack, StackValidationPolicy\n"
+        "def check(args, report):\n"
+        "    for r in args.resources:\n"
+        "        parent = r.parent.urn.rsplit('::', 1)[-1] if r.parent else '-'\n"
+        "        try:\n"
+        "            sse = repr(r.props.get('serverSideEncryptionConfiguration', 'absent'))\n"
+        "        except Exception:  # the SDK raises on reading a value unknown in a preview\n"
+        "            sse = 'unknown'\n"
+        "        report(f'{r.resource_type} parent={parent} sse={sse}', r.urn)\n"
+        "PolicyPack('probe', [StackValidationPolicy(name='probe', description='d', validate=check)], EnforcementLevel.ADVISORY)\n")
+    report = evaluate_pack(pack, [r.to_json() for r in result.resources], project="demo", stack="dev")
+    messages = [v.message.splitlines()[-1].strip() for v in report.violations]
+    assert "acme:index:Data parent=demo-dev sse='absent'" in messages, messages
+    assert "aws:s3/bucket:Bucket parent=data sse=unknown" in messages, messages
+    found = [v.policy for v in evaluate_pack(Path(__file__).resolve().parents[2] / "policies",
+                                             [r.to_json() for r in result.resources], project="demo", stack="dev",
+                                             config={"aws-s3-bucket-default-encryption": "mandatory"}).violations]
+    assert "aws-s3-bucket-default-encryption" in found
