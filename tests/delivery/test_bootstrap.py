@@ -2,12 +2,75 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import importlib.util
 import json
+import logging
 from pathlib import Path
+from typing import Any
+
+import pulumi
+import pytest
+import yaml
 
 from aiinfra.cli import main
+from aiinfra.plan import program
+from aiinfra.plan.invokes import PLACEHOLDER_UUID
+from aiinfra.plan.project import load_project
+from aiinfra.plan.runtime import PlanMocks, PlanResult, ResourceRecord, run_program
 
 BOOTSTRAP = Path(__file__).resolve().parents[2] / "bootstrap"
+NS = "ai-infra-bootstrap"
+EXAMPLE = yaml.safe_load((BOOTSTRAP / "Pulumi.example.yaml").read_text())["config"]
+KEY_VERSION = "0a1b2c3d4e5f60718293a4b5c6d7e8f9"
+KEY_VAULT_CRYPTO_USER = "12338af0-0e69-4776-bea7-57ae8d297424"
+STORAGE_BLOB_DATA_CONTRIBUTOR = "ba92f5b4-2d11-453d-a403-e96b0029c9fe"
+KEY_VAULT_CRYPTO_SERVICE_ENCRYPTION_USER = "e147488a-f6f5-4113-8e2d-b22465e65bf6"
+ADMIN_A, ADMIN_B = "3f2504e0-4f89-41d3-9a0c-0305e82c3301", "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+
+
+class CloudAnswers(PlanMocks):
+    """Besides the echoed inputs, what Azure returns for a new Key Vault key (its versioned URI, which only the
+    service knows); records every resource the program registered."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.registered: list[tuple[str, str]] = []
+
+    def answer(self, type_: str, name: str, outputs: dict[str, Any]) -> tuple[str, dict]:
+        self.registered.append((type_, name))
+        if type_ == "azure-native:keyvault:Key":
+            uri = f"https://kvacmemlstate.vault.azure.net/keys/{outputs['keyName']}"
+            outputs = {**outputs, "keyUri": uri, "keyUriWithVersion": f"{uri}/{KEY_VERSION}"}
+        return super().answer(type_, name, outputs)
+
+
+@pytest.fixture
+def bootstrap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """bootstrap(**config) -> (PlanResult, CloudAnswers): the example stack with `config` overriding its
+    ai-infra-bootstrap:* keys (None removes one), planned as `aiinfra plan` plans it. `bootstrap.answers` keeps the
+    last plan's CloudAnswers, also when the program failed."""
+
+    def run(**overrides: Any) -> tuple[PlanResult, CloudAnswers]:
+        config = {**EXAMPLE, **{f"{NS}:{k}": v for k, v in overrides.items()}}
+        (tmp_path / "Pulumi.test.yaml").write_text(yaml.safe_dump({"config": {k: v for k, v in config.items() if v is not None}}))
+        answers = run.answers = CloudAnswers()
+        monkeypatch.setattr(program, "run_program", functools.partial(run_program, mocks_=answers))
+        project = dataclasses.replace(load_project(BOOTSTRAP), stack_config_dir=tmp_path)
+        return program.plan_stack(project, "test"), answers
+
+    return run
+
+
+def custom(result: PlanResult) -> list[ResourceRecord]:
+    """The cloud resources (custom, not the default providers the engine adds)."""
+    return [r for r in result.resources if r.custom and not r.type.startswith("pulumi:providers:")]
+
+
+def urn(result: PlanResult, name: str) -> str:
+    [record] = [r for r in result.resources if r.name == name]
+    return record.urn
 
 
 def test_bootstrap_creates_protected_encrypted_state_and_prints_logins(tmp_path: Path) -> None:
@@ -34,6 +97,131 @@ def test_bootstrap_creates_protected_encrypted_state_and_prints_logins(tmp_path:
     assert outputs["aws_login"] == "s3://acme-ml-pulumi-state?region=us-east-1&awssdk=v2"
     assert outputs["aws_secrets_provider"] == "awskms://alias/acme-ml-pulumi?region=us-east-1"
     assert outputs["azure_login"] == "azblob://pulumi-state?storage_account=acmemlstate"
-    assert outputs["azure_secrets_provider"] == "azurekeyvault://kvacmemlstate.vault.azure.net/keys/pulumi-state"
     assert outputs["gcp_login"].startswith("gs://acme-ml-pulumi-state-")
     assert not [v for v in document["policy"]["violations"] if v["enforcementLevel"] == "mandatory"]
+
+
+EXPECTED_TYPES = {
+    "aws": {"aws:kms/key:Key", "aws:kms/alias:Alias", "aws:s3/bucket:Bucket",
+            "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock", "aws:s3/bucketVersioning:BucketVersioning",
+            "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+            "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "aws:s3/bucketPolicy:BucketPolicy"},
+    "gcp": {"gcp:projects/service:Service", "gcp:kms/keyRing:KeyRing", "gcp:kms/cryptoKey:CryptoKey",
+            "gcp:kms/cryptoKeyIAMMember:CryptoKeyIAMMember", "gcp:storage/bucket:Bucket"},
+    "azure": {"azure-native:resources:ResourceGroup", "azure-native:keyvault:Vault", "azure-native:keyvault:Key",
+              "azure-native:managedidentity:UserAssignedIdentity", "azure-native:authorization:RoleAssignment",
+              "azure-native:storage:StorageAccount", "azure-native:storage:BlobServiceProperties",
+              "azure-native:storage:BlobContainer"},
+}
+
+
+@pytest.mark.parametrize("cloud", sorted(EXPECTED_TYPES))
+def test_every_resource_of_each_cloud_is_protected(bootstrap, cloud: str) -> None:
+    result, _ = bootstrap(clouds=[cloud])
+    resources = custom(result)
+    assert {r.type for r in resources} == EXPECTED_TYPES[cloud]
+    assert [r.name for r in resources if not r.protect] == []
+    # Retained too, except the admins' grants: once unprotected, removing a principal must revoke its access.
+    admin_grants = [r.name for r in resources if r.name.startswith("state-admin-")]
+    assert [r.name for r in resources if not r.retainOnDelete] == admin_grants
+    assert len(admin_grants) == (4 if cloud == "azure" else 0)
+
+
+def test_aws_bucket_name_is_kept_and_fits_s3(bootstrap) -> None:
+    """The name bootstraps already have (a new one would replace their protected bucket), at most 63 characters."""
+    result, _ = bootstrap(clouds=["aws"])
+    assert result.one("aws:s3/bucket:Bucket").inputs["bucket"] == "acme-ml-pulumi-state"
+    longest, _ = bootstrap(clouds=["aws"], prefix="p" * 50)
+    name = longest.one("aws:s3/bucket:Bucket").inputs["bucket"]
+    assert name == "p" * 50 + "-pulumi-state" and len(name) == 63
+
+
+@pytest.mark.parametrize("prefix", ["p" * 51, "Acme-ML", "-acme"])
+def test_aws_refuses_a_prefix_s3_cannot_name_a_bucket_with(bootstrap, prefix: str) -> None:
+    with pytest.raises(pulumi.RunError) as err:
+        bootstrap(clouds=["gcp", "aws"], prefix=prefix)
+    assert f"{NS}:prefix: got {prefix!r}" in str(err.value) and "at most 50 characters" in str(err.value)
+
+
+def test_gcp_enables_cloud_kms_before_the_key_ring(bootstrap) -> None:
+    result, _ = bootstrap(clouds=["gcp"])
+    api = result.one("gcp:projects/service:Service")
+    assert api.inputs == {"service": "cloudkms.googleapis.com", "disableOnDestroy": False}
+    assert api.urn in result.one("gcp:kms/keyRing:KeyRing").dependencies
+
+
+def test_azure_exports_the_versioned_key_url_and_keeps_rotating(bootstrap) -> None:
+    result, _ = bootstrap(clouds=["azure"])
+    assert result.outputs["azure_secrets_provider"] == f"azurekeyvault://kvacmemlstate.vault.azure.net/keys/pulumi-state/{KEY_VERSION}"
+    policy = result.one("azure-native:keyvault:Key").inputs["properties"]["rotationPolicy"]
+    assert policy["lifetimeActions"] == [{"action": {"type": "rotate"}, "trigger": {"timeAfterCreate": "P90D"}}]
+    assert "expiryTime" not in policy.get("attributes", {})  # old versions stay usable
+
+
+def test_azure_secrets_provider_url_refuses_a_versionless_key_uri() -> None:
+    spec = importlib.util.spec_from_file_location("bootstrap_state_azure", BOOTSTRAP / "state_azure.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert (module.secrets_provider_url("https://kv.vault.azure.cn/keys/pulumi-state/abc123")
+            == "azurekeyvault://kv.vault.azure.cn/keys/pulumi-state/abc123")
+    with pytest.raises(ValueError, match="expected https://<vault host>/keys/<name>/<version>"):
+        module.secrets_provider_url("https://kv.vault.azure.net/keys/pulumi-state")
+
+
+def role(definition: str) -> str:
+    return f"/subscriptions/{PLACEHOLDER_UUID}/providers/Microsoft.Authorization/roleDefinitions/{definition}"
+
+
+def test_azure_grants_each_admin_crypto_user_on_the_vault_and_blob_contributor_on_the_container(bootstrap, caplog) -> None:
+    caplog.set_level(logging.WARNING)
+    result, _ = bootstrap(clouds=["azure"])
+    grants = {(r.inputs["principalId"], r.inputs["principalType"], r.inputs["roleDefinitionId"], r.inputs["scope"])
+              for r in result.of_type("azure-native:authorization:RoleAssignment") if r.name != "state-identity-crypto"}
+    vault, container = "state-vault-id", "state-container-id"  # the mock engine's IDs: f"{name}-id"
+    assert grants == {
+        (ADMIN_A, "Group", role(KEY_VAULT_CRYPTO_USER), vault), (ADMIN_A, "Group", role(STORAGE_BLOB_DATA_CONTRIBUTOR), container),
+        (ADMIN_B, "ServicePrincipal", role(KEY_VAULT_CRYPTO_USER), vault),
+        (ADMIN_B, "ServicePrincipal", role(STORAGE_BLOB_DATA_CONTRIBUTOR), container),
+    }
+    assert not [m for m in caplog.messages if "azureStateAdmins" in m]
+
+
+def test_azure_without_admins_deploys_and_warns_that_nobody_can_use_it(bootstrap, caplog) -> None:
+    caplog.set_level(logging.WARNING)
+    result, _ = bootstrap(clouds=["azure"], azureStateAdmins=None)
+    assert [r.name for r in result.of_type("azure-native:authorization:RoleAssignment")] == ["state-identity-crypto"]
+    [warning] = [m for m in caplog.messages if f"{NS}:azureStateAdmins is not set" in m]
+    assert "nobody can use this backend" in warning and "Key Vault Crypto User" in warning
+
+
+@pytest.mark.parametrize(("value", "where", "shown", "allowed"), [
+    ("alice", "", "'alice'", "a list of {principalId: <Microsoft Entra object ID, a GUID>, principalType: User | Group"),
+    ({"principalId": ADMIN_A, "principalType": "User"}, "", "{'principalId'", "a list of {principalId"),
+    ([{"principalId": "alice@example.com", "principalType": "User"}], "[0].principalId", "'alice@example.com'",
+     "the object ID (a GUID) of a user, group or service principal"),
+    ([{"principalId": ADMIN_A, "principalType": "user"}], "[0].principalType", "'user'", "User, Group, ServicePrincipal"),
+    ([{"principalId": ADMIN_A}], "[0]", "{'principalId'", "an object with exactly principalId and principalType"),
+    ([{"principalId": ADMIN_A, "principalType": "User"}, {"principalId": ADMIN_A.upper(), "principalType": "Group"}],
+     "[1].principalId", repr(ADMIN_A.upper()), "each principal once"),
+])
+def test_azure_refuses_malformed_admins_before_registering_anything(bootstrap, value: Any, where: str, shown: str,
+                                                                    allowed: str) -> None:
+    with pytest.raises(pulumi.RunError) as err:
+        bootstrap(azureStateAdmins=value)  # all three clouds: aws and gcp would register theirs first
+    message = str(err.value)
+    assert message.startswith(f"{NS}:azureStateAdmins{where}: got {shown}")
+    assert f"allowed: {allowed}" in message
+    assert bootstrap.answers.registered == []
+
+
+def test_azure_storage_account_waits_for_its_identity_to_hold_the_key_role(bootstrap) -> None:
+    result, _ = bootstrap(clouds=["azure"])
+    grant = result.one("azure-native:authorization:RoleAssignment", "state-identity-crypto")
+    assert grant.inputs["roleDefinitionId"] == role(KEY_VAULT_CRYPTO_SERVICE_ENCRYPTION_USER)
+    assert grant.urn in result.one("azure-native:storage:StorageAccount").dependencies
+
+
+def test_bootstrap_project_pins_its_own_state_to_the_local_backend() -> None:
+    """Its stack outputs are read with `cd bootstrap && pulumi stack output` after `pulumi login` to the new backend."""
+    project = yaml.safe_load((BOOTSTRAP / "Pulumi.yaml").read_text())
+    assert project["backend"] == {"url": "file://~"}
