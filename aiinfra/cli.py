@@ -108,18 +108,25 @@ def _project(args: argparse.Namespace):
     except ProjectError as err:
         raise UserError(str(err)) from None
     if getattr(args, "stack", None):
-        args.stack = _stack_name(args.stack, project.name)
+        args.organization, args.stack = _stack_name(args.stack, project.name)
     return project
 
 
-def _stack_name(stack: str, project: str) -> str:
-    """The stack's own name, which names its file: the Pulumi CLI also takes `org/stack` and `org/project/stack`."""
+DEFAULT_ORGANIZATION = "organization"
+"""What `pulumi.get_organization()` returns when --stack names no organization (the SDK's mock default): offline
+there is no backend to ask for the user's default organization."""
+
+
+def _stack_name(stack: str, project: str) -> tuple[str, str]:
+    """The organization and the stack's own name, which names its file (Pulumi.<stack>.yaml): the Pulumi CLI also
+    takes `org/stack` and `org/project/stack` (pkg/backend/httpstate/backend.go ParseStackReference), and the program
+    then runs in that organization."""
     parts = stack.split("/")
     if len(parts) > 3 or not all(parts):
         raise UserError(f"--stack {stack!r}: a stack name, org/stack or org/project/stack")
     if len(parts) == 3 and parts[1] != project:
         raise UserError(f"--stack {stack}: a stack of project '{parts[1]}', but this project is '{project}'")
-    return parts[-1]
+    return (parts[0] if len(parts) > 1 else DEFAULT_ORGANIZATION), parts[-1]
 
 
 def _read_base_plan(path: str) -> dict:
@@ -170,7 +177,7 @@ def _plan(args: argparse.Namespace) -> int:
         if environments:
             print(f"warning: stack '{args.stack}' imports Pulumi ESC environments ({', '.join(environments)}); an offline "
                   "plan cannot open them, so the config they provide is missing", file=sys.stderr)
-        result = plan_stack(project, args.stack)
+        result = plan_stack(project, args.stack, organization=args.organization)
     except ProjectError as err:
         raise UserError(str(err)) from None
     except pulumi.RunError as err:
@@ -178,7 +185,13 @@ def _plan(args: argparse.Namespace) -> int:
     except Exception as err:  # noqa: BLE001 a program bug: show where, like `pulumi preview` does
         print(program_traceback(err), end="", file=sys.stderr)
         hint = ""
-        if isinstance(err, ModuleNotFoundError):  # the program's own dependencies are not where aiinfra runs
+        missing = err.name if isinstance(err, ModuleNotFoundError) else None
+        sibling = project.main.parent / missing.partition(".")[0] if missing else None  # a neighbour of a main file?
+        if sibling is not None and project.main.is_file() and (sibling.with_suffix(".py").is_file() or sibling.is_dir()):
+            hint = (f"\n  main is the file {project.main}: the Python language host runs it as a script from its "
+                    "directory without putting that directory on sys.path, so its neighbours are not importable "
+                    "(pulumi/pulumi#7360); set main to the directory, with a __main__.py, to import them")
+        elif isinstance(err, ModuleNotFoundError):  # the program's own dependencies are not where aiinfra runs
             hint = (f"\n  aiinfra runs the program in its own Python environment ({sys.prefix}); install the program's "
                     "requirements into it")
         raise UserError(f"the program of stack '{args.stack}' failed: {type(err).__name__}: {err}{hint}") from None

@@ -22,12 +22,17 @@ from .stacktrace import ORIGIN
 
 @contextlib.contextmanager
 def _program_environment(project: Project) -> Iterator[None]:
-    """cwd = project root and the main directory first on sys.path, restored afterwards."""
+    """The working directory and import path the Python language host gives the program, restored afterwards.
+
+    The CLI runs the program from its `main` directory, or from the directory of a `main` file (pkg/engine/project.go
+    getPwdMain; pulumi-language-python-exec does `os.chdir(args.pwd)`), so relative paths in it resolve there. The exec
+    then calls `runpy.run_path(main)`, which puts a directory `main` first on sys.path while it runs, and adds nothing
+    for a `main` file (sdk/python/cmd/pulumi-language-python-exec): run_path runs the directory here too, so the
+    import path is Python's own. The program's modules are forgotten afterwards so the next plan runs them again."""
     old_cwd, old_path = os.getcwd(), list(sys.path)
     main_dir = project.main if project.main.is_dir() else project.main.parent
     before = set(sys.modules)
-    os.chdir(project.root)
-    sys.path.insert(0, str(main_dir))
+    os.chdir(main_dir)
     try:
         yield
     finally:
@@ -41,7 +46,8 @@ def _program_environment(project: Project) -> Iterator[None]:
 
 
 def plan_stack(project: Project, stack: str, organization: str = "organization") -> PlanResult:
-    """Plan `stack` of `project`. Program errors propagate (pulumi.RunError carries a user-facing message)."""
+    """Plan `stack` of `project` in `organization` (what `pulumi.get_organization()` returns). Program errors propagate
+    (pulumi.RunError carries a user-facing message)."""
     config, secret_keys = load_stack_config(project, stack)
     target = str(project.entry_point())
     with _program_environment(project):

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import functools
-import json
+import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from .goyaml import GoTime, go_json, parse, scalar_text
 
 SECRET_PLACEHOLDER = "[secret]"
 
@@ -24,9 +25,8 @@ class Project:
     name: str
     main: Path
     stack_config_dir: Path
-    config_defaults: dict[str, Any] = field(default_factory=dict)
-    """Project-level config from Pulumi.yaml (`config:`), by full key; a stack file's value overrides it."""
-    secret_defaults: frozenset[str] = frozenset()
+    config_declarations: tuple[ConfigDeclaration, ...] = ()
+    """Project-level config from Pulumi.yaml (`config:`); a stack file's value overrides a default."""
 
     def stack_file(self, stack: str) -> Path:
         return self.stack_config_dir / f"Pulumi.{stack}.yaml"
@@ -58,9 +58,9 @@ def load_project(root: Path) -> Project:
         raise ProjectError(f"{path}: runtime is {runtime_name!r}; aiinfra plan runs Python programs only")
     main = (root / _relative_path(path, data, "main")).resolve()
     config_dir = (root / _relative_path(path, data, "stackConfigDir")).resolve()
-    defaults, secret = _project_config(path, name, data.get("config"))
+    declarations = _project_config(path, name, data.get("config"))
     return Project(root=root.resolve(), name=name, main=main, stack_config_dir=config_dir,
-                   config_defaults=defaults, secret_defaults=frozenset(secret))
+                   config_declarations=declarations)
 
 
 def _relative_path(path: Path, data: dict[str, Any], key: str) -> str:
@@ -71,38 +71,156 @@ def _relative_path(path: Path, data: dict[str, Any], key: str) -> str:
     return value
 
 
-_DECLARATION_KEYS = {"type", "description", "default", "value", "secret", "items"}
+_DECLARATION_KEYS = ("default", "description", "items", "secret", "type", "value")
+_CONFIG_TYPES = ("string", "integer", "boolean", "array", "object")
+_MISSING = object()
 
 
-def _project_config(path: Path, project: str, raw: Any) -> tuple[dict[str, Any], set[str]]:
-    """Values from Pulumi.yaml's project-level `config:` block (Pulumi 3.44+), as the CLI applies them.
+@dataclass(frozen=True)
+class ConfigDeclaration:
+    """One key of Pulumi.yaml's `config:` block, as the CLI reads it (sdk/go/common/workspace/project.go,
+    ProjectConfigType; a short-form value is rewritten into `default`, or `value` for another namespace)."""
+    key: str
+    """As written in Pulumi.yaml; the CLI's messages name it so."""
+    full: str
+    namespace: str
+    type: str | None = None
+    items: Any = None
+    secret: bool = False
+    value: Any = _MISSING
+    """The `default` or `value`, if any (the CLI refuses both at once)."""
 
-    A key is either a declaration ({type, description, default | value, secret}) or a plain value (short form).
-    Keys without a namespace are the project's. `pulumi:tags` holds stack tags, not program config.
-    """
+
+def _project_config(path: Path, project: str, raw: Any) -> tuple[ConfigDeclaration, ...]:
+    """Pulumi.yaml's project-level `config:` block (Pulumi 3.44+), checked as the CLI checks it when it loads the
+    project (sdk/go/common/workspace/project.go: the project JSON schema, RewriteShorthandConfigValues and
+    Project.Validate). `pulumi:tags` holds stack tags, not program config."""
     if raw is None:
-        return {}, set()
+        return ()
     if not isinstance(raw, dict):
         raise ProjectError(f"{path}: 'config' must be a mapping of config keys, got {type(raw).__name__}")
-    defaults: dict[str, Any] = {}
-    secret: set[str] = set()
+    declarations = []
     for key, spec in raw.items():
-        full = key if ":" in str(key) else f"{project}:{key}"
+        key = str(key)
+        namespace, _, name = key.partition(":") if ":" in key else (project, ":", key)
+        full = f"{namespace}:{name}"
+        own = namespace == project
+        where = f"{path}: config key '{key}'"
         if full == "pulumi:tags":
             continue
-        if isinstance(spec, dict) and spec and set(spec) <= _DECLARATION_KEYS:
-            if "value" in spec:
-                value = spec["value"]
-            elif "default" in spec:
-                value = spec["default"]
-            else:
-                continue  # declared without a default: the stack file must set it (the program's require() says so)
-            if spec.get("secret") is True:
-                secret.add(full)
+        if isinstance(spec, dict):
+            unknown = sorted(str(k) for k in spec if k not in _DECLARATION_KEYS)
+            if unknown:
+                raise ProjectError(f"{where}: attribute '{unknown[0]}' is not allowed; the allowed attributes are "
+                                   f"{', '.join(repr(k) for k in _DECLARATION_KEYS)} (a value that is a mapping goes "
+                                   "under 'value' or 'default')")
+            type_ = spec.get("type")
+            if type_ is not None and type_ not in _CONFIG_TYPES:
+                raise ProjectError(f"{where}: type {type_!r} is not one of {', '.join(_CONFIG_TYPES)}")
+            if "secret" in spec and not isinstance(spec["secret"], bool):
+                raise ProjectError(f"{where}: 'secret' must be true or false, got {spec['secret']!r}")
+            default, value = spec.get("default"), spec.get("value")  # null is no default, as in Go
+            if default is not None and value is not None:
+                raise ProjectError(f"{where}: project config '{key}' cannot have both a 'default' and 'value' attribute")
+            chosen = default if default is not None else value
+        elif isinstance(spec, (str, int, list)):
+            # Short form (project.go RewriteShorthandConfigValues): a project key's default, another namespace's value.
+            type_, chosen = None, spec
+            spec = {"default": spec} if own else {"value": spec}
         else:
-            value = spec
-        defaults[full] = value
-    return defaults, secret
+            # The project schema (sdk/go/common/workspace/project.json) allows these forms only: no null, no float.
+            raise ProjectError(f"{where}: {'null' if spec is None else repr(spec)} is not a string, integer, boolean, "
+                               f"list or a declaration ({', '.join(_DECLARATION_KEYS)})")
+        # sdk/go/common/workspace/project.go, Project.Validate: the rules for each namespace.
+        if own:
+            if type_ == "array" and spec.get("items") is None:
+                raise ProjectError(f"{path}: The configuration key '{key}' declares an array but does not specify the "
+                                   "underlying type via the 'items' attribute")
+            if type_ is not None and spec.get("default") is not None and \
+                    not _matches_type(type_, spec.get("items"), spec["default"]):
+                raise ProjectError(f"{path}: The default value specified for configuration key '{key}' is not of the "
+                                   f"expected type '{_type_name(type_, spec.get('items'))}' (it is {spec['default']!r})")
+        else:
+            if type_ is not None:
+                raise ProjectError(f"{path}: Configuration key '{key}' is not namespaced by the project and should not "
+                                   f"define a type (only a 'value' is allowed for a key of '{namespace}')")
+            if spec.get("default") is not None:
+                raise ProjectError(f"{path}: Configuration key '{key}' is not namespaced by the project and should not "
+                                   "define a default value. Did you mean to use the 'value' attribute instead of "
+                                   "'default'?")
+            if spec.get("value") is None:
+                raise ProjectError(f"{path}: Configuration key '{key}' is namespaced and must provide an attribute "
+                                   "'value'")
+        declarations.append(ConfigDeclaration(key=key, full=full, namespace=namespace, type=type_,
+                                              items=spec.get("items"), secret=spec.get("secret") is True,
+                                              value=_MISSING if chosen is None else chosen))
+    return tuple(declarations)
+
+
+def _type_name(type_: str, items: Any) -> str:
+    """project.go InferFullTypeName: `array<string>`, `array<array<integer>>`."""
+    if isinstance(items, dict):
+        return f"array<{_type_name(str(items.get('type')), items.get('items'))}>"
+    return type_
+
+
+_UNKNOWN = object()
+"""A secure value's content: the plan never decrypts, so its type is unknown and passes any check."""
+
+
+def _matches_type(type_: str, items: Any, value: Any) -> bool:
+    """project.go ValidateConfigValue, on the value as Go holds it: a scalar stack value is its text, an object or
+    list is its JSON decoded (numbers are float64)."""
+    if value is _UNKNOWN:
+        return True
+    if type_ == "string":
+        return isinstance(value, str) and not isinstance(value, GoTime)  # Go holds a time.Time there
+    if type_ == "integer":
+        if isinstance(value, bool):
+            return False
+        if isinstance(value, int) or (isinstance(value, float) and math.isfinite(value) and value.is_integer()):
+            return True
+        return isinstance(value, str) and re.fullmatch(r"[+-]?[0-9]+", value) is not None  # strconv.Atoi
+    if type_ == "boolean":
+        return isinstance(value, bool) or value in ("true", "false")
+    if type_ == "object":
+        return isinstance(value, dict)
+    if not isinstance(value, list) or not isinstance(items, dict):
+        return False
+    return all(_matches_type(str(items.get("type")), items.get("items"), item) for item in value)
+
+
+def _default_content(value: Any) -> Any:
+    """What config.go validateStackConfigValue type-checks for a Pulumi.yaml default it merged (createConfigValue): the
+    text of a string, integer or boolean; anything else went through JSON (a timestamp as RFC 3339 text)."""
+    if isinstance(value, GoTime):
+        return value.rfc3339
+    if isinstance(value, (str, int)):
+        return scalar_text(value)
+    return _json_content(value)
+
+
+def _stack_content(value: Any) -> Any:
+    """What config.go validateStackConfigValue type-checks: the text of a scalar, the JSON-decoded object or list."""
+    if isinstance(value, dict) and set(value) == {"secure"}:
+        return _UNKNOWN
+    if isinstance(value, (dict, list)) or value is None:
+        return _json_content(value)
+    return scalar_text(value)
+
+
+def _json_content(value: Any) -> Any:
+    if isinstance(value, dict):
+        if set(value) == {"secure"}:
+            return _UNKNOWN
+        return {scalar_text(k): _json_content(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_content(v) for v in value]
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float)):
+        return float(value)
+    return scalar_text(value)
 
 
 def load_stack_config(project: Project, stack: str) -> tuple[dict[str, str], list[str]]:
@@ -110,6 +228,9 @@ def load_stack_config(project: Project, stack: str) -> tuple[dict[str, str], lis
 
     Keys without a namespace belong to the project, as in the CLI. `secure:` values (which need the
     stack's secrets provider to decrypt) become a placeholder marked secret: the plan never decrypts.
+    Pulumi.yaml's project config is merged and checked as `pulumi preview` does (pkg/workspace/config.go,
+    mergeConfig and validateStackConfigValue): a declared key the stack lacks, a secret one the stack holds in
+    plain text or a value of the wrong type fails before the program runs.
     """
     path = project.stack_file(stack)
     if not path.is_file():
@@ -119,16 +240,61 @@ def load_stack_config(project: Project, stack: str) -> tuple[dict[str, str], lis
     raw = data.get("config") or {}
     if not isinstance(raw, dict):
         raise ProjectError(f"{path}: 'config' must be a mapping")
+    values: dict[str, Any] = {(key if ":" in str(key) else f"{project.name}:{key}"): value for key, value in raw.items()}
+    from_project: set[str] = set()
+    missing = []
+    declarations = sorted(project.config_declarations, key=lambda d: d.key)
+    for declaration in declarations:
+        if declaration.full in values:
+            continue
+        if declaration.value is _MISSING:
+            if declaration.namespace == project.name:
+                missing.append(declaration.key)
+            continue
+        # A project default is set as the CLI sets it (config.go createConfigValue): plain text, never secure.
+        values[declaration.full] = declaration.value
+        from_project.add(declaration.full)
+    if missing:
+        keys = f"'{missing[0]}'" if len(missing) == 1 else \
+            ", ".join(f"'{k}'" for k in missing[:-2]) + (", " if len(missing) > 2 else "") + \
+            f"'{missing[-2]}' and '{missing[-1]}'"
+        raise ProjectError(f"{path}: Stack '{stack}' is missing configuration value{'s' if len(missing) > 1 else ''} "
+                           f"{keys} ({project.root / 'Pulumi.yaml'} declares {'it' if len(missing) == 1 else 'them'} "
+                           f"with no default: set {'it' if len(missing) == 1 else 'them'} in the stack file, e.g. with "
+                           "`pulumi config set`)")
+    for declaration in declarations:
+        if declaration.type is None:
+            continue  # only a typed declaration is checked (config.go validateStackConfigValues: IsExplicitlyTyped)
+        value = values[declaration.full]
+        default = declaration.full in from_project
+        where = f"its default in {project.root / 'Pulumi.yaml'} is" if default else f"{path} sets it to"
+        if declaration.secret and not (isinstance(value, dict) and set(value) == {"secure"}):
+            # Only a typed key is held to `secret: true` (config.go validateStackConfigValue), and a default is never
+            # encrypted (createConfigValue), so such a key cannot have one. The plain text is not repeated here.
+            holder = "its default in Pulumi.yaml is" if default else f"{path} has it"
+            raise ProjectError(f"Stack '{stack}' with configuration key '{declaration.key}' must be encrypted as it's "
+                               f"secret ({holder} in plain text; allowed: a `secure:` value in {path}, as "
+                               f"`pulumi config set --secret {declaration.key}` writes it)")
+        content = _default_content(value) if default else _stack_content(value)
+        if not _matches_type(declaration.type, declaration.items, content):
+            raise ProjectError(f"Stack '{stack}' with configuration key '{declaration.key}' must be of type "
+                               f"'{_type_name(declaration.type, declaration.items)}' ({where} {value!r})")
     config: dict[str, str] = {}
     secrets: list[str] = []
-    stack_values = {(key if ":" in key else f"{project.name}:{key}"): value for key, value in raw.items()}
-    for full, value in {**project.config_defaults, **stack_values}.items():
+    for full, value in values.items():
         value, secret = _strip_secure(value)
-        if secret or (full in project.secret_defaults and full not in stack_values):
+        if secret:
             secrets.append(full)
-        if isinstance(value, bool):
-            value = "true" if value else "false"  # the CLI stores top-level booleans as strings
-        config[full] = value if isinstance(value, str) else json.dumps(value)
+        try:
+            if full in from_project and isinstance(value, GoTime):
+                config[full] = value.rfc3339  # a default is marshalled as JSON (config.go createConfigValue)
+            elif isinstance(value, (dict, list)) or value is None:
+                config[full] = go_json(value)
+            else:
+                config[full] = scalar_text(value)
+        except ValueError as err:
+            where = project.root / "Pulumi.yaml" if full in from_project else path
+            raise ProjectError(f"{where}: config key '{full}': {err}") from None
     return config, secrets
 
 
@@ -157,34 +323,6 @@ def _strip_secure(value: Any) -> tuple[Any, bool]:
     return value, False
 
 
-class _CliYamlLoader(yaml.SafeLoader):
-    """YAML as the Pulumi CLI (Go yaml.v3) reads config: only true/false are booleans, so `off`, `no`, `on`
-    and `yes` stay strings (PyYAML's YAML 1.1 default would turn `reasoning: off` into false)."""
-
-
-_CliYamlLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_CliYamlLoader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
-
-
-def _mapping_without_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    """Go's yaml.v3, which the Pulumi CLI reads these files with, refuses a key given twice in one mapping (PyYAML
-    would keep the last): refuse it too, so a file aiinfra accepts is one `pulumi up` accepts."""
-    seen: dict[Any, yaml.Node] = {}
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(None, None, f"key {key!r} is given twice in one mapping (first at "
-                                                    f"line {seen[key].start_mark.line + 1})", key_node.start_mark)
-        seen[key] = key_node
-    return loader.construct_mapping(node)
-
-
-_CliYamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
-
-
 def _yaml_error(path: Path, err: yaml.YAMLError) -> str:
     """One line: the file, line and column, and what is wrong there (PyYAML's own text spans several lines and names
     the text it parsed, not the file)."""
@@ -204,7 +342,7 @@ def _read_mapping(path: Path) -> dict[str, Any]:
     except OSError as err:
         raise ProjectError(f"{path}: cannot read it ({err.strerror})") from None
     try:
-        data = _parse(text)
+        data = parse(text)
     except yaml.YAMLError as err:
         raise ProjectError(_yaml_error(path, err)) from None
     if data is None:
@@ -212,9 +350,3 @@ def _read_mapping(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ProjectError(f"{path}: expected a mapping of settings (name: ..., config: ...), got {type(data).__name__}")
     return data
-
-
-@functools.lru_cache(maxsize=8)
-def _parse(text: str) -> Any:
-    """Keyed by the text itself, so an edited file is parsed again however soon after (mtimes are coarse)."""
-    return yaml.load(text, Loader=_CliYamlLoader)  # noqa: S506 (a SafeLoader subclass)

@@ -18,7 +18,7 @@ from typing import Any
 import pulumi
 from google.protobuf import json_format, struct_pb2
 from pulumi.runtime import mocks, rpc, settings
-from pulumi.runtime.proto import resource_pb2
+from pulumi.runtime.proto import provider_pb2, resource_pb2
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
@@ -221,6 +221,16 @@ class RecordingMonitor(mocks.MockMonitor):
         if request.id != UNKNOWN:
             response.id = request.id
         return response
+
+    def Call(self, request: resource_pb2.ResourceCallRequest) -> provider_pb2.CallResponse:  # noqa: N802 (gRPC method name)
+        """A method call on a component (pulumi-eks `Cluster.get_kubeconfig()`, any `pulumi.runtime.call`). The engine
+        passes it to the provider plugin that implements the method (pkg/resource/deploy/source_eval.go, resmon.Call),
+        which a plan cannot run; the SDK's MockMonitor has no Call at all. The result is unknown, as in a preview of a
+        component that does not exist yet: the return holds an unknown value, so the SDK's `call()`
+        (pulumi/runtime/invoke.py) resolves an unknown Output. An empty return would resolve a known None instead."""
+        ret = struct_pb2.Struct()
+        ret.update({"result": UNKNOWN})
+        return provider_pb2.CallResponse(**{"return": ret})
 
     def _default_provider(self, package: str, version: str) -> str:
         """The reference (`<urn>::<id>`) of the package's default provider, recorded on first use."""

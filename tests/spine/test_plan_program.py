@@ -11,7 +11,7 @@ import pytest
 from aiinfra.cli import main
 from aiinfra.plan.project import ProjectError, load_project
 from aiinfra.plan.program import plan_stack
-from aiinfra.plan.runtime import SECRET_SIG
+from aiinfra.plan.runtime import SECRET_SIG, UNKNOWN
 
 PROGRAM = Path(__file__).resolve().parents[1] / "data" / "programs" / "invokes"
 RECORD_FIELDS = {"urn", "type", "name", "parent", "provider", "custom", "protect", "retainOnDelete",
@@ -205,7 +205,7 @@ def test_a_missing_sdk_says_where_to_install_the_programs_requirements(
 
 def test_ctrl_c_during_a_plan_exits_130_without_a_traceback(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    def interrupted(*_: object) -> None:
+    def interrupted(*_: object, **__: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr("aiinfra.plan.program.plan_stack", interrupted)
@@ -257,3 +257,76 @@ def test_a_program_error_shows_the_programs_own_traceback(
     assert frames[0].endswith(first_frame) and frames[-1] == str(tmp_path / "__main__.py"), frames
     assert not [f for f in frames if any(part in f for part in ("/aiinfra/", "/asyncio/", "runpy", "pulumi/runtime/"))]
     assert err.rstrip().endswith(f"the program of stack 'dev' failed: {error}")
+
+
+def test_a_main_directory_runs_from_that_directory_and_imports_from_it(tmp_path: Path) -> None:
+    """The CLI runs the program from its `main` directory (pkg/engine/project.go getPwdMain), so a relative path in it
+    is relative to `main`, and runpy puts the directory on sys.path; both are undone afterwards."""
+    (tmp_path / "Pulumi.yaml").write_text("name: x\nruntime: python\nmain: src/\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "sizes.json").write_text('{"replicas": 3}\n')
+    (tmp_path / "src" / "helper.py").write_text("NAME = 'from-helper'\n")
+    (tmp_path / "src" / "__main__.py").write_text(
+        "import json, os, pulumi\nimport helper\n"
+        "pulumi.export('sizes', json.load(open('sizes.json')))\npulumi.export('cwd', os.getcwd())\n"
+        "pulumi.export('helper', helper.NAME)\n")
+    before_cwd, before_path = Path.cwd(), list(sys.path)
+    outputs = plan_stack(load_project(tmp_path), "dev").outputs
+    assert outputs == {"sizes": {"replicas": 3}, "cwd": str(tmp_path / "src"), "helper": "from-helper"}
+    assert (Path.cwd(), sys.path) == (before_cwd, before_path)
+
+
+def test_a_main_file_runs_from_its_directory_as_a_script(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A `main` file runs from its parent directory, and pulumi-language-python-exec runs it with runpy.run_path, which
+    adds nothing to sys.path for a file: its neighbours are not importable (pulumi/pulumi#7360)."""
+    (tmp_path / "Pulumi.yaml").write_text("name: x\nruntime: python\nmain: infra/app.py\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (tmp_path / "infra").mkdir()
+    (tmp_path / "infra" / "name.txt").write_text("web\n")
+    (tmp_path / "infra" / "app.py").write_text(
+        "import os, sys, pulumi\npulumi.export('name', open('name.txt').read().strip())\n"
+        "pulumi.export('on_path', os.path.dirname(os.path.abspath(__file__)) in sys.path)\n")
+    assert plan_stack(load_project(tmp_path), "dev").outputs == {"name": "web", "on_path": False}
+    (tmp_path / "infra" / "helper.py").write_text("NAME = 'x'\n")
+    (tmp_path / "infra" / "app.py").write_text("import helper\n")
+    assert main(["plan", "--program", str(tmp_path), "--stack", "dev", "--no-policy", "-q"]) == 1
+    err = capsys.readouterr().err
+    assert err.rstrip().endswith(
+        "error: the program of stack 'dev' failed: ModuleNotFoundError: No module named 'helper'\n"
+        f"  main is the file {tmp_path / 'infra' / 'app.py'}: the Python language host runs it as a script from its "
+        "directory without putting that directory on sys.path, so its neighbours are not importable "
+        "(pulumi/pulumi#7360); set main to the directory, with a __main__.py, to import them")
+
+
+def test_a_component_method_call_resolves_unknown(tmp_path: Path) -> None:
+    """A method call (pulumi-eks Cluster.get_kubeconfig(), pulumi.runtime.call) runs in the provider plugin, which a
+    plan cannot run: the result is unknown, as in a preview, and callbacks on it do not run."""
+    write_program(tmp_path, """import pulumi
+
+class Cluster(pulumi.ComponentResource):
+    def __init__(self, name):
+        super().__init__("eks:index:Cluster", name, {}, None, remote=True)
+
+    def get_kubeconfig(self):
+        return pulumi.runtime.call("eks:index:Cluster/getKubeconfig", {"profileName": "dev"}, res=self)
+
+kubeconfig = Cluster("cluster").get_kubeconfig()
+kubeconfig.apply(lambda value: pulumi.CustomResource("demo:index:Thing", "from-kubeconfig", {"v": value}))
+pulumi.export("kubeconfig", kubeconfig)
+pulumi.export("known", pulumi.runtime.call("demo:index:Fn/method", {}).is_known())
+""")
+    result = plan_stack(load_project(tmp_path), "dev")
+    assert result.outputs == {"kubeconfig": UNKNOWN, "known": False}
+    assert [r.name for r in result.resources] == ["x-dev", "cluster"]  # the apply never ran
+
+
+@pytest.mark.parametrize(("stack", "organization"), [
+    ("dev", "organization"), ("acme/dev", "acme"), ("acme/x/dev", "acme"),
+])
+def test_the_stack_names_the_organization_the_program_sees(tmp_path: Path, stack: str, organization: str) -> None:
+    write_program(tmp_path, "import pulumi\npulumi.export('org', pulumi.get_organization())\n"
+                            "pulumi.export('stack', pulumi.get_stack())\n")
+    out = tmp_path / "plan.json"
+    assert main(["plan", "--program", str(tmp_path), "--stack", stack, "--no-policy", "-q", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["outputs"] == {"org": organization, "stack": "dev"}

@@ -1,0 +1,174 @@
+"""Stack and project YAML read as the Pulumi CLI reads it (Go's gopkg.in/yaml.v3), and config values written as the
+CLI hands them to the program (Go's text of numbers, times and JSON)."""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import json
+import math
+import re
+from decimal import Decimal
+from typing import Any
+
+import yaml
+
+
+def scalar_text(value: Any) -> str:
+    """A scalar config value as the CLI passes it to the program (resource/config/object.go MarshalString): the
+    string itself, JSON for booleans and numbers (`1.0` is `1`), Go's time.String for a timestamp."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _go_float(value)
+    if isinstance(value, GoTime):
+        return value.go_string
+    return str(value)
+
+
+def _go_float(value: float) -> str:
+    """Go's encoding/json text of a float64 (floatEncoder): shortest digits, exponent form below 1e-6 and from 1e21."""
+    if not math.isfinite(value):
+        raise ValueError(f"{value} is not a number JSON can hold (the Pulumi CLI fails on it: json: unsupported value)")
+    magnitude = abs(value)
+    if magnitude != 0 and (magnitude < 1e-6 or magnitude >= 1e21):
+        text = repr(value)
+        return re.sub(r"e-0(\d)$", r"e-\1", text)
+    text = format(Decimal(repr(value)), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+_GO_JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def go_json(value: Any) -> str:
+    """Go's json.Marshal of a config object or list, which the CLI gives the program: compact, keys sorted, numbers
+    as Go prints them, <, > and & escaped."""
+    if isinstance(value, dict):
+        items = sorted((scalar_text(k), v) for k, v in value.items())
+        return "{" + ",".join(f"{go_json(k)}:{go_json(v)}" for k, v in items) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(go_json(v) for v in value) + "]"
+    if value is None:
+        return "null"
+    if isinstance(value, str) and not isinstance(value, GoTime):
+        return re.sub("[<>&\u2028\u2029]", lambda m: _GO_JSON_ESCAPES[m.group()], json.dumps(value, ensure_ascii=False))
+    if isinstance(value, (bool, int, float)):
+        return scalar_text(value)
+    return go_json(scalar_text(value))
+
+
+class GoTime(str):
+    """A plain scalar Go's yaml.v3 reads as a timestamp (`2025-12-31`): the CLI never sees a date, but a time.Time,
+    which a stack value turns into its Go String() text (resource/config/object.go unmarshalObject) and a Pulumi.yaml
+    default into JSON's RFC 3339 text (pkg/workspace/config.go createConfigValue)."""
+
+    go_string: str
+    rfc3339: str
+
+
+# yaml.v3 resolve.go allowedTimestampFormats: 2006-1-2T15:4:5.999999999Z07:00 (T or t), "2006-1-2 15:4:5.999999999"
+# (no zone: UTC) and 2006-1-2.
+_TIMESTAMP = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:([Tt])|( ))(\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.(\d+))?"
+                        r"(Z|[+-]\d{2}:\d{2})?)?")
+
+
+def _go_time(text: str) -> GoTime | None:
+    match = _TIMESTAMP.fullmatch(text)
+    if match is None:
+        return None
+    year, month, day, t, space, hour, minute, second, fraction, zone = match.groups()
+    if (t and not zone) or (space and zone):
+        return None  # time.Parse refuses these: a `T` form needs a zone, the space form takes none
+    try:
+        datetime.datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0))
+    except ValueError:
+        return None  # out of range (2025-02-30): yaml.v3 keeps it a string
+    digits = (fraction or "")[:9].rstrip("0")
+    clock = f"{int(hour or 0):02d}:{int(minute or 0):02d}:{int(second or 0):02d}{'.' + digits if digits else ''}"
+    date = f"{year}-{int(month):02d}-{int(day):02d}"
+    if zone in (None, "Z", "+00:00", "-00:00"):
+        # No zone or a zero offset: UTC (a zero offset is the local zone of a CLI that runs in UTC, as CI does).
+        offset, name, rfc_zone = "+0000", "UTC", "Z"
+    else:
+        offset, rfc_zone = zone.replace(":", ""), zone
+        name = offset  # time.Parse fabricates a zone without a name for another offset: String() shows the offset
+    value = GoTime(text)
+    value.go_string = f"{date} {clock} {offset} {name}"
+    value.rfc3339 = f"{date}T{clock}{rfc_zone}"
+    return value
+
+
+_GO_INT = re.compile(r"[-+]?(?:0[xX][0-9a-fA-F]+|0[bB][01]+|0[oO][0-7]+|0[0-7]*|[1-9][0-9]*)")
+_YAML_STYLE_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+_GO_NUMBER_TAG = "tag:aiinfra,2025:go-number"
+
+
+def _go_number(text: str) -> Any:
+    """A plain scalar starting with a digit, sign or dot, as Go's yaml.v3 resolves it (resolve.go `resolve`):
+    a timestamp, else an integer (underscores dropped; 0x, 0o, 0b and a leading 0 for octal, as Go's
+    strconv.ParseInt with base 0 reads them), else a float of YAML's form, else the text itself. There are no
+    base-60 numbers (YAML 1.1's `22:00` is 1320) and no dates."""
+    if text.startswith("."):
+        return float(text) if re.fullmatch(r"\.[0-9]+(?:[eE][-+]?[0-9]+)?", text) else text
+    timestamp = _go_time(text)
+    if timestamp is not None:
+        return timestamp
+    plain = text.replace("_", "")
+    if _GO_INT.fullmatch(plain):
+        digits = plain.lstrip("+-")
+        number = int(digits, 8) if len(digits) > 1 and digits[0] == "0" and digits[1].isdigit() else int(digits, 0)
+        number = -number if plain.startswith("-") else number
+        if -(2**63) <= number < 2**63 or (plain[0] != "+" and 0 <= number < 2**64):
+            return number
+    if _YAML_STYLE_FLOAT.fullmatch(plain):
+        number = float(plain)
+        if math.isfinite(number):  # Go's ParseFloat fails out of range: the text stays a string
+            return number
+    return text
+
+
+class _CliYamlLoader(yaml.SafeLoader):
+    """YAML as the Pulumi CLI reads it (Go's gopkg.in/yaml.v3, resolve.go): YAML 1.2's core schema, not PyYAML's
+    YAML 1.1. Only true/false (3 spellings each) are booleans, so `off`, `no`, `on` and `yes` stay strings; `22:00`
+    stays "22:00" (no base-60 numbers); numbers resolve as in Go (`_go_number`); a timestamp is not a date object
+    (`GoTime`). The implicit resolvers are rebuilt from scratch: none of PyYAML's YAML 1.1 ones is kept except `<<`."""
+
+
+_CliYamlLoader.yaml_implicit_resolvers = {}
+for _tag, _pattern, _first in [
+    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+    ("tag:yaml.org,2002:merge", r"^(?:<<)$", "<"),
+    ("tag:yaml.org,2002:float", r"^(?:[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$", "-+."),
+    (_GO_NUMBER_TAG, r"^[-+0-9.]", "-+0123456789."),
+]:
+    _CliYamlLoader.add_implicit_resolver(_tag, re.compile(_pattern), list(_first))
+_CliYamlLoader.add_constructor(_GO_NUMBER_TAG, lambda loader, node: _go_number(loader.construct_scalar(node)))
+# An explicit `!!timestamp`: Go's time.Time too, never a Python date (which JSON cannot hold).
+_CliYamlLoader.add_constructor("tag:yaml.org,2002:timestamp",
+                               lambda loader, node: _go_time(loader.construct_scalar(node)) or loader.construct_scalar(node))
+
+
+def _mapping_without_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    """Go's yaml.v3, which the Pulumi CLI reads these files with, refuses a key given twice in one mapping (PyYAML
+    would keep the last): refuse it too, so a file aiinfra accepts is one `pulumi up` accepts."""
+    seen: dict[Any, yaml.Node] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(None, None, f"key {key!r} is given twice in one mapping (first at "
+                                                    f"line {seen[key].start_mark.line + 1})", key_node.start_mark)
+        seen[key] = key_node
+    return loader.construct_mapping(node)
+
+
+_CliYamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
+
+
+@functools.lru_cache(maxsize=8)
+def parse(text: str) -> Any:
+    """Keyed by the text itself, so an edited file is parsed again however soon after (mtimes are coarse)."""
+    return yaml.load(text, Loader=_CliYamlLoader)  # noqa: S506 (a SafeLoader subclass)
