@@ -41,10 +41,9 @@ def computed_properties(type_: str) -> tuple[str, ...]:
         return ()
     names = []
     for _, wire, prop in _py_properties(cls):
-        try:
-            returned = typing.get_type_hints(prop.fget).get("return")
-        except Exception:  # noqa: BLE001 an unresolvable forward reference: not known to be computed
-            continue
+        # The annotation as written, unresolved (Output[ForwardRef('outputs.X')]): only Optional[...] matters, and
+        # resolving every forward reference (typing.get_type_hints) costs about a second over a platform's types.
+        returned = getattr(prop.fget, "__annotations__", {}).get("return")
         inner = typing.get_args(returned)  # Output[T] -> (T,)
         if inner and not _optional(inner[0]):
             names.append(wire)
