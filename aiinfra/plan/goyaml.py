@@ -112,7 +112,9 @@ def _go_number(text: str) -> Any:
     strconv.ParseInt with base 0 reads them), else a float of YAML's form, else the text itself. There are no
     base-60 numbers (YAML 1.1's `22:00` is 1320) and no dates."""
     if text.startswith("."):
-        return float(text) if re.fullmatch(r"\.[0-9]+(?:[eE][-+]?[0-9]+)?", text) else text
+        if re.fullmatch(r"\.[0-9]+(?:[eE][-+]?[0-9]+)?", text) and math.isfinite(float(text)):
+            return float(text)
+        return text  # Go's ParseFloat fails out of range: the text stays a string
     timestamp = _go_time(text)
     if timestamp is not None:
         return timestamp
@@ -157,6 +159,8 @@ def _mapping_without_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode)
     would keep the last): refuse it too, so a file aiinfra accepts is one `pulumi up` accepts."""
     seen: dict[Any, yaml.Node] = {}
     for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            continue  # `<<: *anchor`: construct_mapping flattens it (its keys may be overridden, as in Go)
         key = loader.construct_object(key_node)
         if key in seen:
             raise yaml.constructor.ConstructorError(None, None, f"key {key!r} is given twice in one mapping (first at "
@@ -172,3 +176,26 @@ _CliYamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _
 def parse(text: str) -> Any:
     """Keyed by the text itself, so an edited file is parsed again however soon after (mtimes are coarse)."""
     return yaml.load(text, Loader=_CliYamlLoader)  # noqa: S506 (a SafeLoader subclass)
+
+
+class _ManifestLoader(yaml.SafeLoader):
+    """Kubernetes manifests as pulumi-kubernetes decodes them (sigs.k8s.io/yaml, which reads with Go's yaml.v2): YAML
+    1.1 booleans (yes/no/on/off), but no timestamps (a date stays a string) and no base-60 numbers (`12:30` stays a
+    string); PyYAML's YAML 1.1 would give a date, which JSON cannot hold, and 750."""
+
+
+_ManifestLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers
+            if tag not in ("tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float")]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_ManifestLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$"),
+    list("-+0123456789"))
+_ManifestLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float", re.compile(r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?|\.[0-9_]+(?:[eE][-+]?[0-9]+)?"
+                                         r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"), list("-+0123456789."))
+
+
+def manifest_documents(text: str) -> list[Any]:
+    """The objects of a multi-document manifest, empty documents dropped."""
+    return [doc for doc in yaml.load_all(text, Loader=_ManifestLoader) if doc is not None]  # noqa: S506 (SafeLoader)

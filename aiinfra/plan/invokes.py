@@ -16,8 +16,9 @@ import typing
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import yaml
 from pulumi._types import _py_properties, is_output_type
+
+from .goyaml import manifest_documents
 
 ACCOUNT_ID = "123456789012"
 PLACEHOLDER_UUID = "00000000-0000-4000-8000-000000000000"
@@ -133,7 +134,7 @@ def _session_context(args: dict[str, Any], region: str) -> dict[str, Any]:
 def _yaml_decode(args: dict[str, Any], region: str) -> dict[str, Any]:
     """k8s.yaml.ConfigFile/ConfigGroup: the provider parses the manifest text into its objects (empty documents
     dropped), from which the SDK registers one child per object; parsed here the same way."""
-    return {"result": [doc for doc in yaml.safe_load_all(str(args.get("text") or "")) if doc is not None]}
+    return {"result": manifest_documents(str(args.get("text") or ""))}
 
 
 def _helm_template(args: dict[str, Any], region: str) -> dict[str, Any]:

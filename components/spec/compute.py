@@ -225,7 +225,8 @@ class GpuPoolSpec(SpecModel):
     """GPU sharing. Default: none."""
     driver: GpuDriver = GpuDriver.CLOUD
     """Who installs the NVIDIA driver. Default: the cloud. `operator` on GKE runs the pool on Ubuntu with Secure Boot off
-    (the operator's driver modules are unsigned); the policy pack reports it."""
+    (the operator's driver modules are unsigned): the policy pack's gcp-gke-shielded-nodes reports it, as a mandatory
+    violation where the environment's policy config makes that rule mandatory (policies/config/prod.json does)."""
     placement: Placement = Placement.NONE
     """Default `none`. `compact` is ignored (never forced) on reservations and capacity blocks."""
     efa: bool = False

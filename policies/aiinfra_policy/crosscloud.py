@@ -128,12 +128,14 @@ def pool_of(type_: str, props: Any, cluster: Any = None) -> Pool:
     return Pool(model, count, int(low or 0), int(high or 0), need(props, "scaleSetPriority", "Regular") == "Spot", taints)
 
 
-def pools_in(type_: str, props: Any, separate: frozenset[str] = frozenset()) -> Iterator[tuple[str, Pool]]:
+def pools_in(type_: str, props: Any, separate: frozenset[str] = frozenset(),
+             cluster: Any = None) -> Iterator[tuple[str, Pool]]:
     """(label for messages, pool) of every node pool a resource declares: a pool resource is one pool; a cluster's
     inline pools are named in the label. A cluster's outputs list every pool of the cluster, also those that are
-    resources of their own: the pools named in `separate` are such and are left to their own resource."""
+    resources of their own: the pools named in `separate` are such and are left to their own resource. `cluster`: the
+    props of a pool resource's cluster, when known (a GKE pool without nodeLocations takes the cluster's)."""
     if type_ in POOLS:
-        yield "", pool_of(type_, props)
+        yield "", pool_of(type_, props, cluster)
     elif type_ == AKS_CLUSTER:
         for label, entry in named_entries(props, "agentPoolProfiles", "agent pool"):
             if get(entry, "name") not in separate:
@@ -198,12 +200,16 @@ def dev_pools(props: Any, ctx: Context) -> Iterator[str]:
 def gpu_cap_env(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
     total, cap = 0, int(ctx.config.get("maxGpusPerEnvironment", 512))
     separate = _separate_pools(resources)
+    clusters = {r.urn: r.props for r in resources if r.resource_type == GKE_CLUSTER}
     unknowns = Unknowns()  # pools that can't be counted in preview only add to the total: the known ones may do
     for r in resources:
         if r.resource_type in POOL_HOLDERS:
             with unknowns.skip():
                 managed = frozenset().union(*(separate.get(key, ()) for key in _cluster_keys(r)))
-                total += sum(p.per_node * p.max_nodes for _, p in pools_in(r.resource_type, r.props, managed) if p.accelerator)
+                # A GKE pool depends on the cluster it names: that cluster's nodeLocations are the pool's default.
+                cluster = next((clusters[u] for u in _dependency_urns(r) if u in clusters), None)
+                total += sum(p.per_node * p.max_nodes for _, p in pools_in(r.resource_type, r.props, managed, cluster)
+                             if p.accelerator)
     if total > cap:
         yield "", f"accelerator pools can scale to {total} accelerators in total; the environment cap is {cap}"
     unknowns.raise_first()
@@ -219,6 +225,10 @@ def _cluster_keys(cluster: Any) -> set[str]:
     return {cluster.urn} | {value for prop in ("name", "id") if (value := _known_str(get(cluster.props, prop)))}
 
 
+def _dependency_urns(resource: Any) -> set[str]:
+    return {getattr(d, "urn", str(d)) for d in getattr(resource, "dependencies", []) or []}
+
+
 def _separate_pools(resources: list[Any]) -> dict[str, set[str]]:
     """Names of the GKE NodePool and AKS AgentPool resources, keyed by each way they refer to their cluster: the
     URNs they depend on, and their `cluster` (GKE, a name or an id) or `resourceName` (AKS, the cluster's name)."""
@@ -227,7 +237,7 @@ def _separate_pools(resources: list[Any]) -> dict[str, set[str]]:
         if pool.resource_type not in (GKE_POOL, AKS_POOL):
             continue
         name = _known_str(get(pool.props, "name")) or _known_str(get(pool.props, "agentPoolName"))
-        refs = {getattr(d, "urn", str(d)) for d in getattr(pool, "dependencies", []) or []}
+        refs = _dependency_urns(pool)
         if ref := _known_str(get(pool.props, "cluster") or get(pool.props, "resourceName")):
             refs.add(ref)
         for ref in refs if name else ():

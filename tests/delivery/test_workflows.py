@@ -90,8 +90,9 @@ def test_azure_oidc_names_client_tenant_and_subscription_and_previews_never_depl
         assert login["with"]["client-id"] == env["ARM_CLIENT_ID"]
     preview = flows["preview"]["jobs"]["pulumi-preview"]
     assert all("DEPLOY" not in str(s.get("with", {})) for s in preview["steps"])
-    # Refresh reads the clusters: the preview runs where the deploy does, with the kubeconfigs' plugins.
-    assert "vars.DEPLOY_RUNS_ON" in preview["runs-on"]
+    # Refresh reads the clusters: the preview runs on runners of its own (PR code must not reach the deploy runners),
+    # with the kubeconfigs' plugins.
+    assert "vars.PREVIEW_RUNS_ON" in preview["runs-on"] and "DEPLOY" not in preview["runs-on"]
     assert {"google-github-actions/setup-gcloud@v2", "azure/use-kubelogin@v1"} <= set(_uses(preview))
 
 

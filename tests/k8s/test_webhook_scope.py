@@ -39,12 +39,13 @@ def kueue_config(plan: PlanResult, cluster: str) -> dict[str, Any]:
 def test_the_config_is_the_charts_default_plus_the_namespace_selector(three_cloud_plan: PlanResult) -> None:
     """The value replaces the chart's whole default Configuration: everything else in it must stay as shipped."""
     default = yaml.safe_load(CHART_DEFAULT.read_text())
-    for release in three_cloud_plan.of_type(RELEASE):
-        if release.inputs["chart"].endswith("/kueue"):
-            config = kueue_config(three_cloud_plan, release.name.removesuffix("-kueue"))
-            selector = config.pop("managedJobsNamespaceSelector")
-            assert config == default
-            assert selector == {"matchExpressions": [{"key": TEAM_LABEL, "operator": "Exists"}]}
+    kueue = [r for r in three_cloud_plan.of_type(RELEASE) if r.inputs["chart"].endswith("/kueue")]
+    assert len(kueue) == 3  # one per cluster
+    for release in kueue:
+        config = kueue_config(three_cloud_plan, release.name.removesuffix("-kueue"))
+        selector = config.pop("managedJobsNamespaceSelector")
+        assert config == default
+        assert selector == {"matchExpressions": [{"key": TEAM_LABEL, "operator": "Exists"}]}
     assert json.loads(json.dumps(kueue_manager_config())) == kueue_manager_config()  # plain data, as the chart reads it
 
 

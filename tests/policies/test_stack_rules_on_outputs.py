@@ -126,6 +126,16 @@ def test_a_new_gke_cluster_whose_pool_list_is_unknown_in_preview_counts_only_its
         ("", "accelerator pools can scale to 8 accelerators in total; the environment cap is 4")]
 
 
+def test_a_gke_pool_resource_without_zones_takes_its_clusters_node_locations() -> None:
+    """A NodePool that names no nodeLocations runs in its cluster's: two here, not the three of a region's default."""
+    cluster = resource(GKE_CLUSTER, {"name": "train", "location": "europe-west4", "removeDefaultNodePool": True,
+                                     "nodeLocations": ["europe-west4-a", "europe-west4-b"], "nodePools": UNKNOWN}, "train")
+    pool = resource(GKE_POOL, {"name": "h100", "nodeConfig": H100, "location": "europe-west4",
+                               "autoscaling": {"minNodeCount": 0, "maxNodeCount": 1}}, "h100", deps=[cluster])
+    assert messages("gpu-cap-per-environment", [cluster, pool], {"maxGpusPerEnvironment": 8}) == [
+        ("", "accelerator pools can scale to 16 accelerators in total; the environment cap is 8")]  # 2 zones x 1 x 8
+
+
 def test_residency_leaves_a_key_vault_key_to_its_vault() -> None:
     """A Key Vault key takes no location (it is in its vault's), so it reports one only after creation."""
     key = resource("azure-native:keyvault:Key", {"keyName": "k", "location": UNKNOWN}, "key")

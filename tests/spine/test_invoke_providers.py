@@ -75,3 +75,19 @@ def test_a_helm_v3_chart_is_named_as_missing_not_silently_empty(caplog: pytest.L
     assert not [r for r in resources if r.custom and r.type.startswith("kubernetes:")]
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert any("helm.v3.Chart 'ingress-nginx'" in m and "cannot render charts" in m for m in warnings), warnings
+
+
+def test_manifest_scalars_are_read_as_the_provider_reads_them() -> None:
+    """sigs.k8s.io/yaml (Go's yaml.v2): a date and `12:30` stay strings (PyYAML would give a date, which crashed the
+    plan, and the base-60 number 750); YAML 1.1 booleans stay booleans."""
+    manifest = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  labels: {released: 2025-01-01}\n"
+                "data:\n  window: 12:30\n  ratio: '0.5'\n")
+
+    def program() -> None:
+        k8s.yaml.ConfigGroup("cfg", yaml=[manifest])
+
+    config_map = plan(program).one("kubernetes:core/v1:ConfigMap")
+    assert config_map.inputs["metadata"]["labels"] == {"released": "2025-01-01"}
+    assert config_map.inputs["data"]["window"] == "12:30"
+    from aiinfra.plan.goyaml import manifest_documents
+    assert manifest_documents("a: yes\nb: 0x1f\nc: 1_000\nd: 1.5\n---\n") == [{"a": True, "b": 31, "c": 1000, "d": 1.5}]

@@ -207,6 +207,16 @@ def test_stack_values_read_as_the_cli_reads_them(tmp_path: Path) -> None:
     }
 
 
+def test_merge_keys_and_out_of_range_floats_read_as_the_cli_reads_them(tmp_path: Path) -> None:
+    # `<<: *anchor` merges (a key given after it overrides the merged one, as in Go); `.1e999` overflows Go's
+    # ParseFloat, so yaml.v3 keeps the text.
+    root = _project_with(tmp_path, "  base:\n    default: x\n",
+                         "shared: &shared {size: 1, zone: a}\nconfig:\n  p:pool:\n    <<: *shared\n    size: 2\n"
+                         "  p:huge: .1e999\n")
+    assert load_stack_config(load_project(root), "dev")[0] == {
+        "p:base": "x", "p:pool": '{"size":2,"zone":"a"}', "p:huge": ".1e999"}
+
+
 def test_a_date_default_in_pulumi_yaml_is_json_text(tmp_path: Path) -> None:
     # config.go createConfigValue marshals a non-primitive default (a Go time.Time) as JSON: RFC 3339 text.
     root = _project_with(tmp_path, "  cutoff:\n    default: 2025-12-31\n  ratio: [1.0, 2]\n")
