@@ -201,7 +201,7 @@ def _plan(args: argparse.Namespace) -> int:
         print(summary)
     report = None
     if policy is not None:
-        report = _evaluate_policy(policy, result)
+        report = _evaluate_policy(policy, result, project, args.organization)
         document["policy"] = report.to_json()
         _print_policy(report, after_summary=not args.quiet)
     if base is not None:
@@ -254,13 +254,17 @@ def _policy_setup(args: argparse.Namespace) -> tuple[Path, dict] | None:
         raise UserError(str(err)) from None
 
 
-def _evaluate_policy(policy: tuple[Path, dict], result):  # noqa: ANN001, ANN202
+def _evaluate_policy(policy: tuple[Path, dict], result, project, organization: str):  # noqa: ANN001, ANN202
+    from aiinfra.plan.project import load_stack_config
     from aiinfra.policy_eval import PolicyError, evaluate_pack
 
     pack, config = policy
     records = [r.to_json() for r in result.resources]
+    # The stack's config, as the engine gives it to a pack (secure values stay placeholders: they are never decrypted).
+    stack_config, secret_keys = load_stack_config(project, result.stack)
     try:
-        return evaluate_pack(pack, records, config=config, project=result.project, stack=result.stack)
+        return evaluate_pack(pack, records, config=config, project=result.project, stack=result.stack,
+                             organization=organization, stack_config=stack_config, secret_keys=secret_keys)
     except PolicyError as err:
         raise UserError(str(err)) from None
 

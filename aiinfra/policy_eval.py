@@ -16,7 +16,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -74,15 +74,24 @@ def read_policy_config(path: str | Path) -> dict[str, Any]:
 def evaluate_pack(pack_dir: str | Path, resources: list[dict], *, config: dict | None = None,
                   config_path: str | Path | None = None, project: str, stack: str,
                   organization: str = "organization", dry_run: bool = True,
-                  python: str | None = None) -> PolicyReport:
-    """Run the pack at `pack_dir` over plan `resources` (records with wire-form inputs)."""
+                  python: str | None = None, stack_config: Mapping[str, str] | None = None,
+                  secret_keys: Sequence[str] = ()) -> PolicyReport:
+    """Run the pack at `pack_dir` over plan `resources` (records with wire-form inputs). `stack_config`: the stack's
+    config in the engine's flat form ({"<namespace>:<key>": "<text>"}), with `secret_keys` among its keys."""
     pack_dir = Path(pack_dir).resolve()  # the pack runs from its own directory: a relative path would not hold there
     if config is None and config_path is not None:
         config = read_policy_config(config_path)
+    stack_config = dict(stack_config or {})
+    # As the engine starts a pack (pkg/resource/plugin/analyzer_plugin.go, constructEnv): the stack's config as
+    # PULUMI_CONFIG (JSON), so `pulumi.Config()` works in a policy, and project, stack, organization and dry run.
     env = {**os.environ, "PULUMI_PROJECT": project, "PULUMI_STACK": stack,
-           "PULUMI_DRY_RUN": "true" if dry_run else "false", "PULUMI_ORGANIZATION": organization}
-    configure = analyzer_pb2.AnalyzerStackConfigureRequest(stack=stack, project=project, organization=organization,
-                                                           dry_run=dry_run)
+           "PULUMI_DRY_RUN": "true" if dry_run else "false", "PULUMI_ORGANIZATION": organization,
+           **({"PULUMI_CONFIG": json.dumps(stack_config)} if stack_config else {})}
+    # ConfigureStack carries the config and its secret keys too, and the stack's tags; offline there is no backend to
+    # keep tags, so those the CLI derives from the project are sent.
+    configure = analyzer_pb2.AnalyzerStackConfigureRequest(
+        stack=stack, project=project, organization=organization, dry_run=dry_run, config=stack_config,
+        config_secret_keys=list(secret_keys), tags={"pulumi:project": project, "pulumi:runtime": "python"})
 
     async def session(address: str) -> tuple[analyzer_pb2.AnalyzerInfo, list[analyzer_pb2.AnalyzeDiagnostic]]:
         async with _stub(address) as stub:

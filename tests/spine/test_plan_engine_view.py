@@ -3,6 +3,8 @@ components (built by a provider plugin) with unknown outputs instead of a crash.
 
 from __future__ import annotations
 
+import json
+
 import pulumi
 import pulumi_aws as aws
 
@@ -149,3 +151,31 @@ def test_stack_policies_see_a_previews_outputs_and_every_resource(tmp_path) -> N
                                              [r.to_json() for r in result.resources], project="demo", stack="dev",
                                              config={"aws-s3-bucket-default-encryption": "mandatory"}).violations]
     assert "aws-s3-bucket-default-encryption" in found
+
+
+def test_the_pack_gets_the_stack_config_and_organization_as_from_the_engine(tmp_path, capsys) -> None:  # noqa: ANN001
+    """constructEnv (analyzer_plugin.go) gives the pack PULUMI_CONFIG, so `pulumi.Config()` works in a policy, and
+    ConfigureStack the config's secret keys and the organization; a secure value stays a placeholder offline."""
+    from aiinfra.cli import main
+
+    program = tmp_path / "prog"
+    program.mkdir()
+    (program / "Pulumi.yaml").write_text("name: demo\nruntime: python\n")
+    (program / "Pulumi.dev.yaml").write_text("config:\n  demo:tier: gold\n  demo:token:\n    secure: AAABAxyz\n")
+    (program / "__main__.py").write_text("import pulumi\npulumi.ComponentResource('demo:index:Thing', 'thing')\n")
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "PulumiPolicy.yaml").write_text("runtime: python\nversion: 0.0.1\n")
+    (pack / "config").mkdir()
+    (pack / "config" / "baseline.json").write_text("{}")
+    (pack / "__main__.py").write_text(
+        "import os, pulumi\n"
+        "from pulumi_policy import EnforcementLevel, PolicyPack, StackValidationPolicy\n"
+        "def check(args, report):\n"
+        "    tier = pulumi.Config('demo').get('tier')\n"
+        "    report(f\"tier={tier} org={os.environ['PULUMI_ORGANIZATION']} token={pulumi.Config('demo').get('token')}\")\n"
+        "PolicyPack('probe', [StackValidationPolicy(name='probe', description='d', validate=check)], EnforcementLevel.ADVISORY)\n")
+    out = tmp_path / "plan.json"
+    assert main(["plan", "--program", str(program), "--stack", "acme/dev", "--policy-pack", str(pack), "--json", str(out), "-q"]) == 0
+    [violation] = json.loads(out.read_text())["policy"]["violations"]
+    assert violation["message"].splitlines()[-1].strip() == "tier=gold org=acme token=[secret]"
