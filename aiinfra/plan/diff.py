@@ -36,14 +36,21 @@ def diff_plans(base: dict[str, Any], head: dict[str, Any]) -> dict[str, Any]:
     """JSON-serialisable diff: per component, the URNs added/removed and changed inputs/options."""
     old = {r["urn"]: r for r in base.get("resources", [])}
     new = {r["urn"]: r for r in head.get("resources", [])}
+    # A new URN whose aliases name a URN of the base is that resource, moved (renamed or re-parented): the engine
+    # updates it in place, so it is no removal and addition.
+    moved = {alias: urn for urn in sorted(set(new) - set(old)) for alias in new[urn].get("aliases", [])
+             if alias in old and alias not in new}
     groups: dict[str, dict[str, list]] = defaultdict(lambda: {"added": [], "removed": [], "changed": []})
-    for urn in sorted(set(new) - set(old)):
+    for urn in sorted(set(new) - set(old) - set(moved.values())):
         groups[_component_of(urn, new)]["added"].append({"urn": urn, "type": new[urn]["type"]})
-    for urn in sorted(set(old) - set(new)):
+    for urn in sorted(set(old) - set(new) - set(moved)):
         groups[_component_of(urn, old)]["removed"].append({"urn": urn, "type": old[urn]["type"]})
-    for urn in sorted(set(old) & set(new)):
-        inputs = _changed_paths(old[urn].get("inputs", {}), new[urn].get("inputs", {}))
-        options = [o for o in _OPTIONS if old[urn].get(o) != new[urn].get(o)]
+    pairs = [(urn, urn) for urn in sorted(set(old) & set(new))] + sorted(moved.items())
+    for before, urn in pairs:
+        inputs = _changed_paths(old[before].get("inputs", {}), new[urn].get("inputs", {}))
+        options = [o for o in _OPTIONS if old[before].get(o) != new[urn].get(o) and (o != "parent" or before == urn)]
+        if before != urn:
+            options.append(f"moved from {before.split('::', 2)[-1]} (aliased)")
         if inputs or options:
             groups[_component_of(urn, new)]["changed"].append({"urn": urn, "type": new[urn]["type"], "inputs": inputs, "options": options})
     counts = {kind: sum(len(g[kind]) for g in groups.values()) for kind in ("added", "changed", "removed")}

@@ -49,6 +49,9 @@ class ResourceRecord:
     ignoreChanges: list[str]
     dependencies: list[str]
     inputs: dict[str, Any]
+    aliases: list[str] = field(default_factory=list)
+    """URNs this resource may have had (its `aliases`, resolved as the engine resolves them): the engine takes a
+    resource at one of them for this one, so it is moved, not replaced."""
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -193,9 +196,26 @@ class RecordingMonitor(mocks.MockMonitor):
             urn=response.urn, type=request.type, name=request.name, parent=request.parent, provider=provider,
             custom=bool(request.custom), protect=bool(request.protect), retainOnDelete=bool(request.retainOnDelete),
             ignoreChanges=list(request.ignoreChanges), dependencies=sorted(request.dependencies),
-            inputs=inputs))
+            inputs=inputs, aliases=self._alias_urns(request)))
         self._transforms.registered(response.urn, request)
         return response
+
+    def _alias_urns(self, request: resource_pb2.RegisterResourceRequest) -> list[str]:
+        """The URNs of the request's aliases: a spec's name, type and parent default to the resource's own (pulumi/pulumi
+        pkg/resource/deploy/source_eval.go, resolving alias specs), its stack and project to the current ones."""
+        urns = list(request.aliasURNs)
+        for alias in request.aliases:
+            if alias.HasField("urn") or not alias.HasField("spec"):
+                urns.append(alias.urn)
+                continue
+            spec = alias.spec
+            parent = "" if spec.noParent else (spec.parentUrn or request.parent)
+            urn = self.make_urn(parent, spec.type or request.type, spec.name or request.name)
+            if spec.stack or spec.project:
+                _, _, rest = urn.split("::", 2)
+                urn = f"urn:pulumi:{spec.stack or settings.get_stack()}::{spec.project or settings.get_project()}::{rest}"
+            urns.append(urn)
+        return sorted(set(urns) - {self.make_urn(request.parent, request.type, request.name)})
 
     def _register(self, request: resource_pb2.RegisterResourceRequest, inputs: dict[str, Any]) -> resource_pb2.RegisterResourceResponse:
         """The SDK's MockMonitor answer, computed from the wire form when the mocks are PlanMocks that answer with

@@ -40,6 +40,35 @@ def test_diff_finds_added_removed_and_changed_inputs(tmp_path: Path) -> None:
     assert "+2 added, ~1 changed, -2 removed" in text and "web: instanceType, protect" in text
 
 
+def test_a_resource_moved_with_an_alias_is_shown_moved_not_replaced() -> None:
+    """The engine takes a resource at one of its aliases for the same resource and updates it in place: the PR diff
+    must not show it removed and added (it reads as a replacement, and for a namespace, as data loss)."""
+    import pulumi
+
+    from aiinfra.plan.runtime import run_program
+
+    def program(moved: bool) -> None:
+        old = pulumi.ComponentResource("acme:index:Old", "old")
+        new = pulumi.ComponentResource("acme:index:New", "new")
+        parent, name = (new, "bucket") if moved else (old, "data")
+        aliases = [pulumi.Alias(name="data", parent=old)] if moved else []
+        pulumi.CustomResource("aws:s3/bucket:Bucket", name, {"bucket": "acme-data", "acl": "private" if moved else None},
+                              pulumi.ResourceOptions(parent=parent, aliases=aliases))
+
+    base = run_program(lambda: program(False), project="p", stack="s").to_json()
+    head = run_program(lambda: program(True), project="p", stack="s").to_json()
+    moved = next(r for r in head["resources"] if r["name"] == "bucket")
+    old_urn = "urn:pulumi:s::p::acme:index:Old$aws:s3/bucket:Bucket::data"
+    assert old_urn in moved["aliases"]  # the alias spec resolved to the URN the base has
+    diff = diff_plans(base, head)
+    assert diff["counts"] == {"added": 0, "changed": 1, "removed": 0}
+    [entry] = diff["components"]["New new"]["changed"]
+    assert entry["inputs"] == ["acl"] and entry["options"] == ["moved from acme:index:Old$aws:s3/bucket:Bucket::data (aliased)"]
+    # Without the alias it is what the engine would do too: a replacement.
+    moved["aliases"] = []
+    assert diff_plans(base, head)["counts"] == {"added": 1, "changed": 0, "removed": 1}
+
+
 def test_diff_groups_by_top_level_component() -> None:
     stack = {"urn": "s", "type": "pulumi:pulumi:Stack", "name": "s", "parent": "", "custom": False, "inputs": {}}
     comp = {"urn": "c", "type": "ai-infra:aws:Network", "name": "prod-us-east-1", "parent": "s", "custom": False, "inputs": {}}
