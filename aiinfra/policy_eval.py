@@ -289,7 +289,7 @@ def _provider_urn(record: dict) -> str:
 def _options(record: dict) -> analyzer_pb2.AnalyzerResourceOptions:
     return analyzer_pb2.AnalyzerResourceOptions(
         protect=bool(record.get("protect")), ignoreChanges=list(record.get("ignoreChanges", [])),
-        parent=record.get("parent", ""))
+        parent=record.get("parent", ""), aliases=list(record.get("aliases", [])))
 
 
 def _provider(record: dict) -> analyzer_pb2.AnalyzerProviderResource:

@@ -121,7 +121,7 @@ def test_stack_policies_see_a_previews_outputs_and_every_resource(tmp_path) -> N
 
     def program() -> None:
         group = pulumi.ComponentResource("acme:index:Data", "data")
-        aws.s3.Bucket("plain", opts=pulumi.ResourceOptions(parent=group))
+        aws.s3.Bucket("plain", opts=pulumi.ResourceOptions(parent=group, aliases=[pulumi.Alias(name="old-plain")]))
 
     result = run_program(program, project="demo", stack="dev", config=CONFIG)
     bucket = result.one("aws:s3/bucket:Bucket")
@@ -141,12 +141,13 @@ def test_stack_policies_see_a_previews_outputs_and_every_resource(tmp_path) -> N
         "            sse = repr(r.props.get('serverSideEncryptionConfiguration', 'absent'))\n"
         "        except Exception:  # the SDK raises on reading a value unknown in a preview\n"
         "            sse = 'unknown'\n"
-        "        report(f'{r.resource_type} parent={parent} sse={sse}', r.urn)\n"
+        "        renamed = any(a.endswith('::old-plain') for a in r.opts.aliases)\n"
+        "        report(f'{r.resource_type} parent={parent} sse={sse} renamed={renamed}', r.urn)\n"
         "PolicyPack('probe', [StackValidationPolicy(name='probe', description='d', validate=check)], EnforcementLevel.ADVISORY)\n")
     report = evaluate_pack(pack, [r.to_json() for r in result.resources], project="demo", stack="dev")
     messages = [v.message.splitlines()[-1].strip() for v in report.violations]
-    assert "acme:index:Data parent=demo-dev sse='absent'" in messages, messages
-    assert "aws:s3/bucket:Bucket parent=data sse=unknown" in messages, messages
+    assert "acme:index:Data parent=demo-dev sse='absent' renamed=False" in messages, messages
+    assert "aws:s3/bucket:Bucket parent=data sse=unknown renamed=True" in messages, messages
     found = [v.policy for v in evaluate_pack(Path(__file__).resolve().parents[2] / "policies",
                                              [r.to_json() for r in result.resources], project="demo", stack="dev",
                                              config={"aws-s3-bucket-default-encryption": "mandatory"}).violations]
