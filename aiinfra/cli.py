@@ -201,7 +201,7 @@ def _plan(args: argparse.Namespace) -> int:
         print(summary)
     report = None
     if policy is not None:
-        report = _evaluate_policy(policy, result, project, args.organization)
+        report = _evaluate_policy(policy, result, args.organization)
         document["policy"] = report.to_json()
         _print_policy(report, after_summary=not args.quiet)
     if base is not None:
@@ -254,17 +254,15 @@ def _policy_setup(args: argparse.Namespace) -> tuple[Path, dict] | None:
         raise UserError(str(err)) from None
 
 
-def _evaluate_policy(policy: tuple[Path, dict], result, project, organization: str):  # noqa: ANN001, ANN202
-    from aiinfra.plan.project import load_stack_config
+def _evaluate_policy(policy: tuple[Path, dict], result, organization: str):  # noqa: ANN001, ANN202
     from aiinfra.policy_eval import PolicyError, evaluate_pack
 
     pack, config = policy
     records = [r.to_json() for r in result.resources]
-    # The stack's config, as the engine gives it to a pack (secure values stay placeholders: they are never decrypted).
-    stack_config, secret_keys = load_stack_config(project, result.stack)
     try:
+        # The stack's config the program ran with, as the engine gives it to a pack (secure values stay placeholders).
         return evaluate_pack(pack, records, config=config, project=result.project, stack=result.stack,
-                             organization=organization, stack_config=stack_config, secret_keys=secret_keys)
+                             organization=organization, stack_config=result.config, secret_keys=result.secret_keys)
     except PolicyError as err:
         raise UserError(str(err)) from None
 

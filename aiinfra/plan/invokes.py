@@ -9,7 +9,6 @@ with realistic values for the common lookups.
 from __future__ import annotations
 
 import functools
-import importlib
 import json
 import re
 import typing
@@ -19,6 +18,7 @@ from typing import Any
 from pulumi._types import _py_properties, is_output_type
 
 from .goyaml import manifest_documents
+from .sdk import sdk_class
 
 ACCOUNT_ID = "123456789012"
 PLACEHOLDER_UUID = "00000000-0000-4000-8000-000000000000"
@@ -192,27 +192,7 @@ _UNREAD: dict[str, dict[str, Any]] = {
 @functools.cache
 def _result_type(token: str) -> type | None:
     """The SDK's `Get...Result` class for an invoke token such as `aws:ec2/getVpc:getVpc`."""
-    parts = token.split(":")
-    if len(parts) != 3:
-        return None
-    package, module, function = parts
-    module = module.split("/")[0]
-    base = "pulumi_" + package.replace("-", "_")
-    module_path = base if module in ("index", "") else f"{base}.{module.replace('-', '_')}"
-    snake = re.sub(r"(?<!^)(?=[A-Z])", "_", function).lower()
-    class_name = function[:1].upper() + function[1:] + "Result"
-    # The package first: the provider SDKs load their modules lazily, and importing a submodule of a module not yet
-    # loaded leaves that module without some of its functions once it loads (pulumi_aws.ec2 then lacks
-    # get_capacity_block_reservation_output). Asking the package for the class loads it whole.
-    for candidate in (module_path, f"{module_path}.{snake}"):
-        try:
-            mod = importlib.import_module(candidate)
-        except ImportError:
-            continue
-        cls = getattr(mod, class_name, None)
-        if isinstance(cls, type):
-            return cls
-    return None
+    return sdk_class(token, "Result")
 
 
 def _placeholder(tp: Any, name: str, region: str, depth: int) -> Any:

@@ -10,12 +10,13 @@ value the provider computes it (pulumi_aws.s3.Bucket.versioning, pulumi_gcp.cont
 from __future__ import annotations
 
 import functools
-import importlib
 import typing
 from typing import Any
 
 from pulumi._types import _py_properties
 from pulumi.runtime.rpc import UNKNOWN
+
+from .sdk import sdk_class
 
 
 # Computed properties the bridged providers fill in while planning, from the provider's configuration: the AWS
@@ -36,7 +37,7 @@ def preview_outputs(type_: str, inputs: dict[str, Any]) -> dict[str, Any]:
 def computed_properties(type_: str) -> tuple[str, ...]:
     """Wire names of the output properties the typed class of resource `type_` always has; none for a type without
     a typed class (components, CustomResource kinds)."""
-    cls = resource_class(type_)
+    cls = sdk_class(type_)
     if cls is None:
         return ()
     names = []
@@ -52,26 +53,3 @@ def computed_properties(type_: str) -> tuple[str, ...]:
 
 def _optional(tp: Any) -> bool:
     return typing.get_origin(tp) is typing.Union and type(None) in typing.get_args(tp)
-
-
-def resource_class(type_: str) -> type | None:
-    """The provider SDK's class for a resource type token (`aws:s3/bucket:Bucket`, `kubernetes:apps/v1:Deployment`,
-    `azure-native:storage:StorageAccount`), or None."""
-    parts = type_.split(":")
-    if len(parts) != 3 or parts[0] == "pulumi":
-        return None
-    package, module, name = parts
-    base = "pulumi_" + package.replace("-", "_")
-    if package == "kubernetes":  # <group>/<version>: networking.k8s.io/v1 -> pulumi_kubernetes.networking.v1
-        group, _, version = module.partition("/")
-        path = f"{base}.{group.split('.')[0]}.{version}" if version else None
-    else:  # <module>/<file> or <module>
-        module = module.split("/")[0]
-        path = base if module in ("index", "") else f"{base}.{module.replace('-', '_')}"
-    if path is None:
-        return None
-    try:
-        cls = getattr(importlib.import_module(path), name, None)
-    except ImportError:
-        return None
-    return cls if isinstance(cls, type) else None

@@ -201,9 +201,8 @@ def _default_content(value: Any) -> Any:
 
 
 def _stack_content(value: Any) -> Any:
-    """What config.go validateStackConfigValue type-checks: the text of a scalar, the JSON-decoded object or list."""
-    if isinstance(value, dict) and set(value) == {"secure"}:
-        return _UNKNOWN
+    """What config.go validateStackConfigValue type-checks: the text of a scalar, the JSON-decoded object or list (a
+    `secure:` value is unknown)."""
     if isinstance(value, (dict, list)) or value is None:
         return _json_content(value)
     return scalar_text(value)

@@ -63,6 +63,9 @@ class PlanResult:
     stack: str
     resources: list[ResourceRecord]
     outputs: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, str] = field(default_factory=dict)
+    """The stack config the program ran with (the engine's flat form), which the policy pack gets too."""
+    secret_keys: list[str] = field(default_factory=list)
 
     def of_type(self, type_: str) -> list[ResourceRecord]:
         return [r for r in self.resources if r.type == type_]
@@ -137,11 +140,8 @@ class PlanMocks(pulumi.runtime.Mocks):
 
 def _provider_inputs(reference: str) -> dict[str, Any]:
     """The recorded inputs of the explicit provider an invoke names (`<urn>::<id>`); none for a default provider."""
-    urn = reference.rsplit("::", 1)[0] if reference else ""
-    for record in getattr(settings.get_monitor(), "records", ()) if urn else ():
-        if record.urn == urn:
-            return record.inputs
-    return {}
+    providers = getattr(settings.get_monitor(), "provider_inputs", {})
+    return providers.get(reference.rsplit("::", 1)[0], {}) if reference else {}
 
 
 class RecordingMonitor(mocks.MockMonitor):
@@ -161,6 +161,8 @@ class RecordingMonitor(mocks.MockMonitor):
         self._config = dict(config or {})
         self._secret_keys = set(secret_keys)
         self._default_providers: dict[tuple[str, str], str] = {}
+        self.provider_inputs: dict[str, dict[str, Any]] = {}
+        """The inputs of each explicit provider, by URN (what region an invoke through it answers for)."""
         self._lock = threading.Lock()  # the SDK calls RegisterResource from several executor threads
         self._transforms = EngineTransforms()
         # PlanMocks answer from the echoed wire form unless a subclass overrides new_resource itself.
@@ -196,13 +198,16 @@ class RecordingMonitor(mocks.MockMonitor):
             urn=response.urn, type=request.type, name=request.name, parent=request.parent, provider=provider,
             custom=bool(request.custom), protect=bool(request.protect), retainOnDelete=bool(request.retainOnDelete),
             ignoreChanges=list(request.ignoreChanges), dependencies=sorted(request.dependencies),
-            inputs=inputs, aliases=self._alias_urns(request)))
+            inputs=inputs, aliases=self._alias_urns(request, response.urn)))
+        if request.type.startswith("pulumi:providers:"):
+            self.provider_inputs[response.urn] = inputs
         self._transforms.registered(response.urn, request)
         return response
 
-    def _alias_urns(self, request: resource_pb2.RegisterResourceRequest) -> list[str]:
-        """The URNs of the request's aliases: a spec's name, type and parent default to the resource's own (pulumi/pulumi
-        pkg/resource/deploy/source_eval.go, resolving alias specs), its stack and project to the current ones."""
+    def _alias_urns(self, request: resource_pb2.RegisterResourceRequest, own: str) -> list[str]:
+        """The URNs of the request's aliases other than its own URN `own`: a spec's name, type and parent default to
+        the resource's own (pulumi/pulumi pkg/resource/deploy/source_eval.go, resolving alias specs), its stack and
+        project to the current ones."""
         urns = list(request.aliasURNs)
         for alias in request.aliases:
             if alias.HasField("urn") or not alias.HasField("spec"):
@@ -215,7 +220,7 @@ class RecordingMonitor(mocks.MockMonitor):
                 _, _, rest = urn.split("::", 2)
                 urn = f"urn:pulumi:{spec.stack or settings.get_stack()}::{spec.project or settings.get_project()}::{rest}"
             urns.append(urn)
-        return sorted(set(urns) - {self.make_urn(request.parent, request.type, request.name)})
+        return sorted(set(urns) - {own})
 
     def _register(self, request: resource_pb2.RegisterResourceRequest, inputs: dict[str, Any]) -> resource_pb2.RegisterResourceResponse:
         """The SDK's MockMonitor answer, computed from the wire form when the mocks are PlanMocks that answer with
@@ -324,7 +329,8 @@ def run_program(
 
         with sdk_stack_traces(), secure_config_as_unknowns(), apply_error_origins():
             _sync_await(run_pulumi_func(lambda: body()))
-        return PlanResult(project=project, stack=stack, resources=monitor.records, outputs=outputs)
+        return PlanResult(project=project, stack=stack, resources=monitor.records, outputs=outputs,
+                          config=dict(config or {}), secret_keys=secret_keys)
     finally:
         gc.set_threshold(*gc_threshold)
         pulumi.runtime.set_all_config({}, [])
