@@ -6,6 +6,7 @@ through `pulumi up`. Azure has no such lookup in azure-native, so AKS pools are 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import pulumi
 import pulumi_gcp as gcp
@@ -60,18 +61,27 @@ class ZoneOfferings:
         if by_zone is None or name not in self._types[kind]:
             raise ValueError(f"{name} was not declared to ZoneOfferings as a {kind} type")
 
-        answers = pulumi.Output.all(zones, by_zone)
-
-        async def checked() -> str:
-            # The lookups wait for the project's APIs: on the preview that enables them they are unknown, and the pool
-            # keeps its type (policies still see it); the update runs the lookups and the check before the pool.
-            if not await answers.is_known():
-                return name
-            wanted, offers = await answers.future()
+        def problem(answers: list) -> str | None:  # noqa: ANN001
+            wanted, offers = answers
             offered = [zone for zone, names in offers.items() if name in names]
-            problem = zone_offering_problem(path, name, wanted, offered, list(offers), fix)
-            if problem:
-                raise pulumi.RunError(problem)
-            return name
+            return zone_offering_problem(path, name, wanted, offered, list(offers), fix)
 
-        return pulumi.Output.from_input(checked())
+        return checked_unless_unknown(name, pulumi.Output.all(zones, by_zone), problem)
+
+
+def checked_unless_unknown(value: pulumi.Input[str], answers: pulumi.Output[Any],
+                           problem: Callable[[Any], str | None]) -> pulumi.Output[str]:
+    """`value` once `problem` finds nothing wrong with the lookups' `answers`; a problem stops the run with its
+    message. The lookups wait for the project's APIs: on the preview that enables them the engine answers them unknown,
+    and `value` stays known (the policy pack still reads the machine type); the update runs them and the check before
+    the resource that takes `value`."""
+    async def checked() -> str:
+        known = await pulumi.Output.from_input(value).future()
+        if not await answers.is_known():
+            return known
+        message = problem(await answers.future())
+        if message:
+            raise pulumi.RunError(message)
+        return known
+
+    return pulumi.Output.from_input(checked())

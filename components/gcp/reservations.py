@@ -14,6 +14,8 @@ import pulumi_gcp as gcp
 
 from components.spec.offerings import zonal_reservation_problem
 
+from .offerings import checked_unless_unknown
+
 _SHARED = re.compile(r"^projects/(?P<project>[^/]+)/reservations/(?P<name>[^/]+)$")
 """A reservation shared from another project, as GKE takes it (projects/<owner>/reservations/<name>)."""
 
@@ -32,18 +34,16 @@ def reserved_machine_type(project: str, reservation: str, zones: pulumi.Input[Se
         # A reservation the API does not find comes back without a self link (the data source clears it on a 404).
         return found.apply(lambda r: (zone, _machine_type(r) if r.self_link else None))
 
-    def check(zone_list: Sequence[str]) -> pulumi.Output[str]:
-        def verdict(values: list) -> str:  # noqa: ANN001
-            wanted, answers = values[0], values[1:]
-            found = {zone: held for zone, held in answers if held is not None}
-            problem = zonal_reservation_problem(path, reservation, zone_list, found, wanted, fix)
-            if problem:
-                raise pulumi.RunError(problem)
-            return wanted
+    def answers(zone_list: Sequence[str]) -> pulumi.Output[list]:
+        return pulumi.Output.all(zone_list, machine_type, *[lookup(zone) for zone in zone_list])
 
-        return pulumi.Output.all(machine_type, *[lookup(zone) for zone in zone_list]).apply(verdict)
+    def problem(values: list) -> str | None:  # noqa: ANN001
+        zone_list, wanted, *held = values
+        found = {zone: machine for zone, machine in held if machine is not None}
+        return zonal_reservation_problem(path, reservation, zone_list, found, wanted, fix)
 
-    return pulumi.Output.from_input(zones).apply(check)
+    # The region's zones (getZones) wait for the project's APIs too: on that first preview they are unknown as well.
+    return checked_unless_unknown(machine_type, pulumi.Output.from_input(zones).apply(answers), problem)
 
 
 def _machine_type(found: gcp.compute.GetReservationResult) -> str:

@@ -90,3 +90,26 @@ def test_offline_a_reservation_exists_and_names_no_machine_type() -> None:
     """The plan cannot read the project: every zone has the reservation, and there is no machine type to compare."""
     plan = _plan({"gpu_pools": {"h100": H100}}, PlanMocks())
     assert by_name(plan, "test-us-central1-h100-pool")["nodeConfig"]["machineType"] == "a3-highgpu-8g"
+
+
+@pytest.mark.parametrize("zones", [None, ["us-central1-b"]])
+def test_while_the_apis_are_being_enabled_a_reserved_pool_keeps_its_machine_type(monkeypatch: pytest.MonkeyPatch,
+                                                                                  zones: list[str] | None) -> None:
+    # The first preview of a new project: the lookups wait for the project's API services, which are pending
+    # creation, so the engine answers them wholly unknown. The pool still shows its machine type, so the policy
+    # pack's accelerator rules can read it; the update looks up and checks before it creates the pool.
+    from pulumi.runtime.proto import resource_pb2
+
+    from aiinfra.plan.runtime import RecordingMonitor
+
+    answer = RecordingMonitor.Invoke
+
+    def engine_invoke(self, request):  # noqa: ANN001, ANN202
+        waits = request.tok in {"gcp:compute/getZones:getZones", "gcp:compute/getMachineTypes:getMachineTypes", RESERVATION}
+        return resource_pb2.ResourceInvokeResponse(unknown=True) if waits else answer(self, request)
+
+    monkeypatch.setattr(RecordingMonitor, "Invoke", engine_invoke)
+    mocks = _Reservations({"a3-res": ("", "a3-megagpu-8g")})  # found nowhere: a check that ran would stop the run
+    plan = _plan({"gpu_pools": {"h100": {**H100, **({"zones": zones} if zones else {})}}}, mocks)
+    assert mocks.asked == []
+    assert by_name(plan, "test-us-central1-h100-pool")["nodeConfig"]["machineType"] == "a3-highgpu-8g"
