@@ -260,13 +260,16 @@ async def _analyze_resources(stub: analyzer_pb2_grpc.AnalyzerStub,
 async def _analyze_stack(stub: analyzer_pb2_grpc.AnalyzerStub, requests: list[analyzer_pb2.AnalyzeRequest],
                          resources: list[dict]) -> list[analyzer_pb2.AnalyzeDiagnostic]:
     """One AnalyzeStack with every resource, on what a preview reports as its outputs (see outputs.py; components,
-    whose registered outputs the plan does not keep, and providers, on their inputs), plus parents and dependencies."""
+    whose registered outputs the plan does not keep, and providers, on their inputs), plus parents and dependencies,
+    those of each property too."""
     stack = analyzer_pb2.AnalyzeStackRequest(resources=[
         analyzer_pb2.AnalyzerResource(
             type=q.type, properties=_struct(preview_outputs(r["type"], r["inputs"])) if r["custom"] else q.properties,
             urn=q.urn, name=q.name, options=q.options,
             provider=q.provider if q.HasField("provider") else None, parent=r.get("parent", ""),
-            dependencies=r.get("dependencies", []))
+            dependencies=r.get("dependencies", []),
+            propertyDependencies={key: analyzer_pb2.AnalyzerPropertyDependencies(urns=urns)
+                                  for key, urns in r.get("propertyDependencies", {}).items()})
         for q, r in zip(requests, resources)])
     return list((await stub.AnalyzeStack(stack)).diagnostics)
 
@@ -287,8 +290,15 @@ def _provider_urn(record: dict) -> str:
 
 
 def _options(record: dict) -> analyzer_pb2.AnalyzerResourceOptions:
+    """The options the engine sends (pulumi/pulumi sdk/go/common/resource/plugin/analyzer_plugin.go,
+    marshalResourceOptions): deleteBeforeReplace with whether the program set it, and custom timeouts in seconds,
+    zero where unset."""
+    delete_before_replace = record.get("deleteBeforeReplace")
     return analyzer_pb2.AnalyzerResourceOptions(
         protect=bool(record.get("protect")), ignoreChanges=list(record.get("ignoreChanges", [])),
+        deleteBeforeReplace=bool(delete_before_replace), deleteBeforeReplaceDefined=delete_before_replace is not None,
+        additionalSecretOutputs=list(record.get("additionalSecretOutputs", [])),
+        customTimeouts=analyzer_pb2.AnalyzerResourceOptions.CustomTimeouts(**record.get("customTimeouts", {})),
         parent=record.get("parent", ""), aliases=list(record.get("aliases", [])))
 
 

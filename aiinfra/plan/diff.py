@@ -6,7 +6,9 @@ from collections import defaultdict
 from typing import Any
 
 SECRET_SIG = "4dabf18193072939515e22adb298388d"
-_OPTIONS = ("protect", "retainOnDelete", "ignoreChanges", "provider", "parent")
+# Options a diff reports, with the value a record without the field means (a base planned before the field existed).
+_OPTIONS = {"protect": False, "retainOnDelete": False, "ignoreChanges": [], "provider": "", "parent": "",
+            "deleteBeforeReplace": None, "additionalSecretOutputs": [], "customTimeouts": {}}
 
 
 def _component_of(urn: str, by_urn: dict[str, dict[str, Any]]) -> str:
@@ -48,7 +50,8 @@ def diff_plans(base: dict[str, Any], head: dict[str, Any]) -> dict[str, Any]:
     pairs = [(urn, urn) for urn in sorted(set(old) & set(new))] + sorted(moved.items())
     for before, urn in pairs:
         inputs = _changed_paths(old[before].get("inputs", {}), new[urn].get("inputs", {}))
-        options = [o for o in _OPTIONS if old[before].get(o) != new[urn].get(o) and (o != "parent" or before == urn)]
+        options = [o for o, unset in _OPTIONS.items() if old[before].get(o, unset) != new[urn].get(o, unset)
+                   and (o != "parent" or before == urn)]
         if before != urn:
             options.append(f"moved from {before.split('::', 2)[-1]} (aliased)")
         if inputs or options:

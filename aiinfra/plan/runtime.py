@@ -23,6 +23,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from .echo import SpecialValue, echo_properties, known_only
+from .engine_options import options_of
 from .invokes import placeholder_result
 from .secrets import secure_config_as_unknowns
 from .stacktrace import apply_error_origins, sdk_stack_traces
@@ -52,6 +53,13 @@ class ResourceRecord:
     aliases: list[str] = field(default_factory=list)
     """URNs this resource may have had (its `aliases`, resolved as the engine resolves them): the engine takes a
     resource at one of them for this one, so it is moved, not replaced."""
+    deleteBeforeReplace: bool | None = None
+    """As the program set it; None when it did not (the provider's schema decides)."""
+    additionalSecretOutputs: list[str] = field(default_factory=list)
+    customTimeouts: dict[str, float] = field(default_factory=dict)
+    """Seconds per operation (create, update, delete, read) the program set, as the engine parses them."""
+    propertyDependencies: dict[str, list[str]] = field(default_factory=dict)
+    """The URNs each input property depends on, for the properties that depend on any."""
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -186,6 +194,7 @@ class RecordingMonitor(mocks.MockMonitor):
     def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
         request = self._transforms.apply(request)  # the engine runs transforms before anything else
         inputs = wire_to_plain(json_format.MessageToDict(request.object))
+        options = options_of(request)  # before anything is registered: the engine refuses a timeout it can't parse
         if request.remote:
             response = resource_pb2.RegisterResourceResponse(urn=self.make_urn(request.parent, request.type, request.name))
         else:
@@ -198,7 +207,7 @@ class RecordingMonitor(mocks.MockMonitor):
             urn=response.urn, type=request.type, name=request.name, parent=request.parent, provider=provider,
             custom=bool(request.custom), protect=bool(request.protect), retainOnDelete=bool(request.retainOnDelete),
             ignoreChanges=list(request.ignoreChanges), dependencies=sorted(request.dependencies),
-            inputs=inputs, aliases=self._alias_urns(request, response.urn)))
+            inputs=inputs, aliases=self._alias_urns(request, response.urn), **options))
         if request.type.startswith("pulumi:providers:"):
             self.provider_inputs[response.urn] = inputs
         self._transforms.registered(response.urn, request)

@@ -40,6 +40,21 @@ def test_diff_finds_added_removed_and_changed_inputs(tmp_path: Path) -> None:
     assert "+2 added, ~1 changed, -2 removed" in text and "web: instanceType, protect" in text
 
 
+def test_options_planned_since_the_base_are_no_change_but_a_changed_timeout_is(tmp_path: Path) -> None:
+    """A base planned before the plan recorded deleteBeforeReplace, additionalSecretOutputs and customTimeouts lacks
+    them: their unset values, not a change on every resource."""
+    head = plan_json(tmp_path, "demo", "head")
+    base = copy.deepcopy(head)
+    for record in base["resources"]:
+        for option in ("deleteBeforeReplace", "additionalSecretOutputs", "customTimeouts"):
+            del record[option]
+    assert diff_plans(base, head)["counts"] == {"added": 0, "changed": 0, "removed": 0}
+    web = next(r for r in head["resources"] if r["name"] == "web")
+    web["customTimeouts"], web["deleteBeforeReplace"] = {"create": 1800.0}, True
+    [entry] = diff_plans(base, head)["components"]["(outside components)"]["changed"]
+    assert entry["options"] == ["deleteBeforeReplace", "customTimeouts"]
+
+
 def test_a_resource_moved_with_an_alias_is_shown_moved_not_replaced() -> None:
     """The engine takes a resource at one of its aliases for the same resource and updates it in place: the PR diff
     must not show it removed and added (it reads as a replacement, and for a namespace, as data loss)."""

@@ -15,7 +15,8 @@ from aiinfra.plan.runtime import SECRET_SIG, UNKNOWN
 
 PROGRAM = Path(__file__).resolve().parents[1] / "data" / "programs" / "invokes"
 RECORD_FIELDS = {"urn", "type", "name", "parent", "provider", "custom", "protect", "retainOnDelete",
-                 "ignoreChanges", "dependencies", "inputs", "aliases"}
+                 "ignoreChanges", "dependencies", "inputs", "aliases", "deleteBeforeReplace", "additionalSecretOutputs",
+                 "customTimeouts", "propertyDependencies"}
 
 
 def write_program(root: Path, source: str, stack_file: str = "config: {}\n") -> Path:
