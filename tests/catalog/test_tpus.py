@@ -24,6 +24,7 @@ VALID = [(g.name, t) for g in GENERATIONS for t in g.topologies]
         ("v5e", "16x16", "ct5lp-hightpu-4t", 64, "v5litepod-256"),  # GKE docs: 16x16 -> 64 nodes
         ("v5p", "2x2x1", "ct5p-hightpu-4t", 1, "v5p-8"),  # v5p names count TensorCores
         ("v5p", "2x2x2", "ct5p-hightpu-4t", 2, "v5p-16"),
+        ("v5p", "2x2x4", "ct5p-hightpu-4t", 4, "v5p-32"),  # the v5p page's own example, not in its shape table
         ("v6e", "4x4", "ct6e-standard-4t", 4, "v6e-16"),
         ("tpu-v4", "2x2x1", "ct4p-hightpu-4t", 1, "v4-8"),  # v4-8 is 4 chips
     ],
