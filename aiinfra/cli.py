@@ -94,13 +94,13 @@ class UserError(Exception):
 
 
 def _project(args: argparse.Namespace):
-    from aiinfra.plan.project import ProjectError, load_project
+    from aiinfra.plan.project import ProjectError, load_project, project_file
 
     if getattr(args, "program", None):
         root = Path(args.program).resolve()
-    else:  # like the Pulumi CLI: the nearest Pulumi.yaml in this directory or a parent
+    else:  # like the Pulumi CLI: the nearest Pulumi.yaml (or .json, .yml) in this directory or a parent
         here = Path.cwd().resolve()
-        root = next((d for d in (here, *here.parents) if (d / "Pulumi.yaml").is_file()), None)
+        root = next((d for d in (here, *here.parents) if project_file(d) is not None), None)
         if root is None:
             raise UserError(f"no Pulumi.yaml in {here} or any parent; run inside a Pulumi project or pass --program DIR")
     try:
@@ -262,7 +262,8 @@ def _evaluate_policy(policy: tuple[Path, dict], result, organization: str):  # n
     try:
         # The stack's config the program ran with, as the engine gives it to a pack (secure values stay placeholders).
         return evaluate_pack(pack, records, config=config, project=result.project, stack=result.stack,
-                             organization=organization, stack_config=result.config, secret_keys=result.secret_keys)
+                             organization=organization, stack_config=result.config, secret_keys=result.secret_keys,
+                             stack_tags=result.stack_tags)
     except PolicyError as err:
         raise UserError(str(err)) from None
 

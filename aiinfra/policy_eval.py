@@ -75,9 +75,11 @@ def evaluate_pack(pack_dir: str | Path, resources: list[dict], *, config: dict |
                   config_path: str | Path | None = None, project: str, stack: str,
                   organization: str = "organization", dry_run: bool = True,
                   python: str | None = None, stack_config: Mapping[str, str] | None = None,
-                  secret_keys: Sequence[str] = ()) -> PolicyReport:
+                  secret_keys: Sequence[str] = (), stack_tags: Mapping[str, str] | None = None) -> PolicyReport:
     """Run the pack at `pack_dir` over plan `resources` (records with wire-form inputs). `stack_config`: the stack's
-    config in the engine's flat form ({"<namespace>:<key>": "<text>"}), with `secret_keys` among its keys."""
+    config in the engine's flat form ({"<namespace>:<key>": "<text>"}), with `secret_keys` among its keys.
+    `stack_tags`: the stack's tags (plan/stack_tags.py); default: those the CLI derives from the project's name and
+    runtime."""
     pack_dir = Path(pack_dir).resolve()  # the pack runs from its own directory: a relative path would not hold there
     if config is None and config_path is not None:
         config = read_policy_config(config_path)
@@ -88,10 +90,11 @@ def evaluate_pack(pack_dir: str | Path, resources: list[dict], *, config: dict |
            "PULUMI_DRY_RUN": "true" if dry_run else "false", "PULUMI_ORGANIZATION": organization,
            **({"PULUMI_CONFIG": json.dumps(stack_config)} if stack_config else {})}
     # ConfigureStack carries the config and its secret keys too, and the stack's tags; offline there is no backend to
-    # keep tags, so those the CLI derives from the project are sent.
+    # keep tags, so those the CLI derives from the project and config are sent.
     configure = analyzer_pb2.AnalyzerStackConfigureRequest(
         stack=stack, project=project, organization=organization, dry_run=dry_run, config=stack_config,
-        config_secret_keys=list(secret_keys), tags={"pulumi:project": project, "pulumi:runtime": "python"})
+        config_secret_keys=list(secret_keys),
+        tags=dict(stack_tags or {"pulumi:project": project, "pulumi:runtime": "python"}))
 
     async def session(address: str) -> tuple[analyzer_pb2.AnalyzerInfo, list[analyzer_pb2.AnalyzeDiagnostic]]:
         async with _stub(address) as stub:

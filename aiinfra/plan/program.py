@@ -17,6 +17,7 @@ import pulumi.runtime
 
 from .project import Project, load_stack_config
 from .runtime import PlanResult, run_program
+from .stack_tags import stack_tags
 from .stacktrace import ORIGIN
 
 
@@ -49,9 +50,10 @@ def plan_stack(project: Project, stack: str, organization: str = "organization")
     """Plan `stack` of `project` in `organization` (what `pulumi.get_organization()` returns). Program errors propagate
     (pulumi.RunError carries a user-facing message)."""
     config, secret_keys = load_stack_config(project, stack)
+    tags = stack_tags(project, config, str(project.stack_file(stack)))
     target = str(project.entry_point())
     with _program_environment(project):
-        return run_program(
+        result = run_program(
             lambda: _run_main(target),
             project=project.name,
             stack=stack,
@@ -59,6 +61,8 @@ def plan_stack(project: Project, stack: str, organization: str = "organization")
             secret_keys=secret_keys,
             organization=organization,
         )
+    result.stack_tags = tags
+    return result
 
 
 def _run_main(target: str) -> None:

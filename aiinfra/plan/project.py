@@ -1,7 +1,8 @@
-"""Read a Pulumi project the way the CLI does: Pulumi.yaml, the stack file, and the flat config map."""
+"""Read a Pulumi project the way the CLI does: Pulumi.yaml (or .json, .yml), the stack file, and the flat config map."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -19,9 +20,21 @@ class ProjectError(Exception):
     """The project or stack files are missing or malformed; the message says which and why."""
 
 
+PROJECT_FILES = ("Pulumi.json", "Pulumi.yaml", "Pulumi.yml")
+"""The project file names the CLI looks for, in its order (sdk/go/common/workspace/paths.go, findProjectInDir over
+encoding.Exts); a stack file takes its project file's extension."""
+
+
+def project_file(directory: Path) -> Path | None:
+    """The directory's project file, as the CLI picks it; None when it has none."""
+    return next((directory / name for name in PROJECT_FILES if (directory / name).is_file()), None)
+
+
 @dataclass
 class Project:
     root: Path
+    file: Path
+    """The project file: Pulumi.yaml, or Pulumi.json / Pulumi.yml."""
     name: str
     main: Path
     stack_config_dir: Path
@@ -29,11 +42,11 @@ class Project:
     """Project-level config from Pulumi.yaml (`config:`); a stack file's value overrides a default."""
 
     def stack_file(self, stack: str) -> Path:
-        return self.stack_config_dir / f"Pulumi.{stack}.yaml"
+        return self.stack_config_dir / f"Pulumi.{stack}{self.file.suffix}"
 
     def entry_point(self) -> Path:
         """What the Python language host runs: `main` itself, or the `__main__.py` of a `main` directory."""
-        where = self.root / "Pulumi.yaml"
+        where = self.file
         if not self.main.exists():
             raise ProjectError(f"{where}: main {self.main} does not exist")
         if self.main.is_dir() and not (self.main / "__main__.py").is_file():
@@ -41,12 +54,13 @@ class Project:
         return self.main
 
     def stacks(self) -> list[str]:
-        return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in self.stack_config_dir.glob("Pulumi.*.yaml"))
+        suffix = self.file.suffix
+        return sorted(p.name[len("Pulumi.") : -len(suffix)] for p in self.stack_config_dir.glob(f"Pulumi.*{suffix}"))
 
 
 def load_project(root: Path) -> Project:
-    path = root / "Pulumi.yaml"
-    if not path.is_file():
+    path = project_file(root)
+    if path is None:
         raise ProjectError(f"no Pulumi.yaml in {root}; pass --program DIR pointing at a Pulumi project")
     data = _read_mapping(path)
     name = data.get("name")
@@ -59,7 +73,7 @@ def load_project(root: Path) -> Project:
     main = (root / _relative_path(path, data, "main")).resolve()
     config_dir = (root / _relative_path(path, data, "stackConfigDir")).resolve()
     declarations = _project_config(path, name, data.get("config"))
-    return Project(root=root.resolve(), name=name, main=main, stack_config_dir=config_dir,
+    return Project(root=root.resolve(), file=path.resolve(), name=name, main=main, stack_config_dir=config_dir,
                    config_declarations=declarations)
 
 
@@ -239,7 +253,7 @@ def load_stack_config(project: Project, stack: str) -> tuple[dict[str, str], lis
     raw = data.get("config") or {}
     if not isinstance(raw, dict):
         raise ProjectError(f"{path}: 'config' must be a mapping")
-    values: dict[str, Any] = {(key if ":" in str(key) else f"{project.name}:{key}"): value for key, value in raw.items()}
+    values: dict[str, Any] = {_config_key(str(key), project.name, path): value for key, value in raw.items()}
     from_project: set[str] = set()
     missing = []
     declarations = sorted(project.config_declarations, key=lambda d: d.key)
@@ -258,7 +272,7 @@ def load_stack_config(project: Project, stack: str) -> tuple[dict[str, str], lis
             ", ".join(f"'{k}'" for k in missing[:-2]) + (", " if len(missing) > 2 else "") + \
             f"'{missing[-2]}' and '{missing[-1]}'"
         raise ProjectError(f"{path}: Stack '{stack}' is missing configuration value{'s' if len(missing) > 1 else ''} "
-                           f"{keys} ({project.root / 'Pulumi.yaml'} declares {'it' if len(missing) == 1 else 'them'} "
+                           f"{keys} ({project.file} declares {'it' if len(missing) == 1 else 'them'} "
                            f"with no default: set {'it' if len(missing) == 1 else 'them'} in the stack file, e.g. with "
                            "`pulumi config set`)")
     for declaration in declarations:
@@ -266,11 +280,11 @@ def load_stack_config(project: Project, stack: str) -> tuple[dict[str, str], lis
             continue  # only a typed declaration is checked (config.go validateStackConfigValues: IsExplicitlyTyped)
         value = values[declaration.full]
         default = declaration.full in from_project
-        where = f"its default in {project.root / 'Pulumi.yaml'} is" if default else f"{path} sets it to"
+        where = f"its default in {project.file} is" if default else f"{path} sets it to"
         if declaration.secret and not (isinstance(value, dict) and set(value) == {"secure"}):
             # Only a typed key is held to `secret: true` (config.go validateStackConfigValue), and a default is never
             # encrypted (createConfigValue), so such a key cannot have one. The plain text is not repeated here.
-            holder = "its default in Pulumi.yaml is" if default else f"{path} has it"
+            holder = f"its default in {project.file.name} is" if default else f"{path} has it"
             raise ProjectError(f"Stack '{stack}' with configuration key '{declaration.key}' must be encrypted as it's "
                                f"secret ({holder} in plain text; allowed: a `secure:` value in {path}, as "
                                f"`pulumi config set --secret {declaration.key}` writes it)")
@@ -292,9 +306,24 @@ def load_stack_config(project: Project, stack: str) -> tuple[dict[str, str], lis
             else:
                 config[full] = scalar_text(value)
         except ValueError as err:
-            where = project.root / "Pulumi.yaml" if full in from_project else path
+            where = project.file if full in from_project else path
             raise ProjectError(f"{where}: config key '{full}': {err}") from None
     return config, secrets
+
+
+def _config_key(key: str, project: str, path: Path) -> str:
+    """A stack file's config key as the CLI reads it: a bare key is the project's (stackConfigNamespacedWithProject),
+    and the older `<namespace>:config:<name>` form is `<namespace>:<name>` (sdk/go/common/resource/config/key.go,
+    ParseKey); any other key with more than one colon is refused."""
+    if ":" not in key:
+        return f"{project}:{key}"
+    parts = key.split(":")
+    if len(parts) == 2:
+        return key
+    if len(parts) == 3 and parts[1] == "config":
+        return f"{parts[0]}:{parts[2]}"
+    raise ProjectError(f"{path}: config key {key!r} is not a configuration key: keys are <namespace>:<name> "
+                       "(or the older <namespace>:config:<name>)")
 
 
 def stack_environments(project: Project, stack: str) -> list[str]:
@@ -341,7 +370,10 @@ def _read_mapping(path: Path) -> dict[str, Any]:
     except OSError as err:
         raise ProjectError(f"{path}: cannot read it ({err.strerror})") from None
     try:
-        data = parse(text)
+        # The CLI reads .json project and stack files as JSON (encoding/json), the others as YAML.
+        data = json.loads(text) if path.suffix == ".json" else parse(text)
+    except json.JSONDecodeError as err:
+        raise ProjectError(f"{path}:{err.lineno}:{err.colno}: not valid JSON: {err.msg}") from None
     except yaml.YAMLError as err:
         raise ProjectError(_yaml_error(path, err)) from None
     if data is None:

@@ -74,6 +74,8 @@ class PlanResult:
     config: dict[str, str] = field(default_factory=dict)
     """The stack config the program ran with (the engine's flat form), which the policy pack gets too."""
     secret_keys: list[str] = field(default_factory=list)
+    stack_tags: dict[str, str] = field(default_factory=dict)
+    """The stack's tags as the CLI derives them (stack_tags.py), which the policy pack gets too."""
 
     def of_type(self, type_: str) -> list[ResourceRecord]:
         return [r for r in self.resources if r.type == type_]

@@ -180,3 +180,37 @@ def test_the_pack_gets_the_stack_config_and_organization_as_from_the_engine(tmp_
     assert main(["plan", "--program", str(program), "--stack", "acme/dev", "--policy-pack", str(pack), "--json", str(out), "-q"]) == 0
     [violation] = json.loads(out.read_text())["policy"]["violations"]
     assert violation["message"].splitlines()[-1].strip() == "tier=gold org=acme token=[secret]"
+
+
+def test_the_pack_gets_the_stack_tags_the_cli_derives(tmp_path) -> None:  # noqa: ANN001
+    """GetEnvironmentTagsForCurrentStack (pkg/backend/stack.go): project name, runtime and description, then the
+    `pulumi:tags` config object, the stack file's over the project file's; a tag that is not a string is refused."""
+    from aiinfra.cli import main
+
+    program = tmp_path / "prog"
+    program.mkdir()
+    (program / "Pulumi.yaml").write_text("name: demo\nruntime: python\ndescription: GPU jobs\n"
+                                         "config:\n  pulumi:tags:\n    value: {team: ml}\n")
+    (program / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (program / "Pulumi.prod.yaml").write_text("config:\n  pulumi:tags: {team: platform, tier: gold}\n")
+    (program / "Pulumi.bad.yaml").write_text("config:\n  pulumi:tags: {replicas: 3}\n")
+    (program / "__main__.py").write_text("import pulumi\npulumi.ComponentResource('demo:index:Thing', 'thing')\n")
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "PulumiPolicy.yaml").write_text("runtime: python\nversion: 0.0.1\n")
+    (pack / "__main__.py").write_text(
+        "from pulumi_policy import EnforcementLevel, PolicyPack, StackValidationPolicy\n"
+        "def check(args, report):\n"
+        "    report(' '.join(f'{k}={v}' for k, v in sorted(args.stack_tags.items())))\n"
+        "PolicyPack('probe', [StackValidationPolicy(name='probe', description='d', validate=check)], EnforcementLevel.ADVISORY)\n")
+    (pack / "config").mkdir()
+    (pack / "config" / "baseline.json").write_text("{}")
+    seen = {}
+    for stack in ("dev", "prod"):
+        out = tmp_path / f"{stack}.json"
+        assert main(["plan", "--program", str(program), "--stack", stack, "--policy-pack", str(pack), "--json", str(out), "-q"]) == 0
+        [violation] = json.loads(out.read_text())["policy"]["violations"]
+        seen[stack] = violation["message"].splitlines()[-1].strip()
+    common = "pulumi:description=GPU jobs pulumi:project=demo pulumi:runtime=python"
+    assert seen == {"dev": f"{common} team=ml", "prod": f"{common} team=platform tier=gold"}
+    assert main(["plan", "--program", str(program), "--stack", "bad", "--no-policy", "-q"]) == 1

@@ -136,6 +136,34 @@ def test_the_project_is_found_in_a_parent_directory_as_the_pulumi_cli_does(
     assert capsys.readouterr().out.startswith("ok: dev")
 
 
+@pytest.mark.parametrize(("project", "stack", "project_text", "stack_text"), [
+    ("Pulumi.yml", "Pulumi.dev.yml", "name: x\nruntime: python\n", "config:\n  x:greeting: hi\n"),
+    ("Pulumi.json", "Pulumi.dev.json", '{"name": "x", "runtime": "python"}', '{"config": {"x:greeting": "hi"}}'),
+])
+def test_a_yml_or_json_project_plans_with_its_stack_file_of_the_same_extension(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, project: str, stack: str, project_text: str,
+        stack_text: str) -> None:
+    """The CLI looks for Pulumi.json, Pulumi.yaml, then Pulumi.yml, and reads Pulumi.<stack> with the project
+    file's extension (sdk/go/common/workspace/paths.go)."""
+    (tmp_path / project).write_text(project_text)
+    (tmp_path / stack).write_text(stack_text)
+    (tmp_path / "__main__.py").write_text("import pulumi\npulumi.export('greeting', pulumi.Config().get('greeting'))\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  x:greeting: from the wrong file\n")  # not this project's
+    assert plan_stack(load_project(tmp_path), "dev").outputs == {"greeting": "hi"}
+    assert load_project(tmp_path).stacks() == ["dev"]
+    monkeypatch.chdir(tmp_path)
+    assert main(["plan", "--stack", "dev", "--no-policy", "-q"]) == 0
+
+
+def test_pulumi_json_comes_first_and_bad_json_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: from-yaml\nruntime: python\n")
+    (tmp_path / "Pulumi.json").write_text('{"name": "from-json", "runtime": "python"}')
+    assert load_project(tmp_path).name == "from-json"
+    (tmp_path / "Pulumi.json").write_text('{"name": "x",\n "runtime": python}')
+    with pytest.raises(ProjectError, match=r"Pulumi\.json:2:13: not valid JSON: Expecting value"):
+        load_project(tmp_path)
+
+
 def test_no_project_anywhere_up_the_tree_is_a_clear_error(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)

@@ -255,3 +255,17 @@ def test_a_stack_file_is_parsed_once_per_text_and_again_when_edited(tmp_path) ->
     assert goyaml.parse.cache_info().misses == 1  # the plan and its environment check share one parse
     stack.write_text("environment: [shared]\nconfig:\n  demo:size: 2\n")  # same size, same coarse mtime tick
     assert load_stack_config(project, "dev")[0] == {"demo:size": "2"}
+
+
+def test_the_older_namespace_config_name_keys_are_read_as_namespace_name(tmp_path: Path) -> None:
+    """ParseKey (sdk/go/common/resource/config/key.go) still takes `aws:config:region` for `aws:region`; a bare key is
+    the project's; another key with two colons is refused before the program runs."""
+    (tmp_path / "Pulumi.yaml").write_text("name: p\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  aws:config:region: eu-west-1\n  p:config:size: 3\n  tier: gold\n")
+    config, _ = load_stack_config(load_project(tmp_path), "dev")
+    assert config == {"aws:region": "eu-west-1", "p:size": "3", "p:tier": "gold"}
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  aws:settings:region: eu-west-1\n")
+    with pytest.raises(ProjectError) as caught:
+        load_stack_config(load_project(tmp_path), "dev")
+    assert str(caught.value) == (f"{tmp_path / 'Pulumi.dev.yaml'}: config key 'aws:settings:region' is not a configuration "
+                                 "key: keys are <namespace>:<name> (or the older <namespace>:config:<name>)")
