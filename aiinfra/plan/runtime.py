@@ -25,6 +25,7 @@ from pulumi.runtime.sync_await import _sync_await
 from .echo import SpecialValue, echo_properties, known_only
 from .engine_options import options_of
 from .invokes import placeholder_result
+from .project import SECRET_PLACEHOLDER
 from .secrets import secure_config_as_unknowns
 from .stacktrace import apply_error_origins, sdk_stack_traces
 from .transforms import EngineTransforms
@@ -277,29 +278,21 @@ class RecordingMonitor(mocks.MockMonitor):
         return self._default_providers[key]
 
     def _record_default_provider(self, package: str, version: str) -> str:
-        """Record the provider the engine would register, configured from the stack's `<package>:*` config."""
+        """Record the provider the engine would register, configured from the stack's `<package>:*` config as the
+        engine passes it (pkg/resource/deploy/target.go, GetPackageConfig): each value as its config text (JSON for
+        an object), a secure one as a secret, here its placeholder: the plan never decrypts."""
         name = "default_" + version.replace(".", "_").replace("-", "_") if version else "default"
         type_ = f"pulumi:providers:{package}"
         urn = self.make_urn("", type_, name)
         inputs: dict[str, Any] = {"version": version} if version else {}
         for full, value in self._config.items():
             namespace, _, field_ = full.partition(":")
-            if namespace == package and full not in self._secret_keys:  # secrets stay out of the plan
-                inputs[field_] = _config_value(value)
+            if namespace == package:
+                inputs[field_] = {SECRET_SIG: SECRET_VALUE, "value": SECRET_PLACEHOLDER} if full in self._secret_keys else value
         self.records.append(ResourceRecord(
             urn=urn, type=type_, name=name, parent="", provider="", custom=True, protect=False,
             retainOnDelete=False, ignoreChanges=[], dependencies=[], inputs=inputs))
         return f"{urn}::{UNKNOWN}"
-
-
-def _config_value(value: str) -> Any:
-    """Structured config (objects, lists) arrives as JSON text; plain values stay strings, as the engine passes them."""
-    if value[:1] in ("{", "["):
-        try:
-            return json.loads(value)
-        except json.JSONDecodeError:
-            pass
-    return value
 
 
 def run_program(

@@ -8,7 +8,7 @@ import json
 import pulumi
 import pulumi_aws as aws
 
-from aiinfra.plan.runtime import UNKNOWN, run_program
+from aiinfra.plan.runtime import SECRET_SIG, SECRET_VALUE, UNKNOWN, run_program
 
 CONFIG = {"aws:region": "us-east-2", "aws:defaultTags": '{"tags": {"team": "ml"}}', "aws:secretKey": "s3cr3t", "demo:x": "1"}
 
@@ -24,8 +24,10 @@ def test_a_resource_without_provider_gets_the_engines_default_provider_configure
     provider = providers[0]
     assert provider.name.startswith("default_") and provider.name == "default_" + aws._utilities.get_version().replace(".", "_")
     assert provider.inputs["region"] == "us-east-2"
-    assert provider.inputs["defaultTags"] == {"tags": {"team": "ml"}}  # structured config arrives parsed
-    assert "secretKey" not in provider.inputs  # secrets never enter the plan
+    # As the engine passes config (target.go GetPackageConfig): the config text (an object as its JSON), and a secure
+    # value as a secret, here its placeholder: the plan never decrypts.
+    assert provider.inputs["defaultTags"] == '{"tags": {"team": "ml"}}'
+    assert provider.inputs["secretKey"] == {SECRET_SIG: SECRET_VALUE, "value": "[secret]"}
     for bucket in result.of_type("aws:s3/bucket:Bucket"):
         assert bucket.provider == f"{provider.urn}::{UNKNOWN}"
 
