@@ -107,7 +107,7 @@ def _project(args: argparse.Namespace):
         project = load_project(root)
     except ProjectError as err:
         raise UserError(str(err)) from None
-    if getattr(args, "stack", None):
+    if getattr(args, "stack", None) is not None:  # an empty --stack too (an unset $STACK in a script) is refused
         args.organization, args.stack = _stack_name(args.stack, project.name)
     return project
 

@@ -92,6 +92,7 @@ def test_a_reader_that_leaves_early_gets_no_traceback() -> None:
     ("acme/dev", None), ("acme/ai-infra/dev", None),
     ("acme/other/dev", "error: --stack acme/other/dev: a stack of project 'other', but this project is 'ai-infra'\n"),
     ("a/b/c/d", "error: --stack 'a/b/c/d': a stack name, org/stack or org/project/stack\n"),
+    ("", "error: --stack '': a stack name, org/stack or org/project/stack\n"),  # an unset $STACK in a script
 ])
 def test_stack_names_as_the_pulumi_cli_takes_them(stack: str, error: str | None, capsys: pytest.CaptureFixture[str],
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
@@ -99,6 +100,9 @@ def test_stack_names_as_the_pulumi_cli_takes_them(stack: str, error: str | None,
     assert main(["validate", "--stack", stack]) == (0 if error is None else 1)
     captured = capsys.readouterr()
     assert captured.err == (error or "") and (error is not None or captured.out.startswith("ok: dev "))
+    if error is not None:  # plan refuses the same names the same way, before it plans (no program traceback)
+        assert main(["plan", "--stack", stack, "--no-policy", "-q"]) == 1
+        assert capsys.readouterr().err == error
 
 
 def test_a_missing_policy_sdk_is_reported_before_the_plan_runs(capsys: pytest.CaptureFixture[str],
