@@ -7,6 +7,7 @@ import json
 
 import pulumi
 import pulumi_aws as aws
+from spine.probe_pack import probe_pack
 
 from aiinfra.plan.runtime import SECRET_SIG, SECRET_VALUE, UNKNOWN, run_program
 
@@ -131,11 +132,7 @@ def test_stack_policies_see_a_previews_outputs_and_every_resource(tmp_path) -> N
     assert outputs["serverSideEncryptionConfiguration"] == UNKNOWN and outputs["versioning"] == UNKNOWN
     assert "tags" not in outputs  # an Optional output the program did not set stays absent
     # A manifest of the pack reporting what AnalyzeStack received.
-    pack = tmp_path / "pack"
-    pack.mkdir()
-    (pack / "PulumiPolicy.yaml").write_text("runtime: python\nversion: 0.0.1\n")
-    (pack / "__main__.py").write_text(
-        "from pulumi_policy import EnforcementLevel, PolicyPack, StackValidationPolicy\n"
+    pack = probe_pack(tmp_path,
         "def check(args, report):\n"
         "    for r in args.resources:\n"
         "        parent = r.parent.urn.rsplit('::', 1)[-1] if r.parent else '-'\n"
@@ -144,8 +141,7 @@ def test_stack_policies_see_a_previews_outputs_and_every_resource(tmp_path) -> N
         "        except Exception:  # the SDK raises on reading a value unknown in a preview\n"
         "            sse = 'unknown'\n"
         "        renamed = any(a.endswith('::old-plain') for a in r.opts.aliases)\n"
-        "        report(f'{r.resource_type} parent={parent} sse={sse} renamed={renamed}', r.urn)\n"
-        "PolicyPack('probe', [StackValidationPolicy(name='probe', description='d', validate=check)], EnforcementLevel.ADVISORY)\n")
+        "        report(f'{r.resource_type} parent={parent} sse={sse} renamed={renamed}', r.urn)\n")
     report = evaluate_pack(pack, [r.to_json() for r in result.resources], project="demo", stack="dev")
     messages = [v.message.splitlines()[-1].strip() for v in report.violations]
     assert "acme:index:Data parent=demo-dev sse='absent' renamed=False" in messages, messages
@@ -166,18 +162,10 @@ def test_the_pack_gets_the_stack_config_and_organization_as_from_the_engine(tmp_
     (program / "Pulumi.yaml").write_text("name: demo\nruntime: python\n")
     (program / "Pulumi.dev.yaml").write_text("config:\n  demo:tier: gold\n  demo:token:\n    secure: AAABAxyz\n")
     (program / "__main__.py").write_text("import pulumi\npulumi.ComponentResource('demo:index:Thing', 'thing')\n")
-    pack = tmp_path / "pack"
-    pack.mkdir()
-    (pack / "PulumiPolicy.yaml").write_text("runtime: python\nversion: 0.0.1\n")
-    (pack / "config").mkdir()
-    (pack / "config" / "baseline.json").write_text("{}")
-    (pack / "__main__.py").write_text(
-        "import os, pulumi\n"
-        "from pulumi_policy import EnforcementLevel, PolicyPack, StackValidationPolicy\n"
+    pack = probe_pack(tmp_path,
         "def check(args, report):\n"
         "    tier = pulumi.Config('demo').get('tier')\n"
-        "    report(f\"tier={tier} org={os.environ['PULUMI_ORGANIZATION']} token={pulumi.Config('demo').get('token')}\")\n"
-        "PolicyPack('probe', [StackValidationPolicy(name='probe', description='d', validate=check)], EnforcementLevel.ADVISORY)\n")
+        "    report(f\"tier={tier} org={os.environ['PULUMI_ORGANIZATION']} token={pulumi.Config('demo').get('token')}\")\n")
     out = tmp_path / "plan.json"
     assert main(["plan", "--program", str(program), "--stack", "acme/dev", "--policy-pack", str(pack), "--json", str(out), "-q"]) == 0
     [violation] = json.loads(out.read_text())["policy"]["violations"]
@@ -197,16 +185,9 @@ def test_the_pack_gets_the_stack_tags_the_cli_derives(tmp_path) -> None:  # noqa
     (program / "Pulumi.prod.yaml").write_text("config:\n  pulumi:tags: {team: platform, tier: gold}\n")
     (program / "Pulumi.bad.yaml").write_text("config:\n  pulumi:tags: {replicas: 3}\n")
     (program / "__main__.py").write_text("import pulumi\npulumi.ComponentResource('demo:index:Thing', 'thing')\n")
-    pack = tmp_path / "pack"
-    pack.mkdir()
-    (pack / "PulumiPolicy.yaml").write_text("runtime: python\nversion: 0.0.1\n")
-    (pack / "__main__.py").write_text(
-        "from pulumi_policy import EnforcementLevel, PolicyPack, StackValidationPolicy\n"
+    pack = probe_pack(tmp_path,
         "def check(args, report):\n"
-        "    report(' '.join(f'{k}={v}' for k, v in sorted(args.stack_tags.items())))\n"
-        "PolicyPack('probe', [StackValidationPolicy(name='probe', description='d', validate=check)], EnforcementLevel.ADVISORY)\n")
-    (pack / "config").mkdir()
-    (pack / "config" / "baseline.json").write_text("{}")
+        "    report(' '.join(f'{k}={v}' for k, v in sorted(args.stack_tags.items())))\n")
     seen = {}
     for stack in ("dev", "prod"):
         out = tmp_path / f"{stack}.json"

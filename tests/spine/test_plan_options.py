@@ -9,6 +9,7 @@ import pulumi_aws as aws
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from spine.probe_pack import probe_pack
 
 from aiinfra.plan.engine_options import go_duration_seconds
 from aiinfra.plan.runtime import run_program
@@ -65,11 +66,7 @@ def test_a_timeout_go_cannot_parse_fails_the_registration_as_in_the_engine() -> 
 
 
 def test_the_pack_gets_the_options_and_property_dependencies(tmp_path) -> None:  # noqa: ANN001
-    pack = tmp_path / "pack"
-    pack.mkdir()
-    (pack / "PulumiPolicy.yaml").write_text("runtime: python\nversion: 0.0.1\n")
-    (pack / "__main__.py").write_text(
-        "from pulumi_policy import EnforcementLevel, PolicyPack, ResourceValidationPolicy, StackValidationPolicy\n"
+    pack = probe_pack(tmp_path,
         "def options(args, report):\n"
         "    o = args.opts\n"
         "    t = o.custom_timeouts\n"
@@ -78,10 +75,9 @@ def test_the_pack_gets_the_options_and_property_dependencies(tmp_path) -> None: 
         "def deps(args, report):\n"
         "    for r in args.resources:\n"
         "        for prop, on in r.property_dependencies.items():\n"
-        "            report(f'{r.resource_type} {prop} <- {[d.resource_type for d in on]}', r.urn)\n"
-        "PolicyPack('probe', [ResourceValidationPolicy(name='opts', description='d', validate=options),\n"
-        "                     StackValidationPolicy(name='deps', description='d', validate=deps)],\n"
-        "           EnforcementLevel.ADVISORY)\n")
+        "            report(f'{r.resource_type} {prop} <- {[d.resource_type for d in on]}', r.urn)\n",
+        "ResourceValidationPolicy(name='opts', description='d', validate=options), "
+        "StackValidationPolicy(name='deps', description='d', validate=deps)")
     result = run_program(_program, project="demo", stack="dev", config=CONFIG)
     report = evaluate_pack(pack, [r.to_json() for r in result.resources], project="demo", stack="dev")
     messages = {v.message.splitlines()[-1].strip() for v in report.violations}
