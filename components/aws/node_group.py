@@ -15,7 +15,7 @@ import pulumi_aws as aws
 from components import catalog
 from components.k8s.sharing import sharing_node_labels
 from components.spec import CapacityType, Cloud, GpuDriver, GpuPoolSpec, accelerator_node_labels, accelerator_taint, region_path
-from components.spec.aws import RESERVED_CAPACITY, placement_group, reservation_kind, single_subnet
+from components.spec.aws import NODE_GROUP_SUFFIX, RESERVED_CAPACITY, placement_group, reservation_kind, single_subnet
 from components.spec.offerings import (
     launch_terms_problem,
     reservation_problem,
@@ -163,7 +163,7 @@ class NodeGroupSettings:
 def node_group(name: str, parent: pulumi.Resource, ctx: AwsContext, template: aws.ec2.LaunchTemplate,
                settings: NodeGroupSettings) -> aws.eks.NodeGroup:
     """`<name>-nodegroup`, starting at min size; the desired size then belongs to the autoscaler (ignore_changes)."""
-    return aws.eks.NodeGroup(f"{name}-nodegroup", aws.eks.NodeGroupArgs(
+    return aws.eks.NodeGroup(f"{name}{NODE_GROUP_SUFFIX}", aws.eks.NodeGroupArgs(
         cluster_name=settings.cluster_name, node_role_arn=settings.node_role_arn, subnet_ids=settings.subnet_ids,
         instance_types=settings.instance_types, ami_type=settings.ami_type, capacity_type=settings.capacity_type,
         scaling_config=aws.eks.NodeGroupScalingConfigArgs(

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from .cloud import CloudSpec, RegionSpec
 from .common import Cloud
 from .compute import CapacityType, GpuPoolSpec, Placement
-from .endpoint import GlobalRouting
+from .endpoint import GlobalRouting, InferenceSpec
+from .storage import BucketSpec
 
 Path = tuple[str | int, ...]
 Issue = tuple[Path, str]
@@ -89,6 +90,41 @@ _IAM_PRINCIPAL = re.compile(r"^arn:aws(-[a-z]+)*:iam::\d{12}:(role|user)/[\w+=,.
 _ACM_CERTIFICATE = re.compile(r"^arn:aws(-[a-z]+)*:acm:(?P<region>[a-z0-9-]+):\d{12}:certificate/[0-9a-f-]+$")
 _HOSTED_ZONE = re.compile(r"^Z[A-Z0-9]{1,31}$")
 
+# EKS managed node group names: at most 63 characters (pulumi_aws eks.NodeGroup, node_group_name: "can't be longer than
+# 63 characters"). The toolkit sets no node_group_name, so pulumi-aws auto-names the group from its Pulumi name plus
+# "-" and 7 random hex digits (pulumi/pulumi-aws provider/resources.go: aws_eks_node_group node_group_name is
+# tfbridge.AutoName("nodeGroupName", 255, "-"), Randlen 7; the bridge's 255 is no guard against EKS's 63). The Pulumi
+# name is `<environment>-<region>-<pool>` (compose/aws.py, via compose.types.region_name) plus node_group.py's
+# "-nodegroup". Worst case 16 + 1 + 14 + 1 + 24 + 10 + 8 = 74: the check can fire. The other per-pool names stay far
+# below their limits (launch template `<...>-lt` at most 67 of 128; placement group `<...>-placement` at most 74 of
+# 255); IAM roles are per cluster, not per pool; the system pool's group is at most 56 (`<env>-<region>-system-nodegroup`).
+EKS_NODE_GROUP_NAME_MAX = 63
+AUTONAME_SUFFIX = 8
+"""What Pulumi's auto-naming appends to a resource's name: "-" and 7 random hex digits."""
+NODE_GROUP_SUFFIX = "-nodegroup"
+"""The suffix of the node group resource's name (components/aws/node_group.py `node_group`)."""
+# EKS node group labels: keys and values 1 to 63 characters (UpdateLabelsPayload, addOrUpdateLabels: "Key Length
+# Constraints: Minimum length of 1. Maximum length of 63. Value Length Constraints: Minimum length of 1. Maximum length
+# of 63." https://docs.aws.amazon.com/eks/latest/APIReference/API_UpdateLabelsPayload.html). Taints: key 1 to 63,
+# value 0 to 63 (https://docs.aws.amazon.com/eks/latest/APIReference/API_Taint.html). Kubernetes allows a key a prefix
+# of up to 253 characters before its 63-character name, and empty label values; EKS does not. The toolkit's own labels
+# (ai-infra/pool, /accelerator, /accelerator-count, /capacity, nvidia.com/mig.config, nvidia.com/device-plugin.config)
+# and accelerator taints (nvidia.com/gpu, aws.amazon.com/neuron) are short keys with short, non-empty values.
+EKS_LABEL_MAX = 63
+EKS_TAINT_KEY_MAX = 63
+# ELB target group health checks: HealthCheckPath of 1 to 1024 characters (CreateTargetGroup,
+# https://docs.aws.amazon.com/elasticloadbalancing/latest/APIReference/API_CreateTargetGroup.html). Global Accelerator
+# endpoint groups (the anycast global endpoint, which components/aws/endpoint.py gives the same path): at most 255
+# (EndpointGroup HealthCheckPath, https://docs.aws.amazon.com/global-accelerator/latest/api/API_EndpointGroup.html).
+ELB_HEALTH_CHECK_PATH_MAX = 1024
+GLOBAL_ACCELERATOR_HEALTH_CHECK_PATH_MAX = 255
+
+
+def node_group_resource_name(environment: str, region: str, pool_name: str) -> str:
+    """The Pulumi name of a GPU pool's EKS node group (`<environment>-<region>-<pool>-nodegroup`); EKS gets it with
+    AUTONAME_SUFFIX more characters."""
+    return f"{environment}-{region}-{pool_name}{NODE_GROUP_SUFFIX}"
+
 
 def zone_name_pattern(region: str) -> re.Pattern[str]:
     """AWS availability zone names of a region: the region plus one letter (us-east-1a)."""
@@ -122,7 +158,7 @@ def extra_checks(platform, cloud_spec: AwsCloudSpec) -> list[Issue]:  # noqa: AN
     base: Path = ("clouds", Cloud.AWS.value)
     issues: list[Issue] = []
     for region, spec in cloud_spec.regions.items():
-        issues += list(_check_region(cloud_spec, region, spec, (*base, "regions", region)))
+        issues += list(_check_region(platform.environment, cloud_spec, region, spec, (*base, "regions", region)))
         minor = spec.cluster.kubernetes_version if spec.cluster is not None else None
         if platform.addons.enabled and minor is not None and (problem := autoscaler_minor_problem(minor)):
             issues.append(((*base, "regions", region, "cluster", "kubernetes_version"), problem))
@@ -144,7 +180,7 @@ def _check_global_endpoint(cloud_spec: AwsCloudSpec, path: Path) -> Iterator[Iss
         yield ((*path, "hosted_zone_id"), f"'{endpoint.hosted_zone_id}' is not a Route 53 hosted zone ID (for example Z0123456789ABCDEFGHIJ)")
 
 
-def _check_region(cloud_spec: AwsCloudSpec, region: str, spec: RegionSpec, path: Path) -> Iterator[Issue]:
+def _check_region(environment: str, cloud_spec: AwsCloudSpec, region: str, spec: RegionSpec, path: Path) -> Iterator[Issue]:
     net = spec.network
     if net.flow_log_retention_days not in CLOUDWATCH_RETENTION_DAYS:
         allowed = ", ".join(map(str, CLOUDWATCH_RETENTION_DAYS))
@@ -159,10 +195,75 @@ def _check_region(cloud_spec: AwsCloudSpec, region: str, spec: RegionSpec, path:
         yield ((*path, "inference"), "inference on AWS is served by the region's EKS cluster (IP targets); add `cluster:` to this region")
     if spec.inference is not None and spec.inference.certificate:
         yield from _check_certificate(region, spec.inference.certificate, (*path, "inference", "certificate"))
+    if spec.inference is not None:
+        yield from _check_health_check_path(cloud_spec, spec.inference, (*path, "inference", "health_check_path"))
     for name, pool in spec.gpu_pools.items():
         yield from _check_pool(region, spec, pool, (*path, "gpu_pools", name))
+        yield from _check_node_group_name(environment, region, name, (*path, "gpu_pools", name))
+        yield from _check_node_labels(pool, (*path, "gpu_pools", name))
     for name, bucket in spec.buckets.items():
         yield from _check_lifecycle(cloud_spec, bucket.tiering, (*path, "buckets", name, "tiering"))
+        yield from _check_soft_delete(bucket, (*path, "buckets", name, "soft_delete_days"))
+
+
+def _check_health_check_path(cloud_spec: AwsCloudSpec, inference: InferenceSpec, path: Path) -> Iterator[Issue]:
+    """The regional target group probes the path (at most 1024 characters); behind an anycast global endpoint, Global
+    Accelerator's endpoint group gets it too (at most 255)."""
+    given = inference.health_check_path
+    endpoint = cloud_spec.global_endpoint
+    if endpoint is not None and endpoint.routing is GlobalRouting.ANYCAST:
+        limit, who = GLOBAL_ACCELERATOR_HEALTH_CHECK_PATH_MAX, ("Global Accelerator (global_endpoint routing 'anycast') "
+                                                                "health-checks the regional load balancers on")
+    else:
+        limit, who = ELB_HEALTH_CHECK_PATH_MAX, "the load balancer's target group health check takes"
+    if len(given) > limit:
+        shown = f"'{given[:40]}...'" if len(given) > 40 else f"'{given}'"
+        yield (path, f"{shown} has {len(given)} characters; {who} a path of at most {limit} characters; shorten it")
+
+
+def _check_node_group_name(environment: str, region: str, pool_name: str, path: Path) -> Iterator[Issue]:
+    """The node group's auto-name (Pulumi name plus AUTONAME_SUFFIX) must fit EKS's 63 characters."""
+    name = node_group_resource_name(environment, region, pool_name)
+    length = len(name) + AUTONAME_SUFFIX
+    if length <= EKS_NODE_GROUP_NAME_MAX:
+        return
+    room = len(pool_name) - (length - EKS_NODE_GROUP_NAME_MAX)
+    yield (path, f"pool name '{pool_name}' ({len(pool_name)} characters) makes the EKS node group name '{name}-<7 random "
+                 f"characters>' {length} characters long; EKS allows at most {EKS_NODE_GROUP_NAME_MAX}: with environment "
+                 f"'{environment}' and region '{region}' the pool name may have at most {room} characters; shorten the pool name")
+
+
+def _check_node_labels(pool: GpuPoolSpec, path: Path) -> Iterator[Issue]:
+    """The pool's own labels and taints within EKS's limits (EKS_LABEL_MAX); their Kubernetes syntax is checked by the
+    spec itself. The toolkit's own labels and taints always fit."""
+    for key, value in pool.labels.items():
+        if len(key) > EKS_LABEL_MAX:
+            yield ((*path, "labels", key), f"label key '{key}' has {len(key)} characters; EKS node group labels take keys of "
+                                           f"1 to {EKS_LABEL_MAX} characters, prefix and '/' included (Kubernetes allows "
+                                           "a longer prefix, EKS does not); shorten the key")
+        if not value:
+            yield ((*path, "labels", key), f"label '{key}' has an empty value; EKS node group labels take values of 1 to "
+                                           f"{EKS_LABEL_MAX} characters (Kubernetes allows an empty value, EKS does not); "
+                                           "give it a value")
+    for i, taint in enumerate(pool.taints):
+        if len(taint.key) > EKS_TAINT_KEY_MAX:
+            yield ((*path, "taints", i), f"taint key '{taint.key}' has {len(taint.key)} characters; EKS node group taints "
+                                         f"take keys of 1 to {EKS_TAINT_KEY_MAX} characters, prefix and '/' included "
+                                         "(Kubernetes allows a longer prefix, EKS does not); shorten the key")
+
+
+def _check_soft_delete(bucket: BucketSpec, path: Path) -> Iterator[Issue]:
+    """soft_delete_days is GCS/Blob soft delete; S3 has none, so setting it on AWS would do nothing."""
+    if "soft_delete_days" not in bucket.model_fields_set:
+        return
+    if bucket.versioning:
+        instead = (f"deleted and overwritten objects stay as noncurrent versions (versioning) for "
+                   f"noncurrent_expire_after_days ({bucket.noncurrent_expire_after_days})")
+    else:
+        instead = ("versioning is off, so this bucket keeps no deleted or overwritten objects (turn versioning on to "
+                   "keep them as noncurrent versions for noncurrent_expire_after_days)")
+    yield (path, f"soft_delete_days {bucket.soft_delete_days} has no effect on AWS: S3 has no soft delete; {instead}; "
+                 "remove soft_delete_days")
 
 
 def _check_certificate(region: str, arn: str, path: Path) -> Iterator[Issue]:

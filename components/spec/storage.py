@@ -84,6 +84,7 @@ class BucketSpec(SpecModel):
     noncurrent_expire_after_days: Days = 90
     """Delete previous versions this many days after they become noncurrent. Default 90."""
     soft_delete_days: Annotated[int, Field(ge=7, le=90)] = 7
-    """GCS soft-delete / Blob soft-delete retention. Default 7 days (the GCS default)."""
+    """GCS soft-delete / Blob soft-delete retention. Default 7 days (the GCS default). GCP and Azure only: setting it on
+    AWS is a config error (S3 has no soft delete; versioning keeps deleted objects)."""
     data_zone: Name | None = None
     """Residency zone from `compliance.data_zones` this bucket's data must stay in (e.g. "eu"). Default: none."""

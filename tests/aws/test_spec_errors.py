@@ -127,3 +127,166 @@ def test_any_eks_minor_is_accepted_without_the_kubernetes_layer(prod_config: dic
     spec = load_platform(platform_dict({"aws": config}, environment="prod", addons={"enabled": False},
                                        compliance={"data_zones": {"eu": ["eu-west-1"]}}))
     assert spec.clouds.aws.regions["us-east-1"].cluster.kubernetes_version == "1.31"
+
+
+# --- Names, labels, health check paths and settings AWS would refuse at `pulumi up` ---------------------------------
+
+LONG_ENVIRONMENT = "ml-platform-prod"  # 16 characters, the longest environment name the spec takes
+
+
+def _issues(aws_config: dict[str, Any], **top: Any) -> dict[str, list[str]]:
+    """Config path -> messages of every issue `load_platform` reports for this AWS config ({} when it loads)."""
+    top.setdefault("environment", "prod")
+    top.setdefault("compliance", {"data_zones": {"eu": ["eu-west-1"]}})
+    try:
+        load_platform(platform_dict({"aws": aws_config}, **top))
+    except SpecError as err:
+        found: dict[str, list[str]] = {}
+        for path, message in err.issues:
+            found.setdefault(path, []).append(message)
+        return found
+    return {}
+
+
+def _one_pool(pool_name: str, **pool: Any) -> dict[str, Any]:
+    return {"regions": {"us-east-1": {"network": {"cidr": "10.9.0.0/16"}, "cluster": {},
+                                      "gpu_pools": {pool_name: {"accelerator": "l4", **pool}}}}}
+
+
+def test_node_group_auto_name_fits_eks_63_characters() -> None:
+    """EKS node group names take at most 63 characters; Pulumi names the group `<environment>-<region>-<pool>-nodegroup`
+    plus "-" and 7 random hex digits. 16 + 1 + 9 + 1 + 18 + 10 + 8 = 63: an 18-character pool name is the longest that
+    fits with a 16-character environment in us-east-1."""
+    assert _issues(_one_pool("a" * 18), environment=LONG_ENVIRONMENT) == {}
+    pool = "gpu-pool-for-llm-ft"  # 19 characters: 64
+    issues = _issues(_one_pool(pool), environment=LONG_ENVIRONMENT)
+    assert issues == {f"{E}.gpu_pools.{pool}": [
+        f"pool name '{pool}' (19 characters) makes the EKS node group name "
+        f"'ml-platform-prod-us-east-1-{pool}-nodegroup-<7 random characters>' 64 characters long; EKS allows at most 63: "
+        "with environment 'ml-platform-prod' and region 'us-east-1' the pool name may have at most 18 characters; "
+        "shorten the pool name"]}
+
+
+def test_node_group_name_limit_counts_the_region_and_environment() -> None:
+    """The finding's example: staging in ap-southeast-2 with a 24-character pool name (65 characters); the longest
+    region (14 characters) and environment (16) leave 13 characters for the pool name."""
+    pool = "h100-capacity-block-east"
+    config = {"regions": {"ap-southeast-2": {"network": {"cidr": "10.9.0.0/16"}, "cluster": {},
+                                             "gpu_pools": {pool: {"accelerator": "l4"}}}}}
+    issues = _issues(config, environment="staging")
+    message = issues["platform.clouds.aws.regions.ap-southeast-2.gpu_pools.h100-capacity-block-east"][0]
+    assert "'staging-ap-southeast-2-h100-capacity-block-east-nodegroup-<7 random characters>' 65 characters long" in message
+    assert "the pool name may have at most 22 characters" in message
+    assert _issues({"regions": {"ap-southeast-2": {**config["regions"]["ap-southeast-2"],
+                                                   "gpu_pools": {"a" * 13: {"accelerator": "l4"}}}}},
+                   environment=LONG_ENVIRONMENT) == {}
+
+
+def test_the_checked_node_group_name_is_the_planned_one(plan_aws) -> None:  # noqa: ANN001
+    """The check's name is the node group resource's Pulumi name, and the resource sets no name of its own, so
+    pulumi-aws auto-names it (`<name>-<7 hex>`): the check and the component agree."""
+    from components.spec.aws import AUTONAME_SUFFIX, EKS_NODE_GROUP_NAME_MAX, node_group_resource_name
+
+    pool = "a" * 18
+    plan = plan_aws(_one_pool(pool), environment=LONG_ENVIRONMENT)
+    name = node_group_resource_name(LONG_ENVIRONMENT, "us-east-1", pool)
+    inputs = plan.one("aws:eks/nodeGroup:NodeGroup", name).inputs
+    assert "nodeGroupName" not in inputs and "nodeGroupNamePrefix" not in inputs
+    assert len(name) + AUTONAME_SUFFIX == EKS_NODE_GROUP_NAME_MAX
+
+
+def test_node_labels_and_taints_fit_eks_limits(prod_config: dict[str, Any]) -> None:
+    """EKS takes label keys and values of 1 to 63 characters and taint keys of 1 to 63, taint values 0 to 63
+    (API_UpdateLabelsPayload, API_Taint); Kubernetes allows a 253-character prefix and empty label values."""
+    key_64 = "example.com/" + "k" * 52
+    taint_64 = "example.com/" + "t" * 52
+    pool = f"{R}/gpu_pools/l4-spot"
+    bad = change(change(prod_config, f"{pool}/labels", {key_64: "x", "tier": ""}), f"{pool}/taints",
+                 [{"key": "team", "value": "research"}, {"key": taint_64, "value": "", "effect": "NoExecute"}])
+    where = f"{E}.gpu_pools.l4-spot"
+    assert _issues(bad) == {
+        f"{where}.labels.{key_64}": [
+            f"label key '{key_64}' has 64 characters; EKS node group labels take keys of 1 to 63 characters, prefix and "
+            "'/' included (Kubernetes allows a longer prefix, EKS does not); shorten the key"],
+        f"{where}.labels.tier": [
+            "label 'tier' has an empty value; EKS node group labels take values of 1 to 63 characters (Kubernetes allows "
+            "an empty value, EKS does not); give it a value"],
+        f"{where}.taints[1]": [
+            f"taint key '{taint_64}' has 64 characters; EKS node group taints take keys of 1 to 63 characters, prefix and "
+            "'/' included (Kubernetes allows a longer prefix, EKS does not); shorten the key"],
+    }
+    good = change(change(prod_config, f"{pool}/labels", {key_64[:-1]: "v" * 63}), f"{pool}/taints",
+                  [{"key": taint_64[:-1], "value": ""}, {"key": "t", "value": "v" * 63, "effect": "NoExecute"}])
+    assert _issues(good) == {}
+
+
+def test_the_toolkits_own_node_labels_and_taints_fit_eks_limits() -> None:
+    """Only the pool's own labels and taints are checked: what the toolkit adds fits for every AWS instance type, the
+    longest pool name and every capacity type and sharing mode."""
+    from components import catalog
+    from components.k8s.sharing import sharing_node_labels
+    from components.spec import CapacityType, Cloud, GpuPoolSpec, accelerator_node_labels, accelerator_taint
+    from components.spec.compute import GpuSharing, SharingMode
+
+    for row in catalog.instance_types("aws"):
+        sharings = [GpuSharing(mode=SharingMode.MIG, mig_profile=p) for p in row.mig_profiles]
+        sharings += [GpuSharing(mode=mode, replicas_per_gpu=48) for mode in (SharingMode.TIME_SLICING, SharingMode.MPS)]
+        for capacity in CapacityType:
+            pool = GpuPoolSpec.model_construct(instance_type=row.instance_type, capacity=capacity)  # any capacity, unvalidated
+            labels = accelerator_node_labels("p" * 24, pool, row)
+            for sharing in sharings:
+                labels.update(sharing_node_labels(Cloud.AWS, row.accelerator, sharing, False))
+            assert all(1 <= len(k) <= 63 and 1 <= len(v) <= 63 for k, v in labels.items()), labels
+        key, value, _ = accelerator_taint(row)
+        assert 1 <= len(key) <= 63 and len(value) <= 63
+
+
+def test_health_check_path_fits_the_load_balancer(prod_config: dict[str, Any]) -> None:
+    """ELB target groups take a health check path of 1 to 1024 characters (CreateTargetGroup, HealthCheckPath)."""
+    regional = change(prod_config, "global_endpoint", DELETE)
+    where = f"{E}.inference.health_check_path"
+    assert _issues(change(regional, f"{R}/inference/health_check_path", "/" + "a" * 1023)) == {}
+    issues = _issues(change(regional, f"{R}/inference/health_check_path", "/" + "a" * 1024))
+    assert issues == {where: [f"'/{'a' * 39}...' has 1025 characters; the load balancer's target group health check takes "
+                              "a path of at most 1024 characters; shorten it"]}
+
+
+def test_health_check_path_fits_global_accelerator(prod_config: dict[str, Any]) -> None:
+    """Behind the anycast global endpoint the path also goes to Global Accelerator's endpoint groups, which take at
+    most 255 characters (EndpointGroup, HealthCheckPath); latency-based DNS does not use it."""
+    where = f"{E}.inference.health_check_path"
+    assert _issues(change(prod_config, f"{R}/inference/health_check_path", "/" + "a" * 254)) == {}
+    issues = _issues(change(prod_config, f"{R}/inference/health_check_path", "/" + "a" * 255))
+    assert issues == {where: [f"'/{'a' * 39}...' has 256 characters; Global Accelerator (global_endpoint routing 'anycast') "
+                              "health-checks the regional load balancers on a path of at most 255 characters; shorten it"]}
+    latency = change(change(prod_config, "global_endpoint", {"routing": "latency_dns", "domain": "infer.example.com",
+                                                            "hosted_zone_id": "Z0123456789ABCDEFGHIJ"}),
+                     f"{R}/inference/health_check_path", "/" + "a" * 255)
+    assert _issues(latency) == {}
+
+
+def test_soft_delete_days_is_a_config_error_on_aws(prod_config: dict[str, Any]) -> None:
+    """S3 has no soft delete: a soft_delete_days given on AWS would do nothing, so it is reported like other settings a
+    cloud has no use for (pod_cidr on AWS, autoclass off GCP). Its default is not a setting the config gives."""
+    where = f"{E}.buckets.ckpt.soft_delete_days"
+    assert _issues(change(prod_config, f"{R}/buckets/ckpt/soft_delete_days", 14)) == {where: [
+        "soft_delete_days 14 has no effect on AWS: S3 has no soft delete; deleted and overwritten objects stay as "
+        "noncurrent versions (versioning) for noncurrent_expire_after_days (14); remove soft_delete_days"]}
+    unversioned = change(change(prod_config, f"{R}/buckets/ckpt/soft_delete_days", 7), f"{R}/buckets/ckpt/versioning", False)
+    assert _issues(unversioned) == {where: [
+        "soft_delete_days 7 has no effect on AWS: S3 has no soft delete; versioning is off, so this bucket keeps no deleted "
+        "or overwritten objects (turn versioning on to keep them as noncurrent versions for noncurrent_expire_after_days); "
+        "remove soft_delete_days"]}
+    spec = load_platform(platform_dict({"aws": prod_config}, environment="prod", compliance={"data_zones": {"eu": ["eu-west-1"]}}))
+    assert spec.clouds.aws.regions["us-east-1"].buckets["ckpt"].soft_delete_days == 7  # the default, not given: fine
+
+
+def test_no_reference_stack_sets_soft_delete_days_on_aws() -> None:
+    from pathlib import Path
+
+    import yaml
+
+    for stack_file in sorted((Path(__file__).resolve().parents[2] / "stacks").glob("Pulumi.*.yaml")):
+        platform = yaml.safe_load(stack_file.read_text())["config"]["ai-infra:platform"]
+        regions = platform["clouds"].get("aws", {}).get("regions", {})
+        assert not [b for r in regions.values() for b in (r.get("buckets") or {}).values() if "soft_delete_days" in b], stack_file
