@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import enum
 import re
+import unicodedata
 from collections.abc import Iterator
 from ipaddress import IPv4Network
 from typing import Annotated
@@ -15,7 +16,7 @@ from components import catalog
 
 from .cloud import CloudSpec, RegionSpec
 from .common import Cloud
-from .compute import SharingMode
+from .compute import Placement, SharingMode
 from .endpoint import AzureFrontDoorTier
 from .network import NatMode, TransitEncryption
 from .resolve import resolve_gpu_pool, resolve_lustre
@@ -90,6 +91,19 @@ class AzureCloudSpec(CloudSpec):
 
 AKS_SYSTEM_POOL = "system"
 _AKS_POOL_MAX = 12  # Linux agent pools: lower-case letters and digits, at most 12 characters
+AKS_MAX_OS_DISK_GB = 2048
+"""Largest OS disk of an AKS node: agent pools' `osDiskSizeGB` is an int with minValue 0, maxValue 2048 in the
+Microsoft.ContainerService API (Azure/bicep-types-az, generated/containerservice/microsoft.containerservice/2024-05-01/
+types.md: ManagedClusterAgentPoolProfile and ManagedClusterAgentPoolProfileProperties), below the spec's 16384 GiB."""
+MAX_RESOURCE_GROUP_NAME = 90
+"""Resource group names (learn.microsoft.com/azure/azure-resource-manager/management/resource-name-rules,
+Microsoft.Resources, resourcegroups): 1 to 90 characters; underscores, hyphens, periods, parentheses, and letters or
+digits as defined by Char.IsLetterOrDigit (Unicode categories UppercaseLetter, LowercaseLetter, TitlecaseLetter,
+ModifierLetter, OtherLetter, DecimalDigitNumber); can't end with a period."""
+_RESOURCE_GROUP_PUNCTUATION = frozenset("_-.()")
+_RESOURCE_GROUP_CATEGORIES = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Nd"})
+RESOURCE_GROUP_RULE = (f"1 to {MAX_RESOURCE_GROUP_NAME} characters: letters, digits, '_', '-', '.', '(' and ')' "
+                       "(Unicode letters and digits too), not ending in '.'")
 AZURE_ZONES = ("1", "2", "3")
 _LUSTRE_SLOTS = 8
 MAX_FLOW_LOG_RETENTION_DAYS = 365  # Network Watcher flow log retention is 0-365 days
@@ -106,6 +120,19 @@ _KEY_VAULT_SECRET = re.compile(
 def aks_pool_name(name: str) -> str:
     """AKS agent pool name for a spec pool name: hyphens dropped, at most 12 characters."""
     return name.replace("-", "")[:_AKS_POOL_MAX]
+
+
+def resource_group_name_problem(name: str) -> str | None:
+    """What makes `name` an invalid Azure resource group name (`MAX_RESOURCE_GROUP_NAME`), or None."""
+    if not 1 <= len(name) <= MAX_RESOURCE_GROUP_NAME:
+        return f"it has {len(name)} characters"
+    bad = sorted({c for c in name if c not in _RESOURCE_GROUP_PUNCTUATION
+                  and unicodedata.category(c) not in _RESOURCE_GROUP_CATEGORIES}, key=name.index)
+    if bad:
+        return f"{', '.join(repr(c) for c in bad)} {'is' if len(bad) == 1 else 'are'} not allowed"
+    if name.endswith("."):
+        return "it ends in '.'"
+    return None
 
 
 def aks_mig_profile(mig_profile: str) -> str:
@@ -201,6 +228,9 @@ def _check_region(cloud_spec: AzureCloudSpec, region: RegionSpec, path: Path) ->
                    "cluster's admins, or set platform.clouds.azure.deployer to service_principal or user")
     if region.inference is not None and region.cluster is None:
         yield ((*path, "inference"), "inference on Azure is served by the region's AKS cluster; add `cluster:` to this region")
+    group = region.resource_group
+    if group is not None and (problem := resource_group_name_problem(group)):
+        yield ((*path, "resource_group"), f"'{group}' is not an Azure resource group name ({problem}); allowed: {RESOURCE_GROUP_RULE}")
     yield from _check_pools(region, net.zones, path)
     yield from _check_lustre(cloud_spec, region, path)
 
@@ -218,6 +248,12 @@ def _check_pools(region: RegionSpec, zones: int, path: Path) -> Iterator[Issue]:
         for i, zone in enumerate(pool.zones):
             if zone not in allowed_zones:
                 yield ((*ppath, "zones", i), f"zone '{zone}' is not one of this network's zones; allowed: {', '.join(allowed_zones)}")
+        if pool.disk_size_gib > AKS_MAX_OS_DISK_GB:
+            yield ((*ppath, "disk_size_gib"), f"got {pool.disk_size_gib}; it sets the AKS agent pool's osDiskSizeGB, which Azure "
+                                              f"takes up to {AKS_MAX_OS_DISK_GB}; allowed on Azure: {AKS_MAX_OS_DISK_GB} or less")
+        if pool.placement is Placement.COMPACT:
+            yield ((*ppath, "placement"), "placement 'compact' is not supported on Azure: AKS pools here get no proximity placement "
+                                          "group, so nodes would not be placed close together; allowed on Azure: none")
         if pool.reservation and not _CAPACITY_RESERVATION_GROUP.match(pool.reservation):
             yield ((*ppath, "reservation"), f"'{pool.reservation}' is not a capacity reservation group resource ID; allowed: "
                                             "/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Compute/capacityReservationGroups/<name>")

@@ -93,3 +93,59 @@ def test_bad_azure_config_names_path_value_and_allowed(prod_config: dict[str, An
 def test_the_production_config_is_valid(prod_config: dict[str, Any]) -> None:
     spec = load_platform(platform_dict({"azure": prod_config}, environment="prod"))
     assert spec.clouds.azure is not None and list(spec.clouds.azure.regions) == ["eastus2", "swedencentral"]
+
+
+def _azure_issues(config: dict[str, Any]) -> dict[str, str]:
+    """The issues of a production config changed by the caller ({} when it loads)."""
+    try:
+        load_platform(platform_dict({"azure": config}, environment="prod"))
+    except SpecError as caught:
+        return dict(caught.issues)
+    return {}
+
+
+# (id, path in clouds.azure, new value, expected error path, the exact message)
+EXACT = [
+    ("os-disk-above-aks-maximum", f"{R}/gpu_pools/train/disk_size_gib", 4096, f"{E}.gpu_pools.train.disk_size_gib",
+     "got 4096; it sets the AKS agent pool's osDiskSizeGB, which Azure takes up to 2048; allowed on Azure: 2048 or less"),
+    ("compact-placement-on-aks", f"{R}/gpu_pools/batch/placement", "compact", f"{E}.gpu_pools.batch.placement",
+     "placement 'compact' is not supported on Azure: AKS pools here get no proximity placement group, so nodes would not "
+     "be placed close together; allowed on Azure: none"),
+    ("resource-group-bad-characters", f"{R}/resource_group", "bad/name?#", f"{E}.resource_group",
+     "'bad/name?#' is not an Azure resource group name ('/', '?', '#' are not allowed); allowed: 1 to 90 characters: "
+     "letters, digits, '_', '-', '.', '(' and ')' (Unicode letters and digits too), not ending in '.'"),
+    ("resource-group-ends-in-period", f"{R}/resource_group", "rg-ml.", f"{E}.resource_group",
+     "'rg-ml.' is not an Azure resource group name (it ends in '.'); allowed: 1 to 90 characters: letters, digits, '_', "
+     "'-', '.', '(' and ')' (Unicode letters and digits too), not ending in '.'"),
+    ("resource-group-too-long", f"{R}/resource_group", "r" * 91, f"{E}.resource_group",
+     f"'{'r' * 91}' is not an Azure resource group name (it has 91 characters); allowed: 1 to 90 characters: letters, "
+     "digits, '_', '-', '.', '(' and ')' (Unicode letters and digits too), not ending in '.'"),
+    ("resource-group-empty", f"{R}/resource_group", "", f"{E}.resource_group",
+     "'' is not an Azure resource group name (it has 0 characters); allowed: 1 to 90 characters: letters, digits, '_', "
+     "'-', '.', '(' and ')' (Unicode letters and digits too), not ending in '.'"),
+]
+
+
+@pytest.mark.parametrize(("where", "value", "path", "message"), [c[1:] for c in EXACT], ids=[c[0] for c in EXACT])
+def test_azure_only_limits_give_the_exact_message(prod_config: dict[str, Any], where: str, value: Any, path: str,
+                                                  message: str) -> None:
+    issues = _azure_issues(change(prod_config, where, value))
+    assert issues.get(path) == message, issues
+
+
+# (id, path in clouds.azure, a value Azure accepts)
+ACCEPTED = [
+    ("os-disk-at-aks-maximum", f"{R}/gpu_pools/train/disk_size_gib", 2048),
+    ("os-disk-at-spec-minimum", f"{R}/gpu_pools/train/disk_size_gib", 50),
+    ("placement-none", f"{R}/gpu_pools/batch/placement", "none"),
+    ("resource-group-plain", f"{R}/resource_group", "rg-ml-eastus2"),
+    ("resource-group-all-punctuation", f"{R}/resource_group", "ML_Platform.(prod)-01"),
+    ("resource-group-unicode-letters", f"{R}/resource_group", "rg-ĸüche-数据"),
+    ("resource-group-one-character", f"{R}/resource_group", "r"),
+    ("resource-group-90-characters", f"{R}/resource_group", "r" * 90),
+]
+
+
+@pytest.mark.parametrize(("where", "value"), [c[1:] for c in ACCEPTED], ids=[c[0] for c in ACCEPTED])
+def test_values_azure_accepts_still_load(prod_config: dict[str, Any], where: str, value: Any) -> None:
+    assert _azure_issues(change(prod_config, where, value)) == {}

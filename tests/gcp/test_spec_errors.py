@@ -153,3 +153,105 @@ def test_gke_slice_without_a_cluster_names_both_vm_modes() -> None:
     bad = change(PROD_GCP, "regions/europe-west4/tpu_slices/research/mode", "gke")
     found = problems(change(bad, "regions/europe-west4/cluster", DELETE))
     assert "add `cluster:` or use mode 'tpu_vm' or 'queued_resource'" in found[f"{W}.tpu_slices.research"]
+
+
+def issues_of(gcp: dict[str, Any]) -> dict[str, str]:
+    """The issues of a GCP config ({} when it loads)."""
+    try:
+        load_platform(gcp_platform(gcp, compliance=COMPLIANCE))
+    except SpecError as caught:
+        return dict(caught.issues)
+    return {}
+
+
+HOST_RULE = ("a bare fully qualified host name such as infer.example.com: at least two labels of 1 to 63 letters, digits "
+             "and '-' (not starting or ending with '-'), at most 253 characters, no scheme, path, port, wildcard or trailing '.'")
+MANAGED = "domain is the global endpoint's public host name, for which the load balancer's Google-managed certificate is issued"
+ACCOUNT_FORMS = ("<account-id>@<project>.iam.gserviceaccount.com, <project-number>-compute@developer.gserviceaccount.com "
+                 "(the Compute Engine default) or <project>@appspot.gserviceaccount.com")
+VM_ACCOUNT = "regions/europe-west4/tpu_slices/research/service_account"
+LONG_LABEL = "a" * 64
+# (id, path in clouds.gcp, new value, expected error path, the exact message)
+EXACT = [
+    ("inference-certificate-unused", f"{R}/inference/certificate", "arn:aws:acm:us-east-1:123456789012:certificate/x",
+     f"{U}.inference.certificate",
+     "'arn:aws:acm:us-east-1:123456789012:certificate/x' is not used on GCP: a GCP region has no regional listener (the "
+     "global load balancer reaches the GKE Service through NEGs), so TLS ends at the global endpoint; remove it and set "
+     "platform.clouds.gcp.global_endpoint.domain (a Google-managed certificate) or global_endpoint.certificate "
+     "(projects/<project>/global/sslCertificates/<name>)"),
+    ("domain-is-a-url", "global_endpoint/domain", "https://Infer.Example.com/api", f"{G}.global_endpoint.domain",
+     f"'https://Infer.Example.com/api' is not a host name (it is a URL); {MANAGED}; allowed: {HOST_RULE}; "
+     "did you mean 'infer.example.com'?"),
+    ("domain-with-port", "global_endpoint/domain", "infer.example.com:443", f"{G}.global_endpoint.domain",
+     f"'infer.example.com:443' is not a host name (it has a port); {MANAGED}; allowed: {HOST_RULE}; "
+     "did you mean 'infer.example.com'?"),
+    ("domain-with-path", "global_endpoint/domain", "infer.example.com/v1", f"{G}.global_endpoint.domain",
+     f"'infer.example.com/v1' is not a host name (it has a path); {MANAGED}; allowed: {HOST_RULE}; "
+     "did you mean 'infer.example.com'?"),
+    ("domain-wildcard", "global_endpoint/domain", "*.example.com", f"{G}.global_endpoint.domain",
+     f"'*.example.com' is not a host name (it has a wildcard); {MANAGED}; allowed: {HOST_RULE}"),
+    ("domain-single-label", "global_endpoint/domain", "infer", f"{G}.global_endpoint.domain",
+     f"'infer' is not a host name (it is a single label); {MANAGED}; allowed: {HOST_RULE}"),
+    ("domain-trailing-dot", "global_endpoint/domain", "infer.example.com.", f"{G}.global_endpoint.domain",
+     f"'infer.example.com.' is not a host name (it ends in '.'); {MANAGED}; allowed: {HOST_RULE}; "
+     "did you mean 'infer.example.com'?"),
+    ("domain-label-starts-with-hyphen", "global_endpoint/domain", "-infer.example.com", f"{G}.global_endpoint.domain",
+     f"'-infer.example.com' is not a host name (label '-infer' is not 1 to 63 letters, digits and '-' starting and ending "
+     f"with a letter or digit); {MANAGED}; allowed: {HOST_RULE}"),
+    ("domain-label-too-long", "global_endpoint/domain", f"{LONG_LABEL}.example.com", f"{G}.global_endpoint.domain",
+     f"'{LONG_LABEL}.example.com' is not a host name (label '{LONG_LABEL}' is not 1 to 63 letters, digits and '-' starting "
+     f"and ending with a letter or digit); {MANAGED}; allowed: {HOST_RULE}"),
+    ("domain-too-long", "global_endpoint/domain", ".".join(["a" * 63] * 4), f"{G}.global_endpoint.domain",
+     f"'{'.'.join(['a' * 63] * 4)}' is not a host name (it has 255 characters); {MANAGED}; allowed: {HOST_RULE}"),
+    ("domain-ip-address", "global_endpoint/domain", "203.0.113.10", f"{G}.global_endpoint.domain",
+     f"'203.0.113.10' is not a host name (its last label is all digits); {MANAGED}; allowed: {HOST_RULE}"),
+    ("domain-with-own-certificate", "global_endpoint", {"domain": "infer.example.com/v1",
+     "certificate": f"projects/{PROJECT}/global/sslCertificates/infer-tls"}, f"{G}.global_endpoint.domain",
+     f"'infer.example.com/v1' is not a host name (it has a path); domain is the global endpoint's public host name; "
+     f"allowed: {HOST_RULE}; did you mean 'infer.example.com'?"),
+    ("tpu-vm-account-not-an-email", VM_ACCOUNT, "tpu-runner", f"{W}.tpu_slices.research.service_account",
+     f"'tpu-runner' is not a service account email; allowed: {ACCOUNT_FORMS}"),
+    ("tpu-vm-account-user-email", VM_ACCOUNT, "ml-platform@example.com", f"{W}.tpu_slices.research.service_account",
+     f"'ml-platform@example.com' is not a service account email; allowed: {ACCOUNT_FORMS}"),
+    ("tpu-vm-account-iam-member-form", VM_ACCOUNT, f"serviceAccount:tpu-vm@{PROJECT}.iam.gserviceaccount.com",
+     f"{W}.tpu_slices.research.service_account",
+     f"'serviceAccount:tpu-vm@{PROJECT}.iam.gserviceaccount.com' is not a service account email; allowed: {ACCOUNT_FORMS}; "
+     "drop the 'serviceAccount:' prefix (that is the IAM member form)"),
+    ("tpu-vm-account-id-too-long", VM_ACCOUNT, f"{'t' * 31}@{PROJECT}.iam.gserviceaccount.com",
+     f"{W}.tpu_slices.research.service_account",
+     f"'{'t' * 31}@{PROJECT}.iam.gserviceaccount.com' is not a service account email; allowed: {ACCOUNT_FORMS}"),
+    ("tpu-vm-account-upper-case", VM_ACCOUNT, f"TPU-VM@{PROJECT}.iam.gserviceaccount.com", f"{W}.tpu_slices.research.service_account",
+     f"'TPU-VM@{PROJECT}.iam.gserviceaccount.com' is not a service account email; allowed: {ACCOUNT_FORMS}"),
+    ("tpu-vm-account-resource-name", VM_ACCOUNT, f"projects/{PROJECT}/serviceAccounts/tpu-vm@{PROJECT}.iam.gserviceaccount.com",
+     f"{W}.tpu_slices.research.service_account",
+     f"'projects/{PROJECT}/serviceAccounts/tpu-vm@{PROJECT}.iam.gserviceaccount.com' is not a service account email; "
+     f"allowed: {ACCOUNT_FORMS}"),
+]
+
+
+@pytest.mark.parametrize(("case", "path", "value", "where", "message"), EXACT, ids=[c[0] for c in EXACT])
+def test_gcp_only_checks_give_the_exact_message(case: str, path: str, value: Any, where: str, message: str) -> None:
+    found = issues_of(change(PROD_GCP, path, value))
+    assert found.get(where) == message, f"{case}: {found}"
+
+
+# (id, path in clouds.gcp, a value GCP accepts)
+ACCEPTED = [
+    ("inference-without-certificate", f"{R}/inference/certificate", None),
+    ("domain-subdomain", "global_endpoint/domain", "infer.staging.example.com"),
+    ("domain-apex-with-digits-and-hyphens", "global_endpoint/domain", "ml-2.example.co.uk"),
+    ("domain-mixed-case", "global_endpoint/domain", "Infer.Example.com"),
+    ("domain-idn-punycode", "global_endpoint/domain", "xn--bcher-kva.example"),
+    ("domain-63-character-label", "global_endpoint/domain", f"{'a' * 63}.example.com"),
+    ("domain-253-characters", "global_endpoint/domain", ".".join(["a" * 63] * 3 + ["a" * 61])),
+    ("tpu-vm-user-managed-account", VM_ACCOUNT, f"tpu-vm@{PROJECT}.iam.gserviceaccount.com"),
+    ("tpu-vm-account-of-another-project", VM_ACCOUNT, "tpu-runner-01@shared-ml-123.iam.gserviceaccount.com"),
+    ("tpu-vm-account-of-domain-scoped-project", VM_ACCOUNT, "tpu-runner@ml-prod.example.com.iam.gserviceaccount.com"),
+    ("tpu-vm-compute-default-account", VM_ACCOUNT, "123456789012-compute@developer.gserviceaccount.com"),
+    ("tpu-vm-app-engine-default-account", VM_ACCOUNT, f"{PROJECT}@appspot.gserviceaccount.com"),
+]
+
+
+@pytest.mark.parametrize(("case", "path", "value"), ACCEPTED, ids=[c[0] for c in ACCEPTED])
+def test_values_gcp_accepts_still_load(case: str, path: str, value: Any) -> None:
+    assert issues_of(change(PROD_GCP, path, value)) == {}, case
