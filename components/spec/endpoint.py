@@ -23,7 +23,8 @@ class InferenceSpec(SpecModel):
     health_check_path: Annotated[str, Field(pattern=r"^/[A-Za-z0-9._~/-]*$")] = "/healthz"
     """HTTP path probed by the load balancer and global endpoint. Default /healthz."""
     certificate: str | None = None
-    """TLS certificate for the regional listener: an ACM certificate ARN on AWS. Required on AWS."""
+    """TLS certificate for the regional listener: an ACM certificate ARN on AWS. Required on AWS; a config error on GCP
+    and Azure, where TLS ends at the global endpoint (set `global_endpoint.certificate` or `domain` there)."""
     traffic_percent: Annotated[int, Field(ge=0, le=100)] = 100
     """Share of this region's traffic to accept (AWS traffic dial, Azure origin weight). Default 100."""
     service_namespace: NamespaceName = "inference"

@@ -120,6 +120,12 @@ EXACT = [
     ("resource-group-too-long", f"{R}/resource_group", "r" * 91, f"{E}.resource_group",
      f"'{'r' * 91}' is not an Azure resource group name (it has 91 characters); allowed: 1 to 90 characters: letters, "
      "digits, '_', '-', '.', '(' and ')' (Unicode letters and digits too), not ending in '.'"),
+    ("inference-certificate-unused", f"{R}/inference/certificate", "https://kv.vault.azure.net/secrets/infer",
+     f"{E}.inference.certificate",
+     "'https://kv.vault.azure.net/secrets/infer' is not used on Azure: Front Door reaches the region's AKS Service "
+     "through its load balancer, so TLS ends at the global endpoint; remove it and set "
+     "platform.clouds.azure.global_endpoint.certificate (a Key Vault secret ID) or global_endpoint.domain "
+     "(a Front Door managed certificate)"),
     ("resource-group-empty", f"{R}/resource_group", "", f"{E}.resource_group",
      "'' is not an Azure resource group name (it has 0 characters); allowed: 1 to 90 characters: letters, digits, '_', "
      "'-', '.', '(' and ')' (Unicode letters and digits too), not ending in '.'"),
