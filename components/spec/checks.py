@@ -8,7 +8,7 @@ from ipaddress import IPv4Network
 from components import catalog
 from components.planning import ranges
 
-from .common import Cloud
+from .common import CLOUD_TAG_LIMIT, MAX_EXTRA_LABELS, MOST_RESOURCE_TAGS, PLATFORM_TAG_KEYS, TOOLKIT_TAG_KEYS, Cloud
 from .compute import CapacityType, GpuDriver, SharingMode, TpuMode, instance_type_problem
 from .endpoint import GlobalRouting
 from . import aws, azure, gcp
@@ -32,6 +32,7 @@ _EXTRA_CHECKS = {Cloud.AWS: aws.extra_checks, Cloud.GCP: gcp.extra_checks, Cloud
 def check_platform(spec: Platform) -> list[Issue]:
     """Every semantic problem in the spec, in document order."""
     issues: list[Issue] = []
+    issues += _check_extra_labels(spec)
     issues += _check_residency_lists(spec)
     issues += _check_cidrs(spec)
     for cloud, cloud_spec in spec.clouds.items():
@@ -179,20 +180,46 @@ def _check_region_name(cloud: Cloud, region: str, allowed: list[str] | None, pat
     issues: list[Issue] = []
     if catalog.find_region(cloud.value, region) is None:
         issues.append((path, unknown_region(region, cloud)))
-    if allowed is not None and region not in allowed:
+    if allowed and region not in allowed:  # an empty list is reported once, at compliance.allowed_regions
         issues.append((path, f"region {region!r} is outside the data residency list compliance.allowed_regions: {', '.join(allowed)}"))
     return issues
 
 
+def _check_extra_labels(spec: Platform) -> list[Issue]:
+    """`labels.extra` becomes default tags and labels on every resource: it may not take a key the toolkit sets (it
+    would replace the platform's own tag everywhere), and must leave room in the 50 tags an AWS or Azure resource takes
+    for the platform's tags and those a resource adds (common.MAX_EXTRA_LABELS)."""
+    extra = spec.labels.extra
+    path: Path = ("labels", "extra")
+    issues: list[Issue] = [((*path, key), f"label key {key!r} is a tag the toolkit sets itself ({TOOLKIT_TAG_KEYS[key]}); an extra "
+                                          f"label may not replace it. Keys the toolkit sets: {', '.join(TOOLKIT_TAG_KEYS)}")
+                           for key in extra if key in TOOLKIT_TAG_KEYS]
+    if len(extra) > MAX_EXTRA_LABELS:
+        issues.append((path, f"got {len(extra)} extra labels; at most {MAX_EXTRA_LABELS} are allowed: AWS and Azure allow "
+                             f"{CLOUD_TAG_LIMIT} tags per resource, the platform sets {len(PLATFORM_TAG_KEYS)} of its own "
+                             f"({', '.join(PLATFORM_TAG_KEYS)}) and a resource carries up to {MOST_RESOURCE_TAGS} more (an EKS "
+                             f"node: its Name and {MOST_RESOURCE_TAGS - 1} tags EKS adds)"))
+    return issues
+
+
 def _check_residency_lists(spec: Platform) -> list[Issue]:
-    """Entries of compliance.allowed_regions and compliance.data_zones must be regions of some cloud."""
+    """Entries of compliance.allowed_regions and compliance.data_zones must be regions of some cloud, and a list must
+    name one at least: an empty one would refuse every region (leave allowed_regions out for no restriction)."""
     compliance = spec.compliance
+    issues: list[Issue] = []
     lists: list[tuple[Path, list[str]]] = []
     if compliance.allowed_regions is not None:
         lists.append((("compliance", "allowed_regions"), compliance.allowed_regions))
     lists += [(("compliance", "data_zones", zone), regions) for zone, regions in compliance.data_zones.items()]
-    return [((*path, i), unknown_region(region, None)) for path, regions in lists for i, region in enumerate(regions)
-            if not catalog.region_clouds(region)]
+    for path, regions in lists:
+        if not regions and path[-1] == "allowed_regions":
+            issues.append((path, "allowed_regions is empty, so no region would be allowed; list the regions resources may be "
+                                 "placed in, or leave allowed_regions out for no restriction"))
+        elif not regions:
+            issues.append((path, f"data zone '{path[-1]}' lists no regions, so data of this zone could be stored nowhere; "
+                                 "list the regions it may live in"))
+        issues += [((*path, i), unknown_region(region, None)) for i, region in enumerate(regions) if not catalog.region_clouds(region)]
+    return issues
 
 
 def unknown_region(region: str, cloud: Cloud | None) -> str:
@@ -264,7 +291,7 @@ def _check_data_zones(spec: Platform, region: str, region_spec: RegionSpec, path
         where = (*path, kind, name, "data_zone")
         if zone not in zones:
             issues.append((where, f"data zone '{zone}' is not defined in compliance.data_zones (defined: {', '.join(zones) or 'none'})"))
-        elif region not in zones[zone]:
+        elif zones[zone] and region not in zones[zone]:  # an empty zone is reported once, at compliance.data_zones
             issues.append((where, f"region '{region}' is outside data zone '{zone}' ({', '.join(zones[zone])}); {zone} data must stay there"))
     return issues
 

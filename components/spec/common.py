@@ -56,13 +56,78 @@ LABEL_VALUE_RULE = "1 to 63 lower-case letters, digits, '_' and '-', starting wi
 LabelValue = Annotated[str, StringConstraints(pattern=LABEL_VALUE_PATTERN)]
 """A value of the platform labels (valid as a GCP label value, the strictest of the three clouds): `LABEL_VALUE_RULE`."""
 
+ENVIRONMENT_PATTERN = r"^[a-z][a-z0-9-]{1,15}$"
+ENVIRONMENT_RULE = "2 to 16 lower-case letters, digits and '-', starting with a letter"
+Environment = Annotated[str, StringConstraints(pattern=ENVIRONMENT_PATTERN)]
+"""An environment name (dev, staging, prod): `ENVIRONMENT_RULE`."""
+
+# Patterns of fields declared in other modules (gcp, azure, compute, endpoint, storage), described here by their text:
+# the loader finds a rule by the pattern a field fails, so these must stay equal to the fields' patterns
+# (tests/spine/test_spec_rules.py checks that every pattern of the spec is described).
+GCP_PROJECT_PATTERN = r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$"
+GCP_PROJECT_RULE = "6 to 30 lower-case letters, digits and '-', starting with a letter, ending with a letter or digit"
+"""GCP project IDs (cloud.google.com/resource-manager/docs/creating-managing-projects, "Project ID requirements")."""
+GUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+GUID_RULE = "32 hex digits in groups of 8, 4, 4, 4 and 12 joined by '-', like 00000000-0000-0000-0000-000000000000"
+"""Azure object, tenant and principal IDs."""
+GCP_ZONE_PATTERN = r"^[a-z]+-[a-z]+\d+-[a-z]$"
+GCP_ZONE_RULE = "a GCP region name, '-' and a zone letter, like us-central1-a"
+KUBERNETES_VERSION_PATTERN = r"^1\.\d{2}$"
+KUBERNETES_VERSION_RULE = "1. and a two-digit minor version, like 1.33"
+NAMESPACE_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+NAMESPACE_RULE = "lower-case letters, digits and '-', starting and ending with a letter or digit"
+HEALTH_CHECK_PATH_PATTERN = r"^/[A-Za-z0-9._~/-]*$"
+HEALTH_CHECK_PATH_RULE = "'/' followed by letters, digits, '.', '_', '~', '/' and '-'"
+BUCKET_PREFIX_PATTERN = r"^[A-Za-z0-9._/-]*$"
+BUCKET_PREFIX_RULE = "letters, digits, '.', '_', '/' and '-', or empty"
+
 PATTERN_RULES: dict[str, tuple[str, str]] = {
     NAME_PATTERN: ("name", NAME_RULE),
     LABEL_KEY_PATTERN: ("label key", LABEL_KEY_RULE),
     LABEL_VALUE_PATTERN: ("label value", LABEL_VALUE_RULE),
+    ENVIRONMENT_PATTERN: ("environment name", ENVIRONMENT_RULE),
+    GCP_PROJECT_PATTERN: ("project ID", GCP_PROJECT_RULE),
+    GUID_PATTERN: ("GUID", GUID_RULE),
+    GCP_ZONE_PATTERN: ("zone", GCP_ZONE_RULE),
+    KUBERNETES_VERSION_PATTERN: ("Kubernetes version", KUBERNETES_VERSION_RULE),
+    NAMESPACE_PATTERN: ("namespace", NAMESPACE_RULE),
+    HEALTH_CHECK_PATH_PATTERN: ("health check path", HEALTH_CHECK_PATH_RULE),
+    BUCKET_PREFIX_PATTERN: ("prefix", BUCKET_PREFIX_RULE),
 }
 """Pattern -> (what the value is, the rule in words), so an error message states the rule once, in words that match
-the pattern (tests check that they agree)."""
+the pattern (tests check that they agree). A pattern that only lists values, `^(a|b|c)$`, needs no entry: the loader
+names the values."""
+
+# Tags per resource. AWS: "Maximum number of tags per resource - 50", and tags with the `aws:` prefix, which AWS adds
+# itself, "do not count against your tags per resource limit" (docs.aws.amazon.com/sdkfornet/v3/apidocs/items/ECS/TTag.html).
+# Azure: 50 tag name/value pairs (learn.microsoft.com/azure/azure-resource-manager/management/tag-resources#limitations).
+# GCP: 64 labels (cloud.google.com/compute/docs/labeling-resources, "Requirements for labels").
+CLOUD_TAG_LIMIT = 50
+"""Tags one AWS or Azure resource can carry (GCP allows 64 labels)."""
+PLATFORM_TAG_KEYS = ("environment", "owner", "team", "cost-center", "managed-by")
+"""The tags `Platform.tags()` puts on every resource besides `labels.extra`."""
+MOST_RESOURCE_TAGS = 6
+"""The most tags one resource carries besides the platform's: an EKS node (EC2 instance) gets `Name` from its launch
+template and, from the node group's Auto Scaling group, eks:cluster-name, eks:nodegroup-name,
+kubernetes.io/cluster/<cluster> and the two k8s.io/cluster-autoscaler discovery tags. The toolkit's own additions are
+at most 2 on any resource (Name and a subnet role, data-class and data-zone on a bucket, Name and data-zone on a
+file system, the two autoscaler tags on a node group)."""
+MAX_EXTRA_LABELS = CLOUD_TAG_LIMIT - len(PLATFORM_TAG_KEYS) - MOST_RESOURCE_TAGS
+"""How many `labels.extra` entries fit: 39."""
+TOOLKIT_TAG_KEYS: dict[str, str] = {
+    "environment": "set by platform.environment",
+    "owner": "set by platform.labels.owner",
+    "team": "set by platform.labels.team",
+    "cost-center": "set by platform.labels.cost_center",
+    "managed-by": "always 'ai-infra'",
+    "data-zone": "set by a bucket's or Lustre file system's data_zone",
+    "data-class": "set by a bucket's data_class",
+    "slice": "the TPU slice's name, on its TPU VMs",
+    "slice-index": "the slice's index, on TPU VMs",
+    "reservation": "a TPU slice's reservation, on its TPU VMs",
+}
+"""Tag and label keys the toolkit sets -> where their value comes from. `labels.extra` may not use them: as a default tag
+an extra label would replace the platform's own tag on every resource (or be replaced on the resources that set it)."""
 
 Days = Annotated[int, Field(ge=1, le=36500)]
 

@@ -12,7 +12,6 @@ from ipaddress import IPv4Network
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ValidationError
-from pydantic_core import PydanticKnownError
 
 from .checks import check_platform
 from .common import PATTERN_RULES, FieldError
@@ -27,9 +26,13 @@ _EXPECTED = {
     "bool_type": "boolean", "bool_parsing": "boolean",
 }
 """Scalar type errors -> the JSON type the field takes; their message says what was given in JSON's own words."""
-_PYTHON_WORDING = frozenset({"model_type", "dict_type", "list_type"})
-"""Errors pydantic words differently for JSON input ("Input should be an object"); the spec keeps the wording that
-its messages always had ("a valid dictionary or instance of ...")."""
+_CONTAINER_TYPES = frozenset({"model_type", "dict_type", "list_type"})
+"""A mapping or list expected and something else given: the message says what the field takes (the settings a model
+has, what a mapping maps from and to) and what was given, in JSON's words, instead of pydantic's Python words ("a
+valid dictionary or instance of NetworkSpec")."""
+_NULL_KEYS = frozenset({"", "None"})
+"""How a null or empty YAML key (`~:`, `null:`, `"":`) reaches the loader when the key's pattern refuses it: the offline
+reader (aiinfra.plan) writes a null key as Python's text, None. (json.dumps writes it as "null", which is a valid name.)"""
 
 
 class SpecError(Exception):
@@ -48,9 +51,11 @@ def load_platform(data: Any, root: str = ROOT) -> Platform:
 
     Scalars are taken as JSON and YAML type them, never converted: a boolean is not an integer (`max_nodes: true`),
     a quoted number is a string, not a number (`gpu_quota: '4'`), `efa: 'yes'` is not a boolean; an integer is a valid
-    float. Enum values and CIDRs are written as strings, as YAML and JSON have no other form for them."""
+    float. Enum values and CIDRs are written as strings, as YAML and JSON have no other form for them. (A whole number
+    written with a decimal point, `max_nodes: 4.0`, never gets here as a float: the Pulumi CLI passes config objects to
+    the program as Go's JSON, which writes 4.0 as 4, and `aiinfra validate` reads stack files the same way.)"""
     if not isinstance(data, dict):
-        raise SpecError([(root, f"expected a mapping of platform settings, got {type(data).__name__}")])
+        raise SpecError([(root, f"expected a mapping of platform settings, got {_json_value(data)}")])
     try:
         text = json.dumps(data, allow_nan=False)
     except (TypeError, ValueError) as err:  # `data` comes from JSON, so only a caller passing Python objects gets here
@@ -79,6 +84,12 @@ def region_path(cloud: str, region: str) -> str:
     return _dotted(ROOT, ("clouds", cloud, "regions", region))
 
 
+def config_path(loc: tuple[Any, ...], root: str = ROOT) -> str:
+    """The config path of `loc` as error messages name it: `platform.teams.research`, `platform.labels.extra`,
+    `platform.clouds.aws.regions.us-east-1.gpu_pools.train.zones[0]`."""
+    return _dotted(root, loc)
+
+
 def _dotted(root: str, loc: tuple[Any, ...]) -> str:
     parts = [root]
     for item in loc:
@@ -95,6 +106,12 @@ def _describe(root: str, error: dict[str, Any]) -> tuple[str, str]:
     kind = error["type"]
     value = error.get("input")
     if "[key]" in loc:
+        mapping = loc[: loc.index("[key]") - 1]
+        if value in _NULL_KEYS and ctx.get("pattern") in PATTERN_RULES:
+            what = _key_noun(mapping)
+            rule = PATTERN_RULES[ctx["pattern"]][1]
+            return _dotted(root, mapping), (f"a {what} is null or empty (YAML reads ~, null and a key with nothing before "
+                                            f"the ':' as null); {what}s are {rule}")
         where = _dotted(root, loc[: loc.index("[key]")])
         return where, _pattern_rule(ctx, value) or f"key {value!r} is invalid: {_clean(error['msg'])}"
     if kind == "extra_forbidden":
@@ -110,28 +127,96 @@ def _describe(root: str, error: dict[str, Any]) -> tuple[str, str]:
         return _dotted(root, loc), _wrong_scalar(_EXPECTED[kind], value, loc)
     if kind in ("string_type", "value_error") and _unwrap(_annotation_at(loc)) is IPv4Network and not _is_network(value):
         kind, message = "ip_v4_network", "Input is not a valid IPv4 network"
-    elif kind in _PYTHON_WORDING:
-        message = PydanticKnownError(kind, ctx or None).message()
+    elif kind in _CONTAINER_TYPES:
+        return _dotted(root, loc), f"expected {_container(kind, loc)}, got {_json_value(value)}"
+    elif kind == "string_type":
+        return _dotted(root, loc), f"expected a string, got {_json_value(value)}{_quote_hint(value, loc)}"
     else:
         message = _clean(error["msg"])
     if value is not None and not isinstance(value, (dict, list)) and not _states_value(kind, message, value):
         message += f" (got {value!r})"
-    if kind == "string_type" and isinstance(value, (int, float)) and not isinstance(value, bool):
-        text = _as_text(value, _pattern_at(loc))
-        if text is not None and text != repr(value):
-            message += f"; YAML reads an unquoted {text} as the number {value!r}: write it as a string in quotes: '{text}'"
-        elif text is not None:
-            message += f"; YAML read a number: write it as a string in quotes: '{text}'"
+    if kind == "enum" and isinstance(value, str):
+        message += _did_you_mean(value, re.findall(r"'([^']*)'", str(ctx.get("expected", ""))))
     return _dotted(root, loc), message
 
 
+def _quote_hint(value: Any, loc: tuple[Any, ...]) -> str:
+    """For a number given where text is expected: how to write it as text, when quoting it would give a valid value
+    (YAML reads an unquoted 1.30 as the number 1.3, so the quoted form is the one the user most likely meant)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return ""
+    text = _as_text(value, _pattern_at(loc))
+    if text is None:
+        return ""
+    if text != repr(value):
+        return f"; YAML reads an unquoted {text} as the number {value!r}: write it as a string in quotes: '{text}'"
+    return f"; write it as a string in quotes: '{text}'"
+
+
+def _container(kind: str, loc: tuple[Any, ...]) -> str:
+    """What a mapping or list field takes, in words: "a mapping of settings (cidr, nat, ...)" for a model, "a mapping
+    of gpu pool name to settings" for a mapping, "a list"."""
+    if kind == "list_type":
+        return "a list"
+    if kind == "model_type":
+        fields = _fields_at(loc)
+        return f"a mapping of settings ({', '.join(fields)})" if fields else "a mapping of settings"
+    annotation = _unwrap(_annotation_at(loc))
+    if typing.get_origin(annotation) is not dict:
+        return "a mapping"
+    return f"a mapping of {_key_noun(loc)} to {_value_noun(typing.get_args(annotation)[1])}"
+
+
+def _key_noun(loc: tuple[Any, ...]) -> str:
+    """What the keys of the mapping at `loc` are: "gpu pool name" for a mapping of names held by the field gpu_pools,
+    "label key", or "key"."""
+    annotation = _unwrap(_annotation_at(loc))
+    args = typing.get_args(annotation) if typing.get_origin(annotation) is dict else ()
+    pattern = _constraint_of(args[0], "pattern", str) if args else None
+    what = PATTERN_RULES[pattern][0] if pattern in PATTERN_RULES else "key"
+    if what == "name" and loc and isinstance(loc[-1], str) and loc[-1] in _fields_at(loc[:-1]):
+        *words, last = loc[-1].split("_")  # the field's plural noun, in the singular: gpu_pools -> gpu pool
+        if last.endswith("ies"):
+            last = f"{last[:-3]}y"
+        elif last.endswith("s") and not last.endswith("ss"):
+            last = last[:-1]
+        return " ".join([*words, last, "name"])
+    return what
+
+
+def _value_noun(annotation: Any) -> str:
+    """What the values of a mapping are, in words: "settings" (a model), "a list", "a mapping", "label value"."""
+    base = _unwrap(annotation)
+    if isinstance(base, type) and issubclass(base, BaseModel):
+        return "settings"
+    if typing.get_origin(base) in (list, dict):
+        return "a list" if typing.get_origin(base) is list else "a mapping"
+    pattern = _constraint_of(annotation, "pattern", str)
+    if pattern in PATTERN_RULES:
+        return PATTERN_RULES[pattern][0]
+    return {str: "a string", int: "an integer", float: "a number", bool: "a boolean"}.get(base, "a value")
+
+
+def _did_you_mean(value: str, choices: list[str]) -> str:
+    """"; did you mean 'x'?" for the allowed value closest to `value` (a typo or another case), or ""."""
+    close = [c for c in choices if c.lower() == value.strip().lower()] or difflib.get_close_matches(value, choices, n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 def _pattern_rule(ctx: dict[str, Any], value: Any) -> str | None:
-    """The rule in words for a value that fails one of the spec's named patterns (names, label keys and values), or
-    None for any other pattern."""
-    if ctx.get("pattern") not in PATTERN_RULES:
+    """The rule in words for a value that fails one of the spec's named patterns (names, label keys and values, ...:
+    common.PATTERN_RULES) or a pattern that lists the allowed values (`^(NoSchedule|NoExecute)$`), worded as an enum's
+    message; None for any other pattern."""
+    pattern = ctx.get("pattern")
+    if pattern in PATTERN_RULES:
+        what, rule = PATTERN_RULES[pattern]
+        return f"{what} {value!r} is invalid; {what}s are {rule}"
+    listed = re.fullmatch(r"\^\(([\w-]+(?:\|[\w-]+)+)\)\$", str(pattern))
+    if listed is None:
         return None
-    what, rule = PATTERN_RULES[ctx["pattern"]]
-    return f"{what} {value!r} is invalid; {what}s are {rule}"
+    choices = listed.group(1).split("|")
+    allowed = ", ".join(repr(c) for c in choices[:-1]) + f" or {choices[-1]!r}"
+    return f"Input should be {allowed} (got {value!r}){_did_you_mean(str(value), choices)}"
 
 
 def _wrong_scalar(expected: str, value: Any, loc: tuple[Any, ...]) -> str:
@@ -256,7 +341,12 @@ def _pattern_at(loc: tuple[Any, ...]) -> str | None:
 
 def _constraint_at(loc: tuple[Any, ...], name: str, kind: type = object) -> Any:
     """The constraint `name` (pattern, ge, le, ...) of the field at `loc` if it has one of type `kind`, else None."""
-    pending = [_annotation_at(loc)]
+    return _constraint_of(_annotation_at(loc), name, kind)
+
+
+def _constraint_of(annotation: Any, name: str, kind: type = object) -> Any:
+    """The constraint `name` of a type `annotation` (Annotated metadata, through Optional) of type `kind`, or None."""
+    pending = [annotation]
     while pending:
         annotation = pending.pop()
         origin = typing.get_origin(annotation)

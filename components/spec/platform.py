@@ -10,7 +10,7 @@ from pydantic import Field, model_validator
 from .aws import AwsCloudSpec
 from .azure import AzureCloudSpec
 from .cloud import CloudSpec
-from .common import Cloud, ComplianceProfile, FieldError, LabelKey, LabelValue, Name, SpecModel
+from .common import Cloud, ComplianceProfile, Environment, FieldError, LabelKey, LabelValue, Name, SpecModel
 from .gcp import GcpCloudSpec
 
 
@@ -26,7 +26,9 @@ class PlatformLabels(SpecModel):
     extra: dict[LabelKey, LabelValue] = {}
     """Additional labels. Keys: 1 to 63 lower-case letters, digits, '_' and '-', starting with a lower-case letter; values:
     1 to 63 lower-case letters, digits, '_' and '-' (the rules of GCP labels, which AWS and Azure tags also accept).
-    Default none."""
+    At most 39, so that no resource exceeds the 50 tags AWS and Azure allow; not the keys the toolkit sets itself
+    (environment, owner, team, cost-center, managed-by, data-zone, data-class, and on TPU VMs slice, slice-index and
+    reservation). Default none."""
 
 
 class ComplianceSpec(SpecModel):
@@ -104,7 +106,7 @@ class AddonsSpec(SpecModel):
 class Platform(SpecModel):
     """One environment's AI platform across clouds and regions."""
 
-    environment: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{1,15}$")]
+    environment: Environment
     """Environment name (dev, staging, prod). `dev` relaxes protection of stateful resources."""
     labels: PlatformLabels
     """Owner, team and cost-center labels for every taggable resource (required)."""

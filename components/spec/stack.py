@@ -11,10 +11,14 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from .loader import ROOT
+from .loader import ROOT, config_path
 
 PLATFORM_CONFIG = "ai-infra:platform"
 """The stack config key whose value is the platform (namespace `ai-infra`, key `platform`)."""
+SECURE_PLACEHOLDER = "[secret]"
+"""What an offline read of the stack file (`aiinfra validate`, `aiinfra plan`) holds in place of a `secure:` value,
+which it never decrypts (aiinfra.plan.project.SECRET_PLACEHOLDER, which a test keeps equal): inside the platform, it
+marks where the secure value is."""
 
 
 class StackConfigError(ValueError):
@@ -33,13 +37,38 @@ def platform_config_value(text: str | None, *, stack: str, secret: bool, esc_env
                 if esc_environments else "; see README 'Config reference'")
         raise StackConfigError(f"stack '{stack}' has no {PLATFORM_CONFIG} config{hint}")
     if secret:
-        raise StackConfigError(f"stack '{stack}': {PLATFORM_CONFIG} is a secure value, which aiinfra never decrypts; "
-                               "keep the platform in plain config and put secrets in keys of their own")
+        raise StackConfigError(_secure_message(text, stack))
     try:
         return json.loads(text)
     except json.JSONDecodeError:  # a plain string: a mapping reaches a program as JSON
         raise StackConfigError(f"stack '{stack}': {PLATFORM_CONFIG} must be a mapping of platform settings; "
                                f"got {text!r}") from None
+
+
+def _secure_message(text: str, stack: str) -> str:
+    """Why a platform that is, or holds, a secure value is refused, naming where the secure values are when it can."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:  # offline, a wholly secure value is the placeholder itself
+        value = None
+    nested = _secure_paths((), value)
+    fix = "keep the platform in plain config and put secrets in keys of their own"
+    if nested:
+        what = f"{nested[0]} is a secure value" if len(nested) == 1 else f"{', '.join(nested)} are secure values"
+        return f"stack '{stack}': {what}; secure values are not allowed inside {PLATFORM_CONFIG} (aiinfra never decrypts them): {fix}"
+    if isinstance(value, dict):  # decrypted by the engine (`pulumi up`), which says only that the key holds a secret
+        return f"stack '{stack}': {PLATFORM_CONFIG} is a secure value or holds one; secure values are not allowed inside it: {fix}"
+    return f"stack '{stack}': {PLATFORM_CONFIG} is a secure value, which aiinfra never decrypts; {fix}"
+
+
+def _secure_paths(loc: tuple[Any, ...], value: Any) -> list[str]:
+    """The config paths (`platform.labels.owner`) of the secure values inside a platform read offline, where each is
+    the placeholder, in document order."""
+    if isinstance(value, dict):
+        return [path for key, child in value.items() for path in _secure_paths((*loc, key), child)]
+    if isinstance(value, list):
+        return [path for index, child in enumerate(value) for path in _secure_paths((*loc, index), child)]
+    return [config_path(loc)] if loc and value == SECURE_PLACEHOLDER else []
 
 
 def check_stack_environment(environment: str, stack: str) -> None:

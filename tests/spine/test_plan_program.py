@@ -211,7 +211,7 @@ def test_sys_exit_in_a_program_ends_it_as_the_language_host_would(
 @pytest.mark.parametrize(("value", "message"), [
     ("hello", "stack 'x': ai-infra:platform must be a mapping of platform settings; got 'hello'"),
     ("\n    secure: AAABAxyz", "stack 'x': ai-infra:platform is a secure value, which aiinfra never decrypts"),
-    ("[1, 2]", "platform: expected a mapping of platform settings, got list"),
+    ("[1, 2]", "platform: expected a mapping of platform settings, got a list"),
 ])
 def test_validate_names_a_platform_value_that_is_not_settings(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, value: str, message: str) -> None:

@@ -97,7 +97,7 @@ CASES = [
     ("label-value-with-a-dot", "labels/owner", "jane.doe", "platform.labels.owner", ["label value 'jane.doe'", "'_' and '-'"]),
     # A YAML number where text is expected: say how to quote it (user audit: 1.30 became 1.3).
     ("kubernetes-version-as-a-number", f"{A}/cluster/kubernetes_version", 1.30, f"{AWS_REGION}.cluster.kubernetes_version",
-     ["(got 1.3)", "write it as a string", "'1.30'"]),
+     ["got the number 1.3", "write it as a string", "'1.30'"]),
     ("residency-entry-typo", "compliance/allowed_regions", ["us-east-1", "us-centrl1"], "platform.compliance.allowed_regions[1]",
      ["'us-centrl1'", "did you mean 'us-central1'", "regions.json"]),
     ("data-zone-entry-typo", "compliance/data_zones", {"eu": ["eu-wst-1"]}, "platform.compliance.data_zones.eu[0]",
@@ -185,7 +185,7 @@ def test_value_is_not_repeated_when_the_message_states_it() -> None:
 def test_number_for_a_text_field_without_a_valid_quoted_form_gets_no_quote_hint() -> None:
     # "12" would still break the environment pattern, so quoting is not the fix to suggest.
     [(_, message)] = _issues(set_path(valid(), "environment", 12))
-    assert message == "Input should be a valid string (got 12)"
+    assert message == "expected a string, got the number 12"
 
 
 def test_region_typo_is_rejected_with_a_suggestion_and_the_list() -> None:
@@ -226,3 +226,131 @@ def test_messages_are_one_line() -> None:
         data = set_path(data, change, value)
     for _, message in _issues(data):
         assert "\n" not in message
+
+
+# --- Fuzz review (F4, F5, F12, F13, F16): labels the clouds would refuse, rules in words, empty keys and lists ---------
+
+EXTRA_LIMIT = ("got {n} extra labels; at most 39 are allowed: AWS and Azure allow 50 tags per resource, the platform sets 5 of "
+               "its own (environment, owner, team, cost-center, managed-by) and a resource carries up to 6 more (an EKS node: "
+               "its Name and 5 tags EKS adds)")
+
+
+def test_extra_labels_leave_room_for_the_tags_every_resource_carries() -> None:
+    # F4: 50 extra labels made 55 default tags on every AWS resource (AWS and Azure take 50).
+    fits = {f"label-{i}": "x" for i in range(39)}
+    assert load_platform(set_path(valid(), "labels/extra", fits)).labels.extra == fits
+    assert _issues(set_path(valid(), "labels/extra", {**fits, "one-more": "x"})) == [("platform.labels.extra", EXTRA_LIMIT.format(n=40))]
+
+
+def test_the_extra_label_limit_is_the_cloud_limit_less_the_tags_a_resource_gets_otherwise() -> None:
+    from components.spec.common import CLOUD_TAG_LIMIT, MAX_EXTRA_LABELS, MOST_RESOURCE_TAGS, PLATFORM_TAG_KEYS
+
+    assert (CLOUD_TAG_LIMIT, len(PLATFORM_TAG_KEYS), MOST_RESOURCE_TAGS, MAX_EXTRA_LABELS) == (50, 5, 6, 39)
+    spec = load_platform(valid())
+    assert tuple(spec.tags()) == PLATFORM_TAG_KEYS  # no extra labels: the platform's own tags only
+
+
+TOOLKIT_KEYS = ("environment, owner, team, cost-center, managed-by, data-zone, data-class, slice, slice-index, reservation")
+
+
+@pytest.mark.parametrize(("key", "source"), [
+    ("environment", "set by platform.environment"),
+    ("owner", "set by platform.labels.owner"),
+    ("team", "set by platform.labels.team"),
+    ("cost-center", "set by platform.labels.cost_center"),
+    ("managed-by", "always 'ai-infra'"),
+    ("data-zone", "set by a bucket's or Lustre file system's data_zone"),
+    ("data-class", "set by a bucket's data_class"),
+    ("slice", "the TPU slice's name, on its TPU VMs"),
+    ("slice-index", "the slice's index, on TPU VMs"),
+    ("reservation", "a TPU slice's reservation, on its TPU VMs"),
+])
+def test_an_extra_label_may_not_replace_a_tag_the_toolkit_sets(key: str, source: str) -> None:
+    # F5: `extra: {environment: prod}` on a dev stack relabelled every resource prod (Platform.tags() merges extra last).
+    assert _issues(set_path(valid(), "labels/extra", {"tier": "gold", key: "x"})) == [
+        (f"platform.labels.extra.{key}", f"label key '{key}' is a tag the toolkit sets itself ({source}); an extra label may "
+                                         f"not replace it. Keys the toolkit sets: {TOOLKIT_KEYS}")]
+
+
+def test_every_tag_the_platform_sets_is_refused_in_extra() -> None:
+    from components.spec.common import TOOLKIT_TAG_KEYS
+
+    spec = load_platform(valid())
+    assert set(spec.data_tags("eu")) <= set(TOOLKIT_TAG_KEYS)
+    paths = [path for path, _ in _issues(set_path(valid(), "labels/extra", {"managed-by": "terraform", "environment": "prod"}))]
+    assert paths == ["platform.labels.extra.managed-by", "platform.labels.extra.environment"]  # each key, in the order given
+
+
+@pytest.mark.parametrize(("change", "value", "path", "message"), [
+    # F12: the rule in words, not the regex.
+    ("environment", "Dev", "platform.environment",
+     "environment name 'Dev' is invalid; environment names are 2 to 16 lower-case letters, digits and '-', starting with a letter"),
+    ("clouds/gcp/project", "Acme-ML-Dev", "platform.clouds.gcp.project",
+     "project ID 'Acme-ML-Dev' is invalid; project IDs are 6 to 30 lower-case letters, digits and '-', starting with a letter, "
+     "ending with a letter or digit"),
+    ("clouds/azure", {"regions": {"eastus2": {"network": {"cidr": "10.30.0.0/16"}}}, "hpc_cache_principal_id": "hpc-cache"},
+     "platform.clouds.azure.hpc_cache_principal_id",
+     "GUID 'hpc-cache' is invalid; GUIDs are 32 hex digits in groups of 8, 4, 4, 4 and 12 joined by '-', like "
+     "00000000-0000-0000-0000-000000000000"),
+    (f"{A}/cluster/kubernetes_version", "1.3", f"{AWS_REGION}.cluster.kubernetes_version",
+     "Kubernetes version '1.3' is invalid; Kubernetes versions are 1. and a two-digit minor version, like 1.33"),
+    # A pattern that lists the values reads as an enum, with the nearest value.
+    (f"{A}/gpu_pools/train/taints", [{"key": "dedicated", "effect": "NoScheduel"}], f"{AWS_REGION}.gpu_pools.train.taints[0].effect",
+     "Input should be 'NoSchedule', 'PreferNoSchedule' or 'NoExecute' (got 'NoScheduel'); did you mean 'NoSchedule'?"),
+    (f"{A}/gpu_pools/train/taints", [{"key": "dedicated", "effect": "Evict"}], f"{AWS_REGION}.gpu_pools.train.taints[0].effect",
+     "Input should be 'NoSchedule', 'PreferNoSchedule' or 'NoExecute' (got 'Evict')"),
+    # Enums suggest the nearest value too, in any case.
+    (f"{A}/gpu_pools/train/capacity", "Spot", f"{AWS_REGION}.gpu_pools.train.capacity",
+     "Input should be 'on_demand', 'spot', 'reserved', 'capacity_block', 'flex_start' or 'queued' (got 'Spot'); did you mean 'spot'?"),
+    (f"{A}/gpu_pools/train/capacity", "on-demand", f"{AWS_REGION}.gpu_pools.train.capacity",
+     "Input should be 'on_demand', 'spot', 'reserved', 'capacity_block', 'flex_start' or 'queued' (got 'on-demand'); "
+     "did you mean 'on_demand'?"),
+    # F13: a null or empty key is named as such, at the mapping that holds it (the offline reader writes ~ as 'None').
+    ("teams", {"None": {"gpu_quota": 1}}, "platform.teams",
+     "a team name is null or empty (YAML reads ~, null and a key with nothing before the ':' as null); team names are "
+     "lower-case letters, digits and '-', starting with a letter, ending with a letter or digit, at most 24 characters"),
+    ("teams", {"": {"gpu_quota": 1}}, "platform.teams",
+     "a team name is null or empty (YAML reads ~, null and a key with nothing before the ':' as null); team names are "
+     "lower-case letters, digits and '-', starting with a letter, ending with a letter or digit, at most 24 characters"),
+    (f"{A}/gpu_pools", {"None": {"accelerator": "l4"}}, f"{AWS_REGION}.gpu_pools",
+     "a gpu pool name is null or empty (YAML reads ~, null and a key with nothing before the ':' as null); gpu pool names are "
+     "lower-case letters, digits and '-', starting with a letter, ending with a letter or digit, at most 24 characters"),
+    ("labels/extra", {"": "x"}, "platform.labels.extra",
+     "a label key is null or empty (YAML reads ~, null and a key with nothing before the ':' as null); label keys are "
+     "1 to 63 lower-case letters, digits, '_' and '-', starting with a lower-case letter"),
+    # F16: an empty residency list refuses every region: say so once, at the list.
+    ("compliance/allowed_regions", [], "platform.compliance.allowed_regions",
+     "allowed_regions is empty, so no region would be allowed; list the regions resources may be placed in, or leave "
+     "allowed_regions out for no restriction"),
+    ("compliance/data_zones", {"eu": []}, "platform.compliance.data_zones.eu",
+     "data zone 'eu' lists no regions, so data of this zone could be stored nowhere; list the regions it may live in"),
+], ids=["environment", "gcp-project", "guid", "kubernetes-version", "taint-effect-typo", "taint-effect-unknown", "enum-case",
+        "enum-typo", "null-team-key", "empty-team-key", "null-pool-key", "empty-label-key", "empty-allowed-regions",
+        "empty-data-zone"])
+def test_fuzz_review_messages(change: str, value: Any, path: str, message: str) -> None:
+    assert _issues(set_path(valid(), change, value)) == [(path, message)]
+
+
+def test_an_empty_data_zone_is_not_reported_again_at_the_data_in_it() -> None:
+    data = set_path(valid(), "compliance/data_zones", {"eu": []})
+    data = set_path(data, f"{A}/buckets/datasets/data_zone", "eu")
+    assert [path for path, _ in _issues(data)] == ["platform.compliance.data_zones.eu"]
+
+
+def test_a_null_team_key_in_a_stack_file_is_named_as_null(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    # F13 end to end: YAML `~:` under teams, as the fuzz review wrote it.
+    import yaml
+    from pathlib import Path
+
+    from aiinfra.cli import main
+
+    root = Path(__file__).resolve().parents[2]
+    (tmp_path / "Pulumi.yaml").write_text("name: ai-infra\nruntime: python\n")
+    (tmp_path / "__main__.py").write_text((root / "stacks" / "__main__.py").read_text())
+    text = yaml.safe_dump({"config": {"ai-infra:platform": set_path(valid(), "environment", "lab")}})
+    (tmp_path / "Pulumi.lab.yaml").write_text(text.replace("    research:", "    ~:"))
+    assert main(["validate", "--program", str(tmp_path), "--stack", "lab"]) == 1
+    assert capsys.readouterr().err == (
+        "error: invalid platform config (1 problem):\n  platform.teams: a team name is null or empty (YAML reads ~, null and "
+        "a key with nothing before the ':' as null); team names are lower-case letters, digits and '-', starting with a "
+        "letter, ending with a letter or digit, at most 24 characters\n")

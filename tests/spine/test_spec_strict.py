@@ -127,14 +127,8 @@ UNCHANGED = [
      (f"{AWS}.cluster.authorized_cidrs[0]", "Input is not a valid IPv4 network (got 'x')")),
     ("cidr-too-large", f"{A}/network/cidr", "10.0.0.0/8",
      (f"{AWS}.network.cidr", "network cidr 10.0.0.0/8 has prefix /8; allowed: /16 to /22 (room for 3 zones of subnets)")),
-    ("model-not-a-mapping", "labels", 5, ("platform.labels", "Input should be a valid dictionary or instance of PlatformLabels (got 5)")),
-    ("dict-not-a-mapping", f"{A}/gpu_pools", "train", (f"{AWS}.gpu_pools", "Input should be a valid dictionary (got 'train')")),
-    ("list-not-a-list", "compliance/profiles", "hipaa", ("platform.compliance.profiles", "Input should be a valid list (got 'hipaa')")),
     ("bad-enum", f"{A}/gpu_pools/train/capacity", "cheap",
      (f"{POOL}.capacity", "Input should be 'on_demand', 'spot', 'reserved', 'capacity_block', 'flex_start' or 'queued' (got 'cheap')")),
-    ("number-for-string", "environment", 12, ("platform.environment", "Input should be a valid string (got 12)")),
-    ("bool-for-string", f"{A}/gpu_pools/train/accelerator", True,
-     (f"{POOL}.accelerator", "Input should be a valid string (got True)")),
     ("bad-name-key", "teams", {"Research": {}},
      ("platform.teams.Research", "name 'Research' is invalid; names are lower-case letters, digits and '-', starting with a letter, "
                         "ending with a letter or digit, at most 24 characters")),
@@ -145,6 +139,43 @@ UNCHANGED = [
 @pytest.mark.parametrize(("change", "value", "expected"), [c[1:] for c in UNCHANGED], ids=[c[0] for c in UNCHANGED])
 def test_other_messages_are_worded_as_before(change: str, value: Any, expected: tuple[str, str]) -> None:
     assert _issues(set_path(valid(), change, value)) == [expected]
+
+
+# A mapping, list or string expected and something else given: what the field takes and what was given, in JSON's
+# words (fuzz review F11: pydantic said "Input should be a valid dictionary or instance of NetworkSpec", without the value).
+WRONG_CONTAINERS = [
+    ("model-not-a-mapping", "labels", 5,
+     ("platform.labels", "expected a mapping of settings (owner, team, cost_center, extra), got the number 5")),
+    ("model-null", f"{A}/network", None,
+     (f"{AWS}.network", "expected a mapping of settings (cidr, zones, nat, transit_encryption, flow_log_retention_days, "
+                        "pod_cidr, service_cidr), got null (an empty value)")),
+    ("dict-not-a-mapping", f"{A}/gpu_pools", "train", (f"{AWS}.gpu_pools", "expected a mapping of gpu pool name to settings, got the string 'train'")),
+    ("pools-as-a-list", f"{A}/gpu_pools", [{"accelerator": "l4"}], (f"{AWS}.gpu_pools", "expected a mapping of gpu pool name to settings, got a list")),
+    ("teams-as-a-list", "teams", ["research"], ("platform.teams", "expected a mapping of team name to settings, got a list")),
+    ("regions-as-a-list", "clouds/aws/regions", ["us-east-1"], ("platform.clouds.aws.regions", "expected a mapping of key to settings, got a list")),
+    ("extra-as-a-list", "labels/extra", ["tier"], ("platform.labels.extra", "expected a mapping of label key to label value, got a list")),
+    ("node-labels-as-a-list", f"{A}/gpu_pools/train/labels", ["a=b"], (f"{POOL}.labels", "expected a mapping of key to a string, got a list")),
+    ("data-zones-as-a-list", "compliance/data_zones", ["eu"], ("platform.compliance.data_zones", "expected a mapping of data zone name to a list, got a list")),
+    ("list-not-a-list", "compliance/profiles", "hipaa", ("platform.compliance.profiles", "expected a list, got the string 'hipaa'")),
+    ("number-for-string", "environment", 12, ("platform.environment", "expected a string, got the number 12")),
+    ("bool-for-string", f"{A}/gpu_pools/train/accelerator", True, (f"{POOL}.accelerator", "expected a string, got the boolean true")),
+    ("null-for-string", "labels/extra", {"tier": None}, ("platform.labels.extra.tier", "expected a string, got null (an empty value)")),
+    ("number-for-a-label-value", "labels/extra", {"tier": 1}, ("platform.labels.extra.tier", "expected a string, got the number 1; write it as a string in quotes: '1'")),
+]
+
+
+@pytest.mark.parametrize(("change", "value", "expected"), [c[1:] for c in WRONG_CONTAINERS], ids=[c[0] for c in WRONG_CONTAINERS])
+def test_a_mapping_list_or_string_of_the_wrong_json_type_says_what_is_expected_and_given(
+        change: str, value: Any, expected: tuple[str, str]) -> None:
+    assert _issues(set_path(valid(), change, value)) == [expected]
+
+
+@pytest.mark.parametrize(("value", "given"), [(None, "null (an empty value)"), ([1], "a list"), ("x", "the string 'x'"),
+                                              (5, "the number 5")])
+def test_a_platform_that_is_not_a_mapping_is_named_in_json_words(value: Any, given: str) -> None:
+    with pytest.raises(SpecError) as caught:
+        load_platform(value)
+    assert caught.value.issues == [("platform", f"expected a mapping of platform settings, got {given}")]
 
 
 def test_a_python_object_that_json_cannot_hold_is_refused_at_the_root() -> None:

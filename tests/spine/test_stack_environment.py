@@ -105,11 +105,17 @@ def test_the_rule_reads_the_bare_stack_name(tmp_path: Path, capsys: pytest.Captu
      "stack 'x': ai-infra:platform is a secure value, which aiinfra never decrypts; keep the platform in plain config and "
      "put secrets in keys of their own"),
     ("config:\n  ai-infra:platform:\n    environment: x\n    labels: {secure: AAABAxyz}\n",  # a secure value inside it
-     "stack 'x': ai-infra:platform is a secure value, which aiinfra never decrypts; keep the platform in plain config and "
-     "put secrets in keys of their own"),
+     "stack 'x': platform.labels is a secure value; secure values are not allowed inside ai-infra:platform (aiinfra never "
+     "decrypts them): keep the platform in plain config and put secrets in keys of their own"),
+    ("config:\n  ai-infra:platform:\n    labels: {owner: {secure: v1:abc}, team: {secure: v1:def}}\n    teams: [{secure: x}]\n",
+     "stack 'x': platform.labels.owner, platform.labels.team, platform.teams[0] are secure values; secure values are not "
+     "allowed inside ai-infra:platform (aiinfra never decrypts them): keep the platform in plain config and put secrets "
+     "in keys of their own"),
     ("config:\n  ai-infra:platform: hello\n", "stack 'x': ai-infra:platform must be a mapping of platform settings; got 'hello'"),
     ("config:\n  ai-infra:platform: [1, 2]\n",
-     "invalid platform config (1 problem):\n  platform: expected a mapping of platform settings, got list"),
+     "invalid platform config (1 problem):\n  platform: expected a mapping of platform settings, got a list"),
+    ("config:\n  ai-infra:platform: null\n",
+     "invalid platform config (1 problem):\n  platform: expected a mapping of platform settings, got null (an empty value)"),
 ])
 def test_validate_and_plan_word_the_same_mistake_the_same_way(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], file: str, message: str) -> None:
@@ -140,3 +146,28 @@ def test_programs_that_build_their_own_platform_are_not_checked() -> None:
     result = run_program(lambda: pulumi.export("environment", validate(platform_of("dev")).environment),
                          project="team-a", stack="sandbox")
     assert result.outputs == {"environment": "dev"}
+
+
+def test_the_offline_secure_placeholder_is_the_one_the_platform_looks_for() -> None:
+    from aiinfra.plan.project import SECRET_PLACEHOLDER
+    from components.spec.stack import SECURE_PLACEHOLDER
+
+    assert SECURE_PLACEHOLDER == SECRET_PLACEHOLDER
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    # Offline (validate, plan): each secure value is the placeholder, so its path is known (fuzz review F10).
+    ('{"labels": {"owner": "[secret]"}}', "stack 'x': platform.labels.owner is a secure value; secure values are not allowed "
+     "inside ai-infra:platform (aiinfra never decrypts them): keep the platform in plain config and put secrets in keys of their own"),
+    # `pulumi up`: the engine decrypts, and says only that the key holds a secret.
+    ('{"labels": {"owner": "jane"}}', "stack 'x': ai-infra:platform is a secure value or holds one; secure values are not "
+     "allowed inside it: keep the platform in plain config and put secrets in keys of their own"),
+    ("[secret]", "stack 'x': ai-infra:platform is a secure value, which aiinfra never decrypts; keep the platform in plain "
+     "config and put secrets in keys of their own"),
+])
+def test_a_secure_value_in_the_platform_is_named_where_it_can_be(text: str, message: str) -> None:
+    from components.spec import platform_config_value
+
+    with pytest.raises(StackConfigError) as caught:
+        platform_config_value(text, stack="x", secret=True)
+    assert str(caught.value) == message
