@@ -253,7 +253,13 @@ def load_stack_config(project: Project, stack: str) -> tuple[dict[str, str], lis
     raw = data.get("config") or {}
     if not isinstance(raw, dict):
         raise ProjectError(f"{path}: 'config' must be a mapping")
-    values: dict[str, Any] = {_config_key(str(key), project.name, path): value for key, value in raw.items()}
+    values: dict[str, Any] = {}
+    written: dict[str, str] = {}
+    for key, value in raw.items():
+        full = _config_key(str(key), project.name, path)
+        if full in written:  # `platform` and `ai-infra:platform`: the CLI keeps one of them, which is not defined
+            raise ProjectError(f"{path}: config keys '{written[full]}' and '{key}' are the same key {full}; keep one")
+        values[full], written[full] = value, str(key)
     from_project: set[str] = set()
     missing = []
     declarations = sorted(project.config_declarations, key=lambda d: d.key)
@@ -291,7 +297,7 @@ def load_stack_config(project: Project, stack: str) -> tuple[dict[str, str], lis
         content = _default_content(value) if default else _stack_content(value)
         if not _matches_type(declaration.type, declaration.items, content):
             raise ProjectError(f"Stack '{stack}' with configuration key '{declaration.key}' must be of type "
-                               f"'{_type_name(declaration.type, declaration.items)}' ({where} {value!r})")
+                               f"'{_type_name(declaration.type, declaration.items)}' ({where} {_shown(value)})")
     config: dict[str, str] = {}
     secrets: list[str] = []
     for full, value in values.items():
@@ -309,6 +315,16 @@ def load_stack_config(project: Project, stack: str) -> tuple[dict[str, str], lis
             where = project.file if full in from_project else path
             raise ProjectError(f"{where}: config key '{full}': {err}") from None
     return config, secrets
+
+
+def _shown(value: Any, width: int = 80) -> str:
+    """A config value in a message: as written, or, for a mapping or list longer than `width` characters (a whole
+    platform does not fit in one line), its kind and size."""
+    text = repr(value)
+    if len(text) <= width or not isinstance(value, (dict, list)):
+        return text
+    kind, unit = ("a mapping", "key") if isinstance(value, dict) else ("a list", "item")
+    return f"{kind} of {len(value)} {unit}{'s' if len(value) != 1 else ''}"
 
 
 def _config_key(key: str, project: str, path: Path) -> str:

@@ -269,3 +269,18 @@ def test_the_older_namespace_config_name_keys_are_read_as_namespace_name(tmp_pat
         load_stack_config(load_project(tmp_path), "dev")
     assert str(caught.value) == (f"{tmp_path / 'Pulumi.dev.yaml'}: config key 'aws:settings:region' is not a configuration "
                                  "key: keys are <namespace>:<name> (or the older <namespace>:config:<name>)")
+
+
+def test_a_long_value_of_the_wrong_type_is_shown_by_its_kind_and_a_key_given_twice_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: p\nruntime: python\nconfig:\n  p:platform:\n    type: string\n")
+    platform = "{" + ", ".join(f"k{i}: v{i}" for i in range(30)) + "}"
+    (tmp_path / "Pulumi.dev.yaml").write_text(f"config:\n  p:platform: {platform}\n")
+    with pytest.raises(ProjectError) as caught:
+        load_stack_config(load_project(tmp_path), "dev")
+    assert str(caught.value) == (f"Stack 'dev' with configuration key 'p:platform' must be of type 'string' "
+                                 f"({tmp_path / 'Pulumi.dev.yaml'} sets it to a mapping of 30 keys)")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  platform: {a: 1}\n  p:platform: {a: 2}\n")
+    with pytest.raises(ProjectError) as caught:
+        load_stack_config(load_project(tmp_path), "dev")
+    assert str(caught.value) == (f"{tmp_path / 'Pulumi.dev.yaml'}: config keys 'platform' and 'p:platform' are the same "
+                                 "key p:platform; keep one")
