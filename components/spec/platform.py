@@ -56,9 +56,11 @@ class CloudsSpec(SpecModel):
 
 
 RESERVED_TEAM_NAMES = frozenset({"default", "gpu-operator", "kueue-system", "monitoring", "gmp-public", "gmp-system",
-                                 "autoneg-system", "gatekeeper-system"})
+                                 "autoneg-system", "gatekeeper-system", "calico-system", "tigera-operator"})
 """Namespaces the Kubernetes layer installs into, or the clusters' own add-ons use (GKE managed Prometheus,
-AKS's Azure Policy add-on), plus `kube-*`: a team namespace may not take them."""
+AKS's Azure Policy add-on, AKS's Azure-managed Calico with `network_policy: calico`, which the Tigera operator installs
+into tigera-operator and calico-system), plus `kube-*`: a team namespace may not take them (its quota, network
+policies and deletion would land on the add-on)."""
 
 
 class TeamSpec(SpecModel):

@@ -57,6 +57,9 @@ CASES = [
     ("data-outside-its-zone", f"{A}/buckets/datasets/data_zone", "eu", f"{AWS_REGION}.buckets.datasets.data_zone", ["us-east-1", "'eu'", "eu-west-1"]),
     ("reserved-team-name", "teams/kube-ops", {"gpu_quota": 1}, "platform.teams", ["kube-ops", "reserved", "monitoring"]),
     ("reserved-team-name-autoneg", "teams/autoneg-system", {"gpu_quota": 1}, "platform.teams", ["autoneg-system", "reserved"]),
+    # AKS's Azure-managed Calico (network_policy: calico) runs in the Tigera operator's namespaces
+    ("reserved-team-name-calico", "teams/calico-system", {"gpu_quota": 1}, "platform.teams", ["calico-system", "reserved"]),
+    ("reserved-team-name-tigera", "teams/tigera-operator", {"gpu_quota": 1}, "platform.teams", ["tigera-operator", "reserved"]),
     ("efa-on-non-efa-type", f"{A}/gpu_pools/train", {"accelerator": "l4", "max_nodes": 2, "efa": True}, f"{AWS_REGION}.gpu_pools.train.efa", ["EFA"]),
     ("team-name-ending-in-a-hyphen", "teams/research-", {"gpu_quota": 1}, "platform.teams.research-", ["'research-'", "ending with a letter or digit"]),
     ("taint-value-with-a-space", f"{A}/gpu_pools/train/taints", [{"key": "team", "value": "ml team"}],
