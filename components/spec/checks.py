@@ -11,6 +11,7 @@ from components.planning import ranges
 from .common import CLOUD_TAG_LIMIT, MAX_EXTRA_LABELS, MOST_RESOURCE_TAGS, PLATFORM_TAG_KEYS, TOOLKIT_TAG_KEYS, Cloud
 from .compute import CapacityType, GpuDriver, SharingMode, TpuMode, instance_type_problem
 from .endpoint import GlobalRouting
+from .hostnames import HOST_NAME_RULE, bare_host, host_name_problem
 from . import aws, azure, gcp
 from .cloud import CloudSpec, RegionSpec
 from .network import NetworkSpec
@@ -343,4 +344,16 @@ def _check_endpoint(cloud: Cloud, cloud_spec: CloudSpec, base: Path) -> list[Iss
             issues.append(((*path, "routing"), "routing 'latency_dns' needs domain and hosted_zone_id"))
     if cloud is Cloud.GCP and not (endpoint.domain or endpoint.certificate):
         issues.append((path, "the GCP global load balancer needs domain (for a managed certificate) or certificate"))
+    if endpoint.domain is not None and (problem := host_name_problem(endpoint.domain)):
+        bare = bare_host(endpoint.domain)
+        use = _DOMAIN_USE[cloud] + ("" if endpoint.certificate or cloud is Cloud.AWS else _MANAGED_CERTIFICATE[cloud])
+        issues.append(((*path, "domain"), f"'{endpoint.domain}' is not a host name ({problem}); domain is the global endpoint's "
+                                          f"public host name{use}; allowed: {HOST_NAME_RULE}"
+                                          + (f"; did you mean '{bare}'?" if bare else "")))
     return issues
+
+
+_DOMAIN_USE = {Cloud.AWS: "", Cloud.GCP: "", Cloud.AZURE: ", Front Door's custom domain"}
+"""What each cloud makes of `global_endpoint.domain`, for the message of a domain that is not a host name."""
+_MANAGED_CERTIFICATE = {Cloud.GCP: ", for which the load balancer's Google-managed certificate is issued",
+                        Cloud.AZURE: ", for which Front Door's managed certificate is issued"}

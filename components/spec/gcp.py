@@ -8,7 +8,6 @@ import re
 from collections.abc import Iterator
 from ipaddress import IPv4Network
 from typing import Annotated
-from urllib.parse import urlsplit
 
 from pydantic import Field
 
@@ -85,14 +84,6 @@ _SERVICE_ACCOUNT_EMAIL = re.compile(
     r"|^[0-9]+-compute@developer\.gserviceaccount\.com$|^[a-z][-a-z0-9]{4,28}[a-z0-9]@appspot\.gserviceaccount\.com$")
 SERVICE_ACCOUNT_FORMS = ("<account-id>@<project>.iam.gserviceaccount.com, <project-number>-compute@developer.gserviceaccount.com "
                          "(the Compute Engine default) or <project>@appspot.gserviceaccount.com")
-# A DNS host name (RFC 1035 section 2.3.1 as relaxed by RFC 1123 section 2.1): labels of 1 to 63 letters, digits and
-# hyphens, not starting or ending with a hyphen, at most 253 characters in all; the last label is not all-numeric
-# (RFC 3696 section 2), which also keeps IP addresses out.
-_DNS_LABEL = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?$")
-MAX_HOST_NAME = 253
-HOST_NAME_RULE = ("a bare fully qualified host name such as infer.example.com: at least two labels of 1 to 63 letters, "
-                  f"digits and '-' (not starting or ending with '-'), at most {MAX_HOST_NAME} characters, no scheme, path, "
-                  "port, wildcard or trailing '.'")
 
 
 def tpu_node_pool_names(slice_name: str, slices: int) -> list[str]:
@@ -116,40 +107,6 @@ def tpu_zone(cloud_spec: GcpCloudSpec, region: str, slice_name: str) -> str | No
     first zone looked up at deploy time."""
     explicit = cloud_spec.tpu_zones.get(region, {}).get(slice_name)
     return explicit or next(iter(cloud_spec.zones.get(region, [])), None)
-
-
-def host_name_problem(domain: str) -> str | None:
-    """What keeps `domain` from being a bare fully qualified host name (`HOST_NAME_RULE`), or None."""
-    if not domain:
-        return "it is empty"
-    if "://" in domain:
-        return "it is a URL"
-    for char, what in (("/", "a path"), (":", "a port"), ("*", "a wildcard"), ("@", "user information")):
-        if char in domain:
-            return f"it has {what}"
-    if domain.endswith("."):
-        return "it ends in '.'"
-    if len(domain) > MAX_HOST_NAME:
-        return f"it has {len(domain)} characters"
-    labels = domain.split(".")
-    if len(labels) < 2:
-        return "it is a single label"
-    bad = next((label for label in labels if not _DNS_LABEL.match(label)), None)
-    if bad is not None:
-        return f"label '{bad}' is not 1 to 63 letters, digits and '-' starting and ending with a letter or digit"
-    if labels[-1].isdigit():
-        return "its last label is all digits"
-    return None
-
-
-def _bare_host(domain: str) -> str | None:
-    """The host name inside a URL-like `domain` (`https://Infer.Example.com/api` -> infer.example.com), if valid."""
-    try:
-        host = urlsplit(domain if "://" in domain else f"//{domain}").hostname
-    except ValueError:
-        return None
-    host = host.rstrip(".") if host else None
-    return host if host and host != domain and host_name_problem(host) is None else None
 
 
 def initial_nodes_per_zone(min_nodes: int, zones: int) -> int:
@@ -324,13 +281,6 @@ def _check_endpoint(cloud_spec: GcpCloudSpec, base: Path) -> Iterator[Issue]:
             yield ((*base, "regions", region, "inference", "traffic_percent"),
                    f"got {inference.traffic_percent}; the GCP global load balancer sends each client to the nearest healthy region "
                    "and has no per-region traffic dial; allowed on GCP: 100")
-    domain = endpoint.domain
-    if domain is not None and (problem := host_name_problem(domain)):
-        bare = _bare_host(domain)
-        suggestion = f"; did you mean '{bare}'?" if bare else ""
-        managed = "" if endpoint.certificate else ", for which the load balancer's Google-managed certificate is issued"
-        yield ((*path, "domain"), f"'{domain}' is not a host name ({problem}); domain is the global endpoint's public host "
-                                  f"name{managed}; allowed: {HOST_NAME_RULE}{suggestion}")
     cert = endpoint.certificate
     if cert and not _SSL_CERTIFICATE.match(cert):
         yield ((*path, "certificate"),

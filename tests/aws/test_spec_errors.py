@@ -72,6 +72,8 @@ CASES = [
     ("global-certificate-unused-on-aws", "global_endpoint/certificate", "projects/p/global/sslCertificates/c", f"{G}.certificate",
      ["inference.certificate"]),
     ("latency-dns-needs-a-zone", "global_endpoint/routing", "latency_dns", f"{G}.routing", ["domain and hosted_zone_id"]),
+    ("domain-not-a-host-name", "global_endpoint/domain", "https://infer.example.com/v1", f"{G}.domain",
+     ["'https://infer.example.com/v1' is not a host name (it is a URL)", "did you mean 'infer.example.com'?"]),
     ("eks-minor-without-an-autoscaler-chart", f"{R}/cluster/kubernetes_version", "1.31", f"{E}.cluster.kubernetes_version",
      ["'1.31'", "cluster-autoscaler", "1.32, 1.33, 1.34, 1.35"]),
     ("unknown-aws-setting", "flow_logs", "s3", "platform.clouds.aws.flow_logs", ["unknown field", "flow_log_destination"]),

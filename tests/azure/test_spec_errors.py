@@ -126,6 +126,12 @@ EXACT = [
      "through its load balancer, so TLS ends at the global endpoint; remove it and set "
      "platform.clouds.azure.global_endpoint.certificate (a Key Vault secret ID) or global_endpoint.domain "
      "(a Front Door managed certificate)"),
+    ("domain-not-a-host-name", "global_endpoint/domain", "infer.example.com:443", "platform.clouds.azure.global_endpoint.domain",
+     "'infer.example.com:443' is not a host name (it has a port); domain is the global endpoint's public host name, "
+     "Front Door's custom domain, for which Front Door's managed certificate is issued; allowed: a bare fully qualified "
+     "host name such as infer.example.com: at least two labels of 1 to 63 letters, digits and '-' (not starting or "
+     "ending with '-'), at most 253 characters, no scheme, path, port, wildcard or trailing '.'; did you mean "
+     "'infer.example.com'?"),
     ("resource-group-empty", f"{R}/resource_group", "", f"{E}.resource_group",
      "'' is not an Azure resource group name (it has 0 characters); allowed: 1 to 90 characters: letters, digits, '_', "
      "'-', '.', '(' and ')' (Unicode letters and digits too), not ending in '.'"),
