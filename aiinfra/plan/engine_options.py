@@ -13,31 +13,44 @@ from typing import Any
 import pulumi
 from pulumi.runtime.proto import resource_pb2
 
-# Go's time.ParseDuration units, in seconds (µs is U+00B5 and μs U+03BC: Go takes both).
-_UNITS = {"ns": 1e-9, "us": 1e-6, "\u00b5s": 1e-6, "\u03bcs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-# One "<number><unit>" element: a number with digits before or after its point, and a unit that runs up to the next
-# digit or point (Go reads "5mm" as the unknown unit "mm", not 5m then m).
-_ELEMENT = re.compile(r"(\d+\.?\d*|\.\d+)([^\d.]*)")
-_MAX_SECONDS = (1 << 63) / 1e9  # a Go Duration is int64 nanoseconds
+# Go's time.ParseDuration units, in nanoseconds (µs is U+00B5 and μs U+03BC: Go takes both).
+_UNITS = {"ns": 1, "us": 1_000, "\u00b5s": 1_000, "\u03bcs": 1_000, "ms": 1_000_000, "s": 10**9, "m": 60 * 10**9,
+          "h": 3600 * 10**9}
+# One "<number><unit>" element: ASCII digits before or after the point (Go reads no other digits), and a unit that runs
+# up to the next digit or point (Go reads "5mm" as the unknown unit "mm", not 5m then m).
+_ELEMENT = re.compile(r"([0-9]*)(?:\.([0-9]*))?([^0-9.]*)", re.ASCII)
+_MAX_NS = 1 << 63  # a Go Duration is an int64 count of nanoseconds
 
 
 def go_duration_seconds(text: str) -> float:
-    """Seconds of a Go duration string such as "1h30m", "90s" or "1.5h", as time.ParseDuration reads it; ValueError
-    for what it refuses ("", "10", "5 m", "1d")."""
-    rest, sign = text, 1.0
+    """Seconds of a Go duration string such as "1h30m", "90s" or "1.5h", as the engine keeps them: time.ParseDuration's
+    whole nanoseconds, then Duration.Seconds(); ValueError for what Go refuses ("", "10", "5 m", "1d")."""
+    rest, negative = text, text[:1] == "-"
     if rest[:1] in ("-", "+"):
-        sign, rest = (-1.0 if rest[0] == "-" else 1.0), rest[1:]
+        rest = rest[1:]
     if rest == "0":
         return 0.0
-    total, pos = 0.0, 0
-    while pos < len(rest) or not rest:
+    if not rest:
+        raise _invalid(text)
+    total, pos = 0, 0
+    while pos < len(rest):
         element = _ELEMENT.match(rest, pos)
-        if element is None or element[2] not in _UNITS:
-            raise ValueError(f"invalid duration {text!r}: give numbers with units ns, us, ms, s, m or h, such as 1h30m")
-        total, pos = total + float(element[1]) * _UNITS[element[2]], element.end()
-    if total > _MAX_SECONDS:
-        raise ValueError(f"invalid duration {text!r}: longer than Go's maximum duration (about 292 years)")
-    return sign * total
+        whole, fraction, unit = element[1], element[2], element[3]  # the pattern always matches, maybe empty
+        if not (whole or fraction) or unit not in _UNITS:
+            raise _invalid(text)
+        scale = _UNITS[unit]
+        value = int(whole or "0") * scale
+        if fraction:  # Go adds int64(float64(fraction) * (float64(unit) / 10^digits)): truncated, not rounded
+            value += int(float(int(fraction)) * (scale / 10 ** len(fraction)))
+        total, pos = total + value, element.end()
+        if total > _MAX_NS - (0 if negative else 1):
+            raise ValueError(f"invalid duration {text!r}: longer than Go's maximum duration (about 292 years)")
+    seconds = float(total // 10**9) + float(total % 10**9) / 1e9  # Duration.Seconds()
+    return -seconds if negative else seconds
+
+
+def _invalid(text: str) -> ValueError:
+    return ValueError(f"invalid duration {text!r}: give numbers with units ns, us, ms, s, m or h, such as 1h30m")
 
 
 def custom_timeouts(request: resource_pb2.RegisterResourceRequest) -> dict[str, float]:
@@ -64,7 +77,8 @@ def options_of(request: resource_pb2.RegisterResourceRequest) -> dict[str, Any]:
     return {
         "deleteBeforeReplace": request.deleteBeforeReplace if request.deleteBeforeReplaceDefined else None,
         "additionalSecretOutputs": list(request.additionalSecretOutputs),
-        "customTimeouts": custom_timeouts(request),
+        # The engine parses timeouts only for resources it registers itself; a remote component's go to its provider.
+        "customTimeouts": custom_timeouts(request) if not request.remote else {},
         "propertyDependencies": {key: sorted(deps.urns) for key, deps in sorted(request.propertyDependencies.items())
                                  if deps.urns},
     }

@@ -280,7 +280,8 @@ class RecordingMonitor(mocks.MockMonitor):
     def _record_default_provider(self, package: str, version: str) -> str:
         """Record the provider the engine would register, configured from the stack's `<package>:*` config as the
         engine passes it (pkg/resource/deploy/target.go, GetPackageConfig): each value as its config text (JSON for
-        an object), a secure one as a secret, here its placeholder: the plan never decrypts."""
+        an object), marked secret when it is or holds a secure value (whose text is a placeholder: the plan never
+        decrypts)."""
         name = "default_" + version.replace(".", "_").replace("-", "_") if version else "default"
         type_ = f"pulumi:providers:{package}"
         urn = self.make_urn("", type_, name)
@@ -288,7 +289,10 @@ class RecordingMonitor(mocks.MockMonitor):
         for full, value in self._config.items():
             namespace, _, field_ = full.partition(":")
             if namespace == package:
-                inputs[field_] = {SECRET_SIG: SECRET_VALUE, "value": SECRET_PLACEHOLDER} if full in self._secret_keys else value
+                # A secure value, or an object holding one, is marked secret: an object keeps its JSON, whose secure
+                # parts the stack file's reading made placeholders (project.py); a scalar is the placeholder itself.
+                shown = value if value[:1] in ("{", "[") else SECRET_PLACEHOLDER
+                inputs[field_] = {SECRET_SIG: SECRET_VALUE, "value": shown} if full in self._secret_keys else value
         self.records.append(ResourceRecord(
             urn=urn, type=type_, name=name, parent="", provider="", custom=True, protect=False,
             retainOnDelete=False, ignoreChanges=[], dependencies=[], inputs=inputs))

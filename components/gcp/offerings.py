@@ -74,14 +74,19 @@ def checked_unless_unknown(value: pulumi.Input[str], answers: pulumi.Output[Any]
     """`value` once `problem` finds nothing wrong with the lookups' `answers`; a problem stops the run with its
     message. The lookups wait for the project's APIs: on the preview that enables them the engine answers them unknown,
     and `value` stays known (the policy pack still reads the machine type); the update runs them and the check before
-    the resource that takes `value`."""
-    async def checked() -> str:
-        known = await pulumi.Output.from_input(value).future()
-        if not await answers.is_known():
-            return known
-        message = problem(await answers.future())
-        if message:
-            raise pulumi.RunError(message)
+    the resource that takes `value`. The result depends on what `value` and the lookups depend on (the project's API
+    services), and is unknown or secret when `value` is."""
+    given = pulumi.Output.from_input(value)
+
+    async def checked() -> str | None:
+        known = await given.future()
+        if await answers.is_known():
+            message = problem(await answers.future())
+            if message:
+                raise pulumi.RunError(message)
         return known
 
-    return pulumi.Output.from_input(checked())
+    async def resources() -> set[pulumi.Resource]:
+        return await given.resources() | await answers.resources()
+
+    return pulumi.Output(resources(), checked(), given.is_known(), given.is_secret())

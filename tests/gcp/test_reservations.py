@@ -113,3 +113,12 @@ def test_while_the_apis_are_being_enabled_a_reserved_pool_keeps_its_machine_type
     plan = _plan({"gpu_pools": {"h100": {**H100, **({"zones": zones} if zones else {})}}}, mocks)
     assert mocks.asked == []
     assert by_name(plan, "test-us-central1-h100-pool")["nodeConfig"]["machineType"] == "a3-highgpu-8g"
+
+
+def test_a_reserved_pool_depends_on_the_services_its_lookups_wait_for() -> None:
+    # The check keeps what the lookups depend on (the project's API services), so the engine orders the pool after them
+    # directly, as the lookups' outputs did before the check wrapped them.
+    plan = _plan({"gpu_pools": {"h100": {**H100, "zones": ["us-central1-b"]}}}, _Reservations({"a3-res": ("b", "a3-highgpu-8g")}))
+    services = {r.urn for r in plan.of_type("gcp:projects/service:Service")}
+    pool = next(r for r in plan.resources if r.name == "test-us-central1-h100-pool")
+    assert services and services <= set(pool.dependencies)

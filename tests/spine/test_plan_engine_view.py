@@ -26,11 +26,27 @@ def test_a_resource_without_provider_gets_the_engines_default_provider_configure
     assert provider.name.startswith("default_") and provider.name == "default_" + aws._utilities.get_version().replace(".", "_")
     assert provider.inputs["region"] == "us-east-2"
     # As the engine passes config (target.go GetPackageConfig): the config text (an object as its JSON), and a secure
-    # value as a secret, here its placeholder: the plan never decrypts.
+    # value as a secret, here its placeholder: the plan never records a secret's text.
     assert provider.inputs["defaultTags"] == '{"tags": {"team": "ml"}}'
-    assert provider.inputs["secretKey"] == {SECRET_SIG: SECRET_VALUE, "value": "[secret]"}
+    assert provider.inputs["secretKey"] == {SECRET_SIG: SECRET_VALUE, "value": "[secret]"}  # never its text
     for bucket in result.of_type("aws:s3/bucket:Bucket"):
         assert bucket.provider == f"{provider.urn}::{UNKNOWN}"
+
+
+def test_a_provider_setting_holding_a_secure_value_keeps_its_other_parts(tmp_path) -> None:  # noqa: ANN001
+    """An object with a secure value inside is the object's JSON marked secret (config/object.go Secure()), so a
+    policy still reads the role ARN; offline the secure part is the placeholder."""
+    from aiinfra.plan.program import plan_stack
+    from aiinfra.plan.project import load_project
+
+    (tmp_path / "Pulumi.yaml").write_text("name: demo\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text(
+        "config:\n  aws:region: us-east-2\n  aws:assumeRoles:\n    - roleArn: arn:aws:iam::123456789012:role/deploy\n"
+        "      externalId:\n        secure: v1:abc\n")
+    (tmp_path / "__main__.py").write_text("import pulumi_aws as aws\naws.s3.Bucket('data')\n")
+    provider = plan_stack(load_project(tmp_path), "dev").one("pulumi:providers:aws")
+    assert provider.inputs["assumeRoles"] == {
+        SECRET_SIG: SECRET_VALUE, "value": '[{"externalId":"[secret]","roleArn":"arn:aws:iam::123456789012:role/deploy"}]'}
 
 
 def test_an_explicit_provider_is_kept_and_no_default_provider_is_made() -> None:

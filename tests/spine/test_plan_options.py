@@ -21,12 +21,14 @@ CONFIG = {"aws:region": "us-east-2"}
 @pytest.mark.parametrize(("text", "seconds"), [
     ("10m", 600.0), ("1h30m", 5400.0), ("1.5h", 5400.0), ("90s", 90.0), ("300ms", 0.3), ("2h45m30.5s", 9930.5),
     ("0", 0.0), ("-1m", -60.0), ("+5s", 5.0), (".5m", 30.0), ("1.m", 60.0), ("1us", 1e-6), ("1\u00b5s", 1e-6),
-    ("1\u03bcs", 1e-6), ("7ns", 7e-9)])
+    ("1\u03bcs", 1e-6), ("7ns", 7e-9), ("9ms", 0.009), ("1001ms", 1.001), ("0.1s0.2s", 0.3)])
 def test_go_durations_read_as_time_parse_duration_reads_them(text: str, seconds: float) -> None:
-    assert go_duration_seconds(text) == pytest.approx(seconds)
+    # Exactly the engine's float: Go adds whole nanoseconds, then Duration.Seconds() (a float sum gives 0.009000000000000001)
+    assert go_duration_seconds(text) == seconds
 
 
-@pytest.mark.parametrize("text", ["", "10", "5 m", "1d", "5mm", "m", ".", "-", "1h 30m", "10M", "1e3s", "3000000h"])
+@pytest.mark.parametrize("text", ["", "10", "5 m", "1d", "5mm", "m", ".", "-", "1h 30m", "10M", "1e3s", "3000000h",
+                                  "\u0661s", "\uff11h"])  # Go reads ASCII digits only
 def test_what_time_parse_duration_refuses_is_refused(text: str) -> None:
     with pytest.raises(ValueError, match="invalid duration"):
         go_duration_seconds(text)
@@ -34,9 +36,10 @@ def test_what_time_parse_duration_refuses_is_refused(text: str) -> None:
 
 @given(st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from(["h", "m", "s", "ms"])), min_size=1, max_size=4))
 def test_a_duration_is_the_sum_of_its_elements(elements: list[tuple[int, str]]) -> None:
-    scale = {"h": 3600, "m": 60, "s": 1, "ms": 0.001}
+    scale = {"h": 3600 * 10**9, "m": 60 * 10**9, "s": 10**9, "ms": 10**6}
     text = "".join(f"{value}{unit}" for value, unit in elements)
-    assert go_duration_seconds(text) == pytest.approx(sum(value * scale[unit] for value, unit in elements))
+    nanoseconds = sum(value * scale[unit] for value, unit in elements)
+    assert go_duration_seconds(text) == nanoseconds // 10**9 + (nanoseconds % 10**9) / 1e9
 
 
 def _program() -> None:
@@ -63,6 +66,16 @@ def test_a_timeout_go_cannot_parse_fails_the_registration_as_in_the_engine() -> 
     with pytest.raises(pulumi.RunError, match=r"aws:s3/bucket:Bucket data: unable to parse customTimeout Value 1 day "
                                               r"\(custom_timeouts.update; Go durations such as 10m or 1h30m\)"):
         run_program(program, project="demo", stack="dev", config=CONFIG)
+
+
+def test_a_remote_components_timeouts_are_its_providers_to_read() -> None:
+    """The engine parses timeouts only for what it registers itself (source_eval.go, the non-remote branch)."""
+    def program() -> None:
+        pulumi.ComponentResource("awsx:ec2:Vpc", "net", {}, opts=pulumi.ResourceOptions(
+            custom_timeouts=pulumi.CustomTimeouts(create="1 day")), remote=True)
+
+    result = run_program(program, project="demo", stack="dev", config=CONFIG)
+    assert result.one("awsx:ec2:Vpc").customTimeouts == {}
 
 
 def test_the_pack_gets_the_options_and_property_dependencies(tmp_path) -> None:  # noqa: ANN001
