@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from typing import Any
 
@@ -34,6 +35,23 @@ def _changed_paths(before: Any, after: Any, path: str = "") -> list[str]:
     return [] if before == after else [path or "(value)"]
 
 
+def _inputs(record: dict[str, Any]) -> dict[str, Any]:
+    """A record's inputs to compare. A provider's settings are compared by value: the plan records an object setting as
+    its JSON text, as the engine sends it (earlier plans held the parsed object), and the JSON's spacing is no change."""
+    inputs = record.get("inputs", {})
+    if not str(record.get("type", "")).startswith("pulumi:providers:"):
+        return inputs
+    parsed = {}
+    for key, value in inputs.items():
+        if isinstance(value, str) and value[:1] in ("{", "["):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                pass
+        parsed[key] = value
+    return parsed
+
+
 def diff_plans(base: dict[str, Any], head: dict[str, Any]) -> dict[str, Any]:
     """JSON-serialisable diff: per component, the URNs added/removed and changed inputs/options."""
     old = {r["urn"]: r for r in base.get("resources", [])}
@@ -49,7 +67,7 @@ def diff_plans(base: dict[str, Any], head: dict[str, Any]) -> dict[str, Any]:
         groups[_component_of(urn, old)]["removed"].append({"urn": urn, "type": old[urn]["type"]})
     pairs = [(urn, urn) for urn in sorted(set(old) & set(new))] + sorted(moved.items())
     for before, urn in pairs:
-        inputs = _changed_paths(old[before].get("inputs", {}), new[urn].get("inputs", {}))
+        inputs = _changed_paths(_inputs(old[before]), _inputs(new[urn]))
         options = [o for o, unset in _OPTIONS.items() if old[before].get(o, unset) != new[urn].get(o, unset)
                    and (o != "parent" or before == urn)]
         if before != urn:

@@ -2,29 +2,31 @@
 
 pkg/backend/stack.go, GetEnvironmentTagsForCurrentStack: `pulumi:project`, `pulumi:runtime` and `pulumi:description`
 from the project file, then the entries of the `pulumi:tags` config value (the stack file's, else the project file's
-`config: pulumi:tags: value:`), which must be an object of strings. The CLI also adds git metadata (`vcs:*`); offline
-the plan leaves those out, as it has no backend that keeps earlier tags either.
+`config: pulumi:tags: value:`), which must be an object of strings. That is what the Pulumi Cloud backend sends
+(pkg/backend/httpstate); a self-managed backend (file, S3, GCS, Azure Blob) sends only the tags set with
+`pulumi stack tag set` (pkg/backend/diy). The CLI also adds git metadata (`vcs:*`); offline the plan leaves those out,
+as it has no backend that keeps earlier tags either.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from typing import Any
+from pathlib import Path
 
-from .project import Project, ProjectError, _read_mapping
+from .project import Project, ProjectError, _config_key, _read_mapping
 
 TAGS_KEY = "pulumi:tags"
 
 
-def stack_tags(project: Project, config: Mapping[str, str], stack_file: str) -> dict[str, str]:
-    """The tags of a stack whose flat config map (`load_stack_config`) is `config`, read from `stack_file`."""
+def stack_tags(project: Project, stack_file: Path) -> dict[str, str]:
+    """The tags of the stack whose file is `stack_file` (read as written: a string holding JSON is no object)."""
     data = _read_mapping(project.file)
     tags = {"pulumi:project": project.name, "pulumi:runtime": "python"}
     if isinstance(data.get("description"), str):
         tags["pulumi:description"] = data["description"]
-    if TAGS_KEY in config:
-        value, where = _object(config[TAGS_KEY]), stack_file
+    stack_config = _read_mapping(stack_file).get("config") or {}
+    given = {_config_key(str(key), project.name, stack_file): value for key, value in stack_config.items()}
+    if TAGS_KEY in given:
+        value, where = given[TAGS_KEY], stack_file
     else:
         declared = (data.get("config") or {}).get(TAGS_KEY) if isinstance(data.get("config"), dict) else None
         if declared is None:
@@ -37,11 +39,3 @@ def stack_tags(project: Project, config: Mapping[str, str], stack_file: str) -> 
             raise ProjectError(f"{where}: {TAGS_KEY}[{name}] must be a string, got {text!r}")
         tags[str(name)] = text
     return tags
-
-
-def _object(text: str) -> Any:
-    """A config value's object, as Go's Value.ToObject reads it: JSON when it parses, else the text itself."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text

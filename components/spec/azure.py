@@ -15,7 +15,7 @@ from pydantic import Field
 from components import catalog
 
 from .cloud import CloudSpec, RegionSpec
-from .common import Cloud
+from .common import GUID_PATTERN, Cloud
 from .compute import Placement, SharingMode
 from .endpoint import AzureFrontDoorTier
 from .network import NatMode, TransitEncryption
@@ -24,7 +24,7 @@ from .resolve import resolve_gpu_pool, resolve_lustre
 Path = tuple[str | int, ...]
 Issue = tuple[Path, str]
 
-_GUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_GUID = re.compile(GUID_PATTERN)
 Guid = Annotated[str, Field(pattern=_GUID.pattern)]
 
 

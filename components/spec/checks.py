@@ -8,7 +8,10 @@ from ipaddress import IPv4Network
 from components import catalog
 from components.planning import ranges
 
-from .common import CLOUD_TAG_LIMIT, MAX_EXTRA_LABELS, MOST_RESOURCE_TAGS, PLATFORM_TAG_KEYS, TOOLKIT_TAG_KEYS, Cloud
+from .common import (
+    CLOUD_TAG_LIMIT, GCP_LABEL_LIMIT, MAX_EXTRA_LABELS, MAX_GCP_EXTRA_LABELS, MOST_GCP_RESOURCE_LABELS, MOST_RESOURCE_TAGS,
+    PLATFORM_TAG_KEYS, TOOLKIT_TAG_KEYS, Cloud,
+)
 from .compute import CapacityType, GpuDriver, SharingMode, TpuMode, instance_type_problem
 from .endpoint import GlobalRouting
 from .hostnames import HOST_NAME_RULE, bare_host, host_name_problem
@@ -189,17 +192,21 @@ def _check_region_name(cloud: Cloud, region: str, allowed: list[str] | None, pat
 def _check_extra_labels(spec: Platform) -> list[Issue]:
     """`labels.extra` becomes default tags and labels on every resource: it may not take a key the toolkit sets (it
     would replace the platform's own tag everywhere), and must leave room in the 50 tags an AWS or Azure resource takes
-    for the platform's tags and those a resource adds (common.MAX_EXTRA_LABELS)."""
+    (64 labels on GCP, when the platform uses GCP only) for the platform's tags and those a resource adds."""
     extra = spec.labels.extra
     path: Path = ("labels", "extra")
     issues: list[Issue] = [((*path, key), f"label key {key!r} is a tag the toolkit sets itself ({TOOLKIT_TAG_KEYS[key]}); an extra "
                                           f"label may not replace it. Keys the toolkit sets: {', '.join(TOOLKIT_TAG_KEYS)}")
                            for key in extra if key in TOOLKIT_TAG_KEYS]
-    if len(extra) > MAX_EXTRA_LABELS:
+    own = f"the platform sets {len(PLATFORM_TAG_KEYS)} of its own ({', '.join(PLATFORM_TAG_KEYS)})"
+    if {Cloud.AWS, Cloud.AZURE} & {cloud for cloud, _ in spec.clouds.items()} and len(extra) > MAX_EXTRA_LABELS:
         issues.append((path, f"got {len(extra)} extra labels; at most {MAX_EXTRA_LABELS} are allowed: AWS and Azure allow "
-                             f"{CLOUD_TAG_LIMIT} tags per resource, the platform sets {len(PLATFORM_TAG_KEYS)} of its own "
-                             f"({', '.join(PLATFORM_TAG_KEYS)}) and a resource carries up to {MOST_RESOURCE_TAGS} more (an EKS "
-                             f"node: its Name and {MOST_RESOURCE_TAGS - 1} tags EKS adds)"))
+                             f"{CLOUD_TAG_LIMIT} tags per resource, {own} and a resource carries up to {MOST_RESOURCE_TAGS} "
+                             f"more (an EKS node: its Name and {MOST_RESOURCE_TAGS - 1} tags EKS adds)"))
+    elif len(extra) > MAX_GCP_EXTRA_LABELS:
+        issues.append((path, f"got {len(extra)} extra labels; at most {MAX_GCP_EXTRA_LABELS} are allowed: GCP allows "
+                             f"{GCP_LABEL_LIMIT} labels per resource, {own} and a resource carries up to "
+                             f"{MOST_GCP_RESOURCE_LABELS} more (a TPU VM's slice, slice-index and reservation)"))
     return issues
 
 
@@ -344,7 +351,9 @@ def _check_endpoint(cloud: Cloud, cloud_spec: CloudSpec, base: Path) -> list[Iss
             issues.append(((*path, "routing"), "routing 'latency_dns' needs domain and hosted_zone_id"))
     if cloud is Cloud.GCP and not (endpoint.domain or endpoint.certificate):
         issues.append((path, "the GCP global load balancer needs domain (for a managed certificate) or certificate"))
-    if endpoint.domain is not None and (problem := host_name_problem(endpoint.domain)):
+    # Route 53 takes a record name in its absolute form too (a trailing '.'); managed certificates do not.
+    domain = endpoint.domain.removesuffix(".") if endpoint.domain and cloud is Cloud.AWS else endpoint.domain
+    if domain is not None and (problem := host_name_problem(domain)):
         bare = bare_host(endpoint.domain)
         use = _DOMAIN_USE[cloud] + ("" if endpoint.certificate or cloud is Cloud.AWS else _MANAGED_CERTIFICATE[cloud])
         issues.append(((*path, "domain"), f"'{endpoint.domain}' is not a host name ({problem}); domain is the global endpoint's "

@@ -61,9 +61,9 @@ ENVIRONMENT_RULE = "2 to 16 lower-case letters, digits and '-', starting with a 
 Environment = Annotated[str, StringConstraints(pattern=ENVIRONMENT_PATTERN)]
 """An environment name (dev, staging, prod): `ENVIRONMENT_RULE`."""
 
-# Patterns of fields declared in other modules (gcp, azure, compute, endpoint, storage), described here by their text:
-# the loader finds a rule by the pattern a field fails, so these must stay equal to the fields' patterns
-# (tests/spine/test_spec_rules.py checks that every pattern of the spec is described).
+# Patterns of fields declared in other modules (gcp, azure, compute, endpoint, storage), which take them from here: the
+# loader finds a rule in words by the pattern a field fails (tests/spine/test_spec_rules.py checks that every pattern
+# of the spec is described).
 GCP_PROJECT_PATTERN = r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$"
 GCP_PROJECT_RULE = "6 to 30 lower-case letters, digits and '-', starting with a letter, ending with a letter or digit"
 """GCP project IDs (cloud.google.com/resource-manager/docs/creating-managing-projects, "Project ID requirements")."""
@@ -113,7 +113,13 @@ kubernetes.io/cluster/<cluster> and the two k8s.io/cluster-autoscaler discovery 
 at most 2 on any resource (Name and a subnet role, data-class and data-zone on a bucket, Name and data-zone on a
 file system, the two autoscaler tags on a node group)."""
 MAX_EXTRA_LABELS = CLOUD_TAG_LIMIT - len(PLATFORM_TAG_KEYS) - MOST_RESOURCE_TAGS
-"""How many `labels.extra` entries fit: 39."""
+"""How many `labels.extra` entries fit on a platform with AWS or Azure: 39."""
+GCP_LABEL_LIMIT = 64
+MOST_GCP_RESOURCE_LABELS = 3
+"""The most labels the toolkit adds to one GCP resource besides the platform's: a TPU VM's slice, slice-index and
+reservation (a bucket gets data-class and data-zone). Labels GKE adds itself (goog-*) are not counted."""
+MAX_GCP_EXTRA_LABELS = GCP_LABEL_LIMIT - len(PLATFORM_TAG_KEYS) - MOST_GCP_RESOURCE_LABELS
+"""How many `labels.extra` entries fit on a GCP-only platform: 56."""
 TOOLKIT_TAG_KEYS: dict[str, str] = {
     "environment": "set by platform.environment",
     "owner": "set by platform.labels.owner",

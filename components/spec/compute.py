@@ -11,7 +11,7 @@ from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from components.planning.ranges import PRIVATE_RULE, is_private
 
-from .common import Cloud, FieldError, SpecModel
+from .common import KUBERNETES_VERSION_PATTERN, Cloud, FieldError, SpecModel
 from .kube import label_value_problem, node_label_problem, qualified_name_problem, raising
 
 
@@ -85,7 +85,7 @@ class SystemPoolSpec(SpecModel):
 class ClusterSpec(SpecModel):
     """A managed Kubernetes cluster (EKS, GKE Standard, AKS) with private nodes and encrypted secrets."""
 
-    kubernetes_version: Annotated[str, Field(pattern=r"^1\.\d{2}$")] | None = None
+    kubernetes_version: Annotated[str, Field(pattern=KUBERNETES_VERSION_PATTERN)] | None = None
     """Minor version such as "1.33". Default: EKS runs 1.35 (the newest minor with a pinned Cluster Autoscaler; with
     the Kubernetes layer on, EKS takes 1.32 to 1.35 only); GKE and AKS follow `upgrade_channel`. GKE in a region with
     Managed Lustre takes 1.34 or later (signed kernel modules on Secure Boot nodes)."""

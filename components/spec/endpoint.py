@@ -7,11 +7,11 @@ from typing import Annotated
 
 from pydantic import Field, model_validator
 
-from .common import FieldError, SpecModel
+from .common import HEALTH_CHECK_PATH_PATTERN, NAMESPACE_PATTERN, FieldError, SpecModel
 from .kube import label_value_problem, qualified_name_problem
 
 # Kubernetes object names: a namespace is a DNS-1123 label, a Service name a DNS-1035 label (starts with a letter).
-NamespaceName = Annotated[str, Field(pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", max_length=63)]
+NamespaceName = Annotated[str, Field(pattern=NAMESPACE_PATTERN, max_length=63)]
 ServiceName = Annotated[str, Field(pattern=r"^[a-z]([-a-z0-9]*[a-z0-9])?$", max_length=63)]
 
 
@@ -20,7 +20,7 @@ class InferenceSpec(SpecModel):
 
     port: Annotated[int, Field(ge=1, le=65535)] = 8080
     """Port the service listens on behind the load balancer. Default 8080."""
-    health_check_path: Annotated[str, Field(pattern=r"^/[A-Za-z0-9._~/-]*$")] = "/healthz"
+    health_check_path: Annotated[str, Field(pattern=HEALTH_CHECK_PATH_PATTERN)] = "/healthz"
     """HTTP path probed by the load balancer and global endpoint. Default /healthz."""
     certificate: str | None = None
     """TLS certificate for the regional listener: an ACM certificate ARN on AWS. Required on AWS; a config error on GCP

@@ -14,21 +14,21 @@ from pydantic import Field
 from components import catalog
 
 from .cloud import CloudSpec, RegionSpec
-from .common import Cloud, Name
+from .common import GCP_PROJECT_PATTERN, GCP_ZONE_PATTERN, Cloud, Name
 from .compute import CapacityType, GpuDriver, GpuPoolSpec, Placement, TpuMode, TpuSliceSpec
 from .resolve import resolve_gpu_pool, resolve_tpu
 
 Path = tuple[str | int, ...]
 Issue = tuple[Path, str]
 
-GcpZone = Annotated[str, Field(pattern=r"^[a-z]+-[a-z]+\d+-[a-z]$")]
+GcpZone = Annotated[str, Field(pattern=GCP_ZONE_PATTERN)]
 
 
 class GcpCloudSpec(CloudSpec):
     """GCP regions of the platform, all in one project. Credentials come from Application Default Credentials
     (`gcloud auth application-default login`, a workload identity, or `GOOGLE_CREDENTIALS`)."""
 
-    project: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")]
+    project: Annotated[str, Field(pattern=GCP_PROJECT_PATTERN)]
     """GCP project ID to deploy into (required)."""
     zones: dict[str, list[GcpZone]] = {}
     """Zones per region, in order: the cluster's node locations, and the first one hosts the region's zonal

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import Field, model_validator
 
-from .common import Days, FieldError, Name, SpecModel
+from .common import BUCKET_PREFIX_PATTERN, Days, FieldError, Name, SpecModel
 
 
 class LustreDeployment(str, enum.Enum):
@@ -31,7 +31,7 @@ class LustreSpec(SpecModel):
     """Name of a bucket in the same region to import from and export to. Default: no data repository link.
     A file deleted on the file system is never deleted from the bucket (on AWS, where export is automatic, deletions
     are not exported); delete from the bucket to remove data."""
-    bucket_prefix: Annotated[str, Field(pattern=r"^[A-Za-z0-9._/-]*$")] = ""
+    bucket_prefix: Annotated[str, Field(pattern=BUCKET_PREFIX_PATTERN)] = ""
     """Prefix inside `bucket` linked to the file system root. Default: the whole bucket."""
     data_zone: Name | None = None
     """Residency zone from `compliance.data_zones` this file system's data must stay in. Default: none."""

@@ -93,6 +93,14 @@ def test_bad_input_names_path_value_and_allowed(prod_config: dict[str, Any], pat
         assert fragment in messages[where], f"{fragment!r} not in {messages[where]!r}"
 
 
+def test_a_route_53_record_name_may_end_in_a_dot(prod_config: dict[str, Any]) -> None:
+    """Route 53 takes a record name in its absolute form; only a managed certificate needs the bare name."""
+    config = change(change(prod_config, "global_endpoint/domain", "infer.example.com."), "global_endpoint/routing", "latency_dns")
+    config = change(config, "global_endpoint/hosted_zone_id", "Z0123456789ABCDEFGHIJ")
+    spec = load_platform(platform_dict({"aws": config}, environment="prod", compliance={"data_zones": {"eu": ["eu-west-1"]}}))
+    assert spec.clouds.aws.global_endpoint.domain == "infer.example.com."
+
+
 def test_ia_before_30_days_names_the_alternatives(prod_config: dict[str, Any]) -> None:
     """S3 takes objects to STANDARD_IA no sooner than 30 days after creation (Transition, Days); Intelligent-Tiering
     has no minimum, so the same age is fine with it."""

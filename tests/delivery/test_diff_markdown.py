@@ -55,6 +55,19 @@ def test_options_planned_since_the_base_are_no_change_but_a_changed_timeout_is(t
     assert entry["options"] == ["deleteBeforeReplace", "customTimeouts"]
 
 
+def test_a_provider_setting_recorded_as_json_text_is_no_change_against_its_parsed_form() -> None:
+    """Plans now record a provider's object settings as the engine passes them, JSON text; a base planned before held
+    the parsed object. Same value, no change; another value is still one."""
+    provider = {"urn": "p", "type": "pulumi:providers:aws", "name": "default_7_51_1", "parent": "", "custom": True,
+                "inputs": {"region": "us-east-1", "defaultTags": {"tags": {"team": "ml"}}}}
+    head = copy.deepcopy(provider)
+    head["inputs"]["defaultTags"] = '{"tags":{"team":"ml"}}'
+    assert diff_plans({"resources": [provider]}, {"resources": [head]})["counts"]["changed"] == 0
+    head["inputs"]["defaultTags"] = '{"tags":{"team":"infra"}}'
+    [entry] = diff_plans({"resources": [provider]}, {"resources": [head]})["components"]["(outside components)"]["changed"]
+    assert entry["inputs"] == ["defaultTags.tags.team"]
+
+
 def test_a_resource_moved_with_an_alias_is_shown_moved_not_replaced() -> None:
     """The engine takes a resource at one of its aliases for the same resource and updates it in place: the PR diff
     must not show it removed and added (it reads as a replacement, and for a namespace, as data loss)."""

@@ -188,7 +188,7 @@ def test_the_pack_gets_the_stack_config_and_organization_as_from_the_engine(tmp_
     assert violation["message"].splitlines()[-1].strip() == "tier=gold org=acme token=[secret]"
 
 
-def test_the_pack_gets_the_stack_tags_the_cli_derives(tmp_path) -> None:  # noqa: ANN001
+def test_the_pack_gets_the_stack_tags_the_cli_derives(tmp_path, capsys) -> None:  # noqa: ANN001
     """GetEnvironmentTagsForCurrentStack (pkg/backend/stack.go): project name, runtime and description, then the
     `pulumi:tags` config object, the stack file's over the project file's; a tag that is not a string is refused."""
     from aiinfra.cli import main
@@ -212,4 +212,11 @@ def test_the_pack_gets_the_stack_tags_the_cli_derives(tmp_path) -> None:  # noqa
         seen[stack] = violation["message"].splitlines()[-1].strip()
     common = "pulumi:description=GPU jobs pulumi:project=demo pulumi:runtime=python"
     assert seen == {"dev": f"{common} team=ml", "prod": f"{common} team=platform tier=gold"}
+    capsys.readouterr()
     assert main(["plan", "--program", str(program), "--stack", "bad", "--no-policy", "-q"]) == 1
+    assert capsys.readouterr().err == f"error: {program / 'Pulumi.bad.yaml'}: pulumi:tags[replicas] must be a string, got 3\n"
+    # A string that holds JSON is no object, for the CLI either (Value.ToObject of a string is the string).
+    (program / "Pulumi.bad.yaml").write_text('config:\n  pulumi:tags: \'{"team": "ml"}\'\n')
+    assert main(["plan", "--program", str(program), "--stack", "bad", "--no-policy", "-q"]) == 1
+    assert capsys.readouterr().err == (f"error: {program / 'Pulumi.bad.yaml'}: pulumi:tags must be an object of strings, "
+                                       "got '{\"team\": \"ml\"}'\n")

@@ -245,6 +245,17 @@ def test_extra_labels_leave_room_for_the_tags_every_resource_carries() -> None:
     assert _issues(set_path(valid(), "labels/extra", {**fits, "one-more": "x"})) == [("platform.labels.extra", EXTRA_LIMIT.format(n=40))]
 
 
+def test_a_gcp_only_platform_has_gcps_64_labels_to_fill() -> None:
+    # GCP takes 64 labels per resource: less the platform's 5 and a TPU VM's 3, 56 extra labels fit there.
+    gcp_only = set_path(valid(), "clouds", {"gcp": valid()["clouds"]["gcp"]})
+    fits = {f"label-{i}": "x" for i in range(56)}
+    assert load_platform(set_path(gcp_only, "labels/extra", fits)).labels.extra == fits
+    assert _issues(set_path(gcp_only, "labels/extra", {**fits, "one-more": "x"})) == [(
+        "platform.labels.extra", "got 57 extra labels; at most 56 are allowed: GCP allows 64 labels per resource, the "
+        "platform sets 5 of its own (environment, owner, team, cost-center, managed-by) and a resource carries up to 3 "
+        "more (a TPU VM's slice, slice-index and reservation)")]
+
+
 def test_the_extra_label_limit_is_the_cloud_limit_less_the_tags_a_resource_gets_otherwise() -> None:
     from components.spec.common import CLOUD_TAG_LIMIT, MAX_EXTRA_LABELS, MOST_RESOURCE_TAGS, PLATFORM_TAG_KEYS
 
