@@ -184,6 +184,10 @@ _UNREAD: dict[str, dict[str, Any]] = {
     # A Compute Engine reservation exists but names no machine type: only the pool's zones are compared
     # (components/gcp/reservations.py).
     "gcp:compute/getReservation:getReservation": {"specificReservations": []},
+    # Kubernetes versions the cloud offers in a region: none reported, so the cluster's version is not compared
+    # (components/aws/cluster.py, components/gcp/cluster.py).
+    "aws:eks/getClusterVersions:getClusterVersions": {"clusterVersions": []},
+    "gcp:container/getEngineVersions:getEngineVersions": {"validMasterVersions": []},
     # An Azure capacity reservation group reports no location or reservations (components/azure/reservations.py).
     "azure-native:compute:getCapacityReservationGroup": {"location": "", "capacityReservations": []},
 }

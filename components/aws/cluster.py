@@ -13,8 +13,9 @@ from ipaddress import IPv4Network
 import pulumi
 import pulumi_aws as aws
 
-from components.spec import ApiAccess, ClusterSpec
+from components.spec import ApiAccess, Cloud, ClusterSpec, region_path
 from components.spec.aws import EKS_KUBERNETES_VERSION
+from components.spec.offerings import kubernetes_version_problem
 
 from .context import AwsContext, render
 from .node_group import LaunchTemplateSettings, NodeGroupSettings, autoscaler_tags, launch_template, node_group, system_ami_type
@@ -81,7 +82,7 @@ class Cluster(pulumi.ComponentResource):
             region=ctx.region), opts=ctx.stateful(self))
         public = spec.api_access is ApiAccess.PUBLIC_RESTRICTED
         self.cluster = aws.eks.Cluster(f"{name}-eks", aws.eks.ClusterArgs(
-            name=name, role_arn=role.arn, version=spec.kubernetes_version or EKS_KUBERNETES_VERSION,
+            name=name, role_arn=role.arn, version=self._offered_version(spec),
             vpc_config=aws.eks.ClusterVpcConfigArgs(
                 subnet_ids=list(args.subnet_ids), endpoint_private_access=True, endpoint_public_access=public,
                 public_access_cidrs=[str(c) for c in spec.authorized_cidrs] if public else None),
@@ -163,6 +164,23 @@ class Cluster(pulumi.ComponentResource):
             # self-managed copy of the driver and an upgrade resets in-cluster edits, as for the VPC CNI above.
             resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE", region=self._ctx.region,
         ), opts=pulumi.ResourceOptions(parent=self, depends_on=[self.system_nodes]))
+
+    def _offered_version(self, spec: ClusterSpec) -> pulumi.Output[str]:
+        """The cluster's Kubernetes version once EKS lists it in the region (DescribeClusterVersions, asked at preview:
+        versions in standard or extended support); else the run stops with the config path before anything of the
+        cluster is created (EKS would refuse the cluster after its network, key and roles exist)."""
+        version = spec.kubernetes_version or EKS_KUBERNETES_VERSION
+        path = f"{region_path(Cloud.AWS.value, self._ctx.region)}.cluster.kubernetes_version"
+        found = aws.eks.get_cluster_versions_output(region=self._ctx.region, opts=pulumi.InvokeOutputOptions(parent=self))
+
+        def check(versions: list) -> str:  # noqa: ANN001 (the SDK's result type)
+            problem = kubernetes_version_problem(path, "EKS", self._ctx.region, version, [v.cluster_version for v in versions],
+                                                 default=spec.kubernetes_version is None)
+            if problem:
+                raise pulumi.RunError(problem)
+            return version
+
+        return found.cluster_versions.apply(check)
 
     def _role(self, suffix: str, trust: pulumi.Input[str], policies: Sequence[str], purpose: str) -> _Role:
         """`<name>-<suffix>` with a trust policy (JSON) and AWS managed policies attached."""

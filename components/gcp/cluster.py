@@ -136,6 +136,9 @@ class ClusterArgs:
     """Enable the Gateway API (standard channel), e.g. for inference Gateways. Default off."""
     managed_prometheus: bool = False
     """Google Managed Service for Prometheus collection. Default off (the self-managed stack scrapes instead)."""
+    master_version: pulumi.Input[str] | None = None
+    """`spec.kubernetes_version` once GKE is known to offer it in the region (gcp/offerings.py offered_master_version).
+    Default: `spec.kubernetes_version` as given (unset: the release channel's default)."""
 
 
 class Cluster(pulumi.ComponentResource):
@@ -210,7 +213,7 @@ class Cluster(pulumi.ComponentResource):
             database_encryption=gcp.container.ClusterDatabaseEncryptionArgs(state="ENCRYPTED", key_name=args.kms_key_id),
             enable_shielded_nodes=True,
             release_channel=gcp.container.ClusterReleaseChannelArgs(channel=spec.upgrade_channel.value.upper()),
-            min_master_version=spec.kubernetes_version,
+            min_master_version=args.master_version if args.master_version is not None else spec.kubernetes_version,
             # Dataplane V2 enforces NetworkPolicy itself (eBPF); the Calico network_policy addon must stay off.
             datapath_provider="ADVANCED_DATAPATH",
             addons_config=gcp.container.ClusterAddonsConfigArgs(

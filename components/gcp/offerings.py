@@ -11,7 +11,7 @@ from typing import Any
 import pulumi
 import pulumi_gcp as gcp
 
-from components.spec.offerings import zone_offering_problem
+from components.spec.offerings import kubernetes_version_problem, zone_offering_problem
 
 ByZone = dict[str, set[str]]
 
@@ -67,6 +67,20 @@ class ZoneOfferings:
             return zone_offering_problem(path, name, wanted, offered, list(offers), fix)
 
         return checked_unless_unknown(name, pulumi.Output.all(zones, by_zone), problem)
+
+
+def offered_master_version(project: str, region: str, version: str, path: str,
+                           opts: pulumi.InvokeOutputOptions) -> pulumi.Output[str]:
+    """`version` (a Kubernetes minor such as 1.33) once GKE lists a master version of that minor in the region
+    (projects.locations.getServerConfig, asked at preview); else the run stops with the error for config path `path`
+    before the cluster is created."""
+    found = gcp.container.get_engine_versions_output(project=project, location=region, opts=opts)
+
+    def problem(valid: list[str]) -> str | None:
+        minors = {".".join(v.split(".")[:2]) for v in valid}  # 1.33.5-gke.1080000 -> 1.33
+        return kubernetes_version_problem(path, "GKE", region, version, minors)
+
+    return checked_unless_unknown(version, found.valid_master_versions, problem)
 
 
 def checked_unless_unknown(value: pulumi.Input[str], answers: pulumi.Output[Any],

@@ -130,3 +130,19 @@ def reservation_group_problem(path: str, group: str, region: str, vm_size: str, 
         have = f" (it has zones {', '.join(sorted(covered))})" if covered else " (its reservations are regional)"
         return f"{path}.zones: {group} holds no {vm_size} reservation in zone {', '.join(missing)}{have}: {fix}"
     return None
+
+
+def kubernetes_version_problem(path: str, service: str, region: str, version: str, offered: Collection[str],
+                               default: bool = False) -> str | None:
+    """None when `offered` (the Kubernetes minor versions `service` lists in `region`) has `version`, or is empty
+    (nothing reported: the offline plan reads no account); else the error for the cluster at config path `path`.
+    `default`: the version is the toolkit's default, not one the config set."""
+    if not offered or version in offered:
+        return None
+    listed = ", ".join(sorted(set(offered), key=_minor_key))
+    given = f"the default Kubernetes {version}" if default else f"Kubernetes {version}"
+    return f"{path}: {service} does not offer {given} in {region}; it offers {listed}: set kubernetes_version to one of them"
+
+
+def _minor_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
