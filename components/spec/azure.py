@@ -228,12 +228,6 @@ def _check_region(cloud_spec: AzureCloudSpec, region: RegionSpec, path: Path) ->
                    "cluster's admins, or set platform.clouds.azure.deployer to service_principal or user")
     if region.inference is not None and region.cluster is None:
         yield ((*path, "inference"), "inference on Azure is served by the region's AKS cluster; add `cluster:` to this region")
-    if region.inference is not None and region.inference.certificate:
-        yield ((*path, "inference", "certificate"),
-               f"'{region.inference.certificate}' is not used on Azure: Front Door reaches the region's AKS Service "
-               "through its load balancer, so TLS ends at the global endpoint; remove it and set "
-               "platform.clouds.azure.global_endpoint.certificate (a Key Vault secret ID) or global_endpoint.domain "
-               "(a Front Door managed certificate)")
     group = region.resource_group
     if group is not None and (problem := resource_group_name_problem(group)):
         yield ((*path, "resource_group"), f"'{group}' is not an Azure resource group name ({problem}); allowed: {RESOURCE_GROUP_RULE}")

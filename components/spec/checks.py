@@ -249,10 +249,28 @@ def unknown_region(region: str, cloud: Cloud | None) -> str:
     return f"unknown {what} {region!r} (regions are named like {examples}); {where}"
 
 
+_CLOUD_NAME = {Cloud.AWS: "AWS", Cloud.GCP: "GCP", Cloud.AZURE: "Azure"}
+_GLOBAL_TLS = {
+    Cloud.GCP: ("a GCP region has no regional listener (the global load balancer reaches the GKE Service through NEGs)",
+                "domain (a Google-managed certificate) or global_endpoint.certificate "
+                "(projects/<project>/global/sslCertificates/<name>)"),
+    Cloud.AZURE: ("Front Door reaches the region's AKS Service through its load balancer",
+                  "certificate (a Key Vault secret ID) or global_endpoint.domain (a Front Door managed certificate)"),
+}
+"""Where a region's `inference.certificate` would go unused (only AWS has a regional TLS listener): why, and what to
+set instead."""
+
+
 def _check_region(cloud: Cloud, region: RegionSpec, path: Path) -> list[Issue]:
     issues: list[Issue] = []
     if region.resource_group is not None and cloud is not Cloud.AZURE:
         issues.append(((*path, "resource_group"), f"resource_group is Azure-only; {cloud.value} has no resource groups"))
+    certificate = region.inference.certificate if region.inference is not None else None
+    if certificate and cloud in _GLOBAL_TLS:
+        how, instead = _GLOBAL_TLS[cloud]
+        issues.append(((*path, "inference", "certificate"),
+                       f"'{certificate}' is not used on {_CLOUD_NAME[cloud]}: {how}, so TLS ends at the global endpoint; "
+                       f"remove it and set platform.clouds.{cloud.value}.global_endpoint.{instead}"))
     system_type = region.cluster.system_pool.instance_type if region.cluster is not None else None
     if system_type is not None and (problem := instance_type_problem(cloud, system_type)):
         issues.append(((*path, "cluster", "system_pool", "instance_type"), problem))

@@ -163,12 +163,6 @@ def _check_region(platform, region: str, spec: RegionSpec, path: Path) -> Iterat
                f"got {spec.network.flow_log_retention_days}; Cloud Logging buckets keep logs 1 to {MAX_LOG_RETENTION_DAYS} days")
     if spec.inference is not None and spec.cluster is None:
         yield ((*path, "inference"), "inference on GCP is served from the region's GKE cluster (NEGs); add `cluster:` to this region")
-    if spec.inference is not None and spec.inference.certificate:
-        yield ((*path, "inference", "certificate"),
-               f"'{spec.inference.certificate}' is not used on GCP: a GCP region has no regional listener (the global load "
-               "balancer reaches the GKE Service through NEGs), so TLS ends at the global endpoint; remove it and set "
-               "platform.clouds.gcp.global_endpoint.domain (a Google-managed certificate) or global_endpoint.certificate "
-               "(projects/<project>/global/sslCertificates/<name>)")
     if spec.cluster is not None:
         cluster_name = f"{platform.environment}-{region}"
         if len(cluster_name) > MAX_CLUSTER_NAME:
