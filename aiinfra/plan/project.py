@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from .config_keys import config_key
 from .goyaml import GoTime, go_json, parse, scalar_text
 
 SECRET_PLACEHOLDER = "[secret]"
@@ -256,7 +257,10 @@ def load_stack_config(project: Project, stack: str) -> tuple[dict[str, str], lis
     values: dict[str, Any] = {}
     written: dict[str, str] = {}
     for key, value in raw.items():
-        full = _config_key(str(key), project.name, path)
+        try:
+            full = config_key(str(key), project.name)
+        except ValueError as err:
+            raise ProjectError(f"{path}: {err}") from None
         if full in written:  # `platform` and `ai-infra:platform`: the CLI keeps one of them, which is not defined
             raise ProjectError(f"{path}: config keys '{written[full]}' and '{key}' are the same key {full}; keep one")
         values[full], written[full] = value, str(key)
@@ -325,21 +329,6 @@ def _shown(value: Any, width: int = 80) -> str:
         return text
     kind, unit = ("a mapping", "key") if isinstance(value, dict) else ("a list", "item")
     return f"{kind} of {len(value)} {unit}{'s' if len(value) != 1 else ''}"
-
-
-def _config_key(key: str, project: str, path: Path) -> str:
-    """A stack file's config key as the CLI reads it: a bare key is the project's (stackConfigNamespacedWithProject),
-    and the older `<namespace>:config:<name>` form is `<namespace>:<name>` (sdk/go/common/resource/config/key.go,
-    ParseKey); any other key with more than one colon is refused."""
-    if ":" not in key:
-        return f"{project}:{key}"
-    parts = key.split(":")
-    if len(parts) == 2:
-        return key
-    if len(parts) == 3 and parts[1] == "config":
-        return f"{parts[0]}:{parts[2]}"
-    raise ProjectError(f"{path}: config key {key!r} is not a configuration key: keys are <namespace>:<name> "
-                       "(or the older <namespace>:config:<name>)")
 
 
 def stack_environments(project: Project, stack: str) -> list[str]:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .project import Project, ProjectError, _config_key, _read_mapping
+from .config_keys import config_key
+from .project import Project, ProjectError, _read_mapping
 
 TAGS_KEY = "pulumi:tags"
 
@@ -24,7 +25,10 @@ def stack_tags(project: Project, stack_file: Path) -> dict[str, str]:
     if isinstance(data.get("description"), str):
         tags["pulumi:description"] = data["description"]
     stack_config = _read_mapping(stack_file).get("config") or {}
-    given = {_config_key(str(key), project.name, stack_file): value for key, value in stack_config.items()}
+    try:
+        given = {config_key(str(key), project.name): value for key, value in stack_config.items()}
+    except ValueError as err:
+        raise ProjectError(f"{stack_file}: {err}") from None
     if TAGS_KEY in given:
         value, where = given[TAGS_KEY], stack_file
     else:
