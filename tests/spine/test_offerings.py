@@ -10,6 +10,7 @@ from aiinfra.plan.invokes import placeholder_result
 from components import catalog
 from components.aws.node_group import NODE_LAUNCH_TERMS, odcr_capacity
 from components.spec.offerings import (
+    kubernetes_version_problem,
     launch_terms_problem,
     missing_zones,
     reservation_group_problem,
@@ -155,3 +156,16 @@ def test_a_reservation_group_problem_exactly_when_azure_reports_a_mismatch(locat
     assert (problem is None) == fits
     if problem is not None and location == "westeurope":
         assert problem == f"{PATH}.reservation: crg is in westeurope, but the pool is in eastus2: name a group in eastus2"
+
+
+minors = st.builds(lambda m: f"1.{m}", st.integers(min_value=20, max_value=40))
+
+
+@given(version=minors, offered=st.lists(minors, unique=True, max_size=6), default=st.booleans())
+def test_a_kubernetes_version_fails_only_when_the_cloud_lists_others(version: str, offered: list[str], default: bool) -> None:
+    problem = kubernetes_version_problem("p", "EKS", "us-east-1", version, offered, default=default)
+    assert (problem is None) == (not offered or version in offered)  # nothing listed (offline): nothing compared
+    if problem is not None:
+        listed = problem.split("it offers ")[1].split(":")[0].split(", ")
+        assert listed == sorted(offered, key=lambda v: int(v.split(".")[1]))  # as numbers: 1.9 before 1.10
+        assert ("the default Kubernetes" in problem) == default
