@@ -50,7 +50,7 @@ def plan_stack(project: Project, stack: str, organization: str = "organization")
     """Plan `stack` of `project` in `organization` (what `pulumi.get_organization()` returns). Program errors propagate
     (pulumi.RunError carries a user-facing message)."""
     config, secret_keys = load_stack_config(project, stack)
-    tags = stack_tags(project, project.stack_file(stack))
+    tags = stack_tags(project, stack)
     target = str(project.entry_point())
     with _program_environment(project):
         result = run_program(

@@ -237,21 +237,15 @@ def _json_content(value: Any) -> Any:
     return scalar_text(value)
 
 
-def load_stack_config(project: Project, stack: str) -> tuple[dict[str, str], list[str]]:
-    """The engine's flat config map {"ns:key": "value-or-JSON"} and the keys holding secrets.
-
-    Keys without a namespace belong to the project, as in the CLI. `secure:` values (which need the
-    stack's secrets provider to decrypt) become a placeholder marked secret: the plan never decrypts.
-    Pulumi.yaml's project config is merged and checked as `pulumi preview` does (pkg/workspace/config.go,
-    mergeConfig and validateStackConfigValue): a declared key the stack lacks, a secret one the stack holds in
-    plain text or a value of the wrong type fails before the program runs.
-    """
+def stack_values(project: Project, stack: str) -> tuple[Path, dict[str, Any]]:
+    """The stack file's path and its config as written (YAML values, `secure:` ones as `{"secure": ...}`), by full
+    key: a bare key is the project's, the older `ns:config:key` form is `ns:key` (config_keys.py), and two keys that
+    name one key are refused, where the CLI would keep one of them at random."""
     path = project.stack_file(stack)
     if not path.is_file():
         known = ", ".join(project.stacks()) or "none"
         raise ProjectError(f"stack '{stack}' has no config file {path}; known stacks: {known}")
-    data = _read_mapping(path)
-    raw = data.get("config") or {}
+    raw = _read_mapping(path).get("config") or {}
     if not isinstance(raw, dict):
         raise ProjectError(f"{path}: 'config' must be a mapping")
     values: dict[str, Any] = {}
@@ -261,9 +255,22 @@ def load_stack_config(project: Project, stack: str) -> tuple[dict[str, str], lis
             full = config_key(str(key), project.name)
         except ValueError as err:
             raise ProjectError(f"{path}: {err}") from None
-        if full in written:  # `platform` and `ai-infra:platform`: the CLI keeps one of them, which is not defined
+        if full in written:
             raise ProjectError(f"{path}: config keys '{written[full]}' and '{key}' are the same key {full}; keep one")
         values[full], written[full] = value, str(key)
+    return path, values
+
+
+def load_stack_config(project: Project, stack: str) -> tuple[dict[str, str], list[str]]:
+    """The engine's flat config map {"ns:key": "value-or-JSON"} and the keys holding secrets.
+
+    Keys without a namespace belong to the project, as in the CLI. `secure:` values (which need the
+    stack's secrets provider to decrypt) become a placeholder marked secret: the plan never decrypts.
+    Pulumi.yaml's project config is merged and checked as `pulumi preview` does (pkg/workspace/config.go,
+    mergeConfig and validateStackConfigValue): a declared key the stack lacks, a secret one the stack holds in
+    plain text or a value of the wrong type fails before the program runs.
+    """
+    path, values = stack_values(project, stack)
     from_project: set[str] = set()
     missing = []
     declarations = sorted(project.config_declarations, key=lambda d: d.key)

@@ -10,25 +10,18 @@ as it has no backend that keeps earlier tags either.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from .config_keys import config_key
-from .project import Project, ProjectError, _read_mapping
+from .project import Project, ProjectError, _read_mapping, stack_values
 
 TAGS_KEY = "pulumi:tags"
 
 
-def stack_tags(project: Project, stack_file: Path) -> dict[str, str]:
-    """The tags of the stack whose file is `stack_file` (read as written: a string holding JSON is no object)."""
+def stack_tags(project: Project, stack: str) -> dict[str, str]:
+    """The tags of `stack` (its `pulumi:tags` read as written: a string holding JSON is no object)."""
     data = _read_mapping(project.file)
     tags = {"pulumi:project": project.name, "pulumi:runtime": "python"}
     if isinstance(data.get("description"), str):
         tags["pulumi:description"] = data["description"]
-    stack_config = _read_mapping(stack_file).get("config") or {}
-    try:
-        given = {config_key(str(key), project.name): value for key, value in stack_config.items()}
-    except ValueError as err:
-        raise ProjectError(f"{stack_file}: {err}") from None
+    stack_file, given = stack_values(project, stack)
     if TAGS_KEY in given:
         value, where = given[TAGS_KEY], stack_file
     else:

@@ -1,7 +1,8 @@
-"""What a region's zones offer, asked during `pulumi preview`: Compute Engine machine types (GKE GPU and TPU node
-pools) and Cloud TPU accelerator types (TPU VMs and queued resources). A pool or slice whose zone lacks its type
-stops the run with its config path (`components/spec/offerings.py`) instead of failing at GKE or Cloud TPU midway
-through `pulumi up`. Azure has no such lookup in azure-native, so AKS pools are not checked."""
+"""What a region offers, asked during `pulumi preview`: Compute Engine machine types (GKE GPU and TPU node pools) and
+Cloud TPU accelerator types (TPU VMs and queued resources) per zone, and GKE master versions. A pool, slice or cluster
+the region cannot serve stops the run with its config path (`components/spec/offerings.py`) instead of failing at GKE
+or Cloud TPU midway through `pulumi up`; `checked_unless_unknown` is the check all of them (and reservations.py) share.
+Azure has no such lookup in azure-native, so AKS pools are not checked."""
 
 from __future__ import annotations
 

@@ -199,7 +199,7 @@ def _check_extra_labels(spec: Platform) -> list[Issue]:
                                           f"label may not replace it. Keys the toolkit sets: {', '.join(TOOLKIT_TAG_KEYS)}")
                            for key in extra if key in TOOLKIT_TAG_KEYS]
     own = f"the platform sets {len(PLATFORM_TAG_KEYS)} of its own ({', '.join(PLATFORM_TAG_KEYS)})"
-    if {Cloud.AWS, Cloud.AZURE} & {cloud for cloud, _ in spec.clouds.items()} and len(extra) > MAX_EXTRA_LABELS:
+    if any(cloud in (Cloud.AWS, Cloud.AZURE) for cloud, _ in spec.clouds.items()) and len(extra) > MAX_EXTRA_LABELS:
         issues.append((path, f"got {len(extra)} extra labels; at most {MAX_EXTRA_LABELS} are allowed: AWS and Azure allow "
                              f"{CLOUD_TAG_LIMIT} tags per resource, {own} and a resource carries up to {MOST_RESOURCE_TAGS} "
                              f"more (an EKS node: its Name and {MOST_RESOURCE_TAGS - 1} tags EKS adds)"))
@@ -249,16 +249,15 @@ def unknown_region(region: str, cloud: Cloud | None) -> str:
     return f"unknown {what} {region!r} (regions are named like {examples}); {where}"
 
 
-_CLOUD_NAME = {Cloud.AWS: "AWS", Cloud.GCP: "GCP", Cloud.AZURE: "Azure"}
 _GLOBAL_TLS = {
-    Cloud.GCP: ("a GCP region has no regional listener (the global load balancer reaches the GKE Service through NEGs)",
-                "domain (a Google-managed certificate) or global_endpoint.certificate "
+    Cloud.GCP: ("GCP", "a GCP region has no regional listener (the global load balancer reaches the GKE Service through "
+                "NEGs)", "domain (a Google-managed certificate) or global_endpoint.certificate "
                 "(projects/<project>/global/sslCertificates/<name>)"),
-    Cloud.AZURE: ("Front Door reaches the region's AKS Service through its load balancer",
+    Cloud.AZURE: ("Azure", "Front Door reaches the region's AKS Service through its load balancer",
                   "certificate (a Key Vault secret ID) or global_endpoint.domain (a Front Door managed certificate)"),
 }
-"""Where a region's `inference.certificate` would go unused (only AWS has a regional TLS listener): why, and what to
-set instead."""
+"""Where a region's `inference.certificate` would go unused (only AWS has a regional TLS listener): the cloud's name,
+why, and what to set instead."""
 
 
 def _check_region(cloud: Cloud, region: RegionSpec, path: Path) -> list[Issue]:
@@ -267,9 +266,9 @@ def _check_region(cloud: Cloud, region: RegionSpec, path: Path) -> list[Issue]:
         issues.append(((*path, "resource_group"), f"resource_group is Azure-only; {cloud.value} has no resource groups"))
     certificate = region.inference.certificate if region.inference is not None else None
     if certificate and cloud in _GLOBAL_TLS:
-        how, instead = _GLOBAL_TLS[cloud]
+        name, how, instead = _GLOBAL_TLS[cloud]
         issues.append(((*path, "inference", "certificate"),
-                       f"'{certificate}' is not used on {_CLOUD_NAME[cloud]}: {how}, so TLS ends at the global endpoint; "
+                       f"'{certificate}' is not used on {name}: {how}, so TLS ends at the global endpoint; "
                        f"remove it and set platform.clouds.{cloud.value}.global_endpoint.{instead}"))
     system_type = region.cluster.system_pool.instance_type if region.cluster is not None else None
     if system_type is not None and (problem := instance_type_problem(cloud, system_type)):

@@ -260,8 +260,7 @@ def test_a_stack_file_is_parsed_once_per_text_and_again_when_edited(tmp_path) ->
 def test_the_older_namespace_config_name_keys_are_read_as_namespace_name(tmp_path: Path) -> None:
     """ParseKey (sdk/go/common/resource/config/key.go) still takes `aws:config:region` for `aws:region`; a bare key is
     the project's; another key with two colons is refused before the program runs."""
-    (tmp_path / "Pulumi.yaml").write_text("name: p\nruntime: python\n")
-    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  aws:config:region: eu-west-1\n  p:config:size: 3\n  tier: gold\n")
+    _project_with(tmp_path, "", "config:\n  aws:config:region: eu-west-1\n  p:config:size: 3\n  tier: gold\n")
     config, _ = load_stack_config(load_project(tmp_path), "dev")
     assert config == {"aws:region": "eu-west-1", "p:size": "3", "p:tier": "gold"}
     (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  aws:settings:region: eu-west-1\n")
@@ -272,9 +271,8 @@ def test_the_older_namespace_config_name_keys_are_read_as_namespace_name(tmp_pat
 
 
 def test_a_long_value_of_the_wrong_type_is_shown_by_its_kind_and_a_key_given_twice_is_refused(tmp_path: Path) -> None:
-    (tmp_path / "Pulumi.yaml").write_text("name: p\nruntime: python\nconfig:\n  p:platform:\n    type: string\n")
     platform = "{" + ", ".join(f"k{i}: v{i}" for i in range(30)) + "}"
-    (tmp_path / "Pulumi.dev.yaml").write_text(f"config:\n  p:platform: {platform}\n")
+    _project_with(tmp_path, "  p:platform:\n    type: string\n", f"config:\n  p:platform: {platform}\n")
     with pytest.raises(ProjectError) as caught:
         load_stack_config(load_project(tmp_path), "dev")
     assert str(caught.value) == (f"Stack 'dev' with configuration key 'p:platform' must be of type 'string' "
