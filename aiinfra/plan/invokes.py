@@ -187,7 +187,7 @@ _UNREAD: dict[str, dict[str, Any]] = {
     # Kubernetes versions the cloud offers in a region: none reported, so the cluster's version is not compared
     # (components/aws/cluster.py, components/gcp/cluster.py).
     "aws:eks/getClusterVersions:getClusterVersions": {"clusterVersions": []},
-    "gcp:container/getEngineVersions:getEngineVersions": {"validMasterVersions": []},
+    "gcp:container/getEngineVersions:getEngineVersions": {"validMasterVersions": [], "releaseChannelLatestVersion": {}},
     # An Azure capacity reservation group reports no location or reservations (components/azure/reservations.py).
     "azure-native:compute:getCapacityReservationGroup": {"location": "", "capacityReservations": []},
 }

@@ -209,8 +209,9 @@ def _cluster(platform: Platform, cloud_spec: GcpCloudSpec, ctx: GcpContext, spec
         node_locations=zones, zone_count=spec.network.zones, kms_key_id=key,
         lustre_csi=bool(spec.lustre), gcs_fuse_csi=bool(spec.buckets), gateway_api=spec.inference is not None,
         managed_prometheus=platform.addons.monitoring is MonitoringMode.MANAGED,
-        master_version=offered_master_version(ctx.project, ctx.region, version, f"{region_path('gcp', ctx.region)}.cluster."
-                                              "kubernetes_version", invoke) if version else None), opts)
+        master_version=offered_master_version(
+            ctx.project, ctx.region, version, spec.cluster.upgrade_channel.value.upper(),
+            f"{region_path('gcp', ctx.region)}.cluster.kubernetes_version", invoke) if version else None), opts)
     pools: list[pulumi.Resource] = []
     for pool_name, pool in spec.gpu_pools.items():
         row = resolve_gpu_pool(Cloud.GCP, pool)

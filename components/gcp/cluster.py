@@ -137,7 +137,8 @@ class ClusterArgs:
     managed_prometheus: bool = False
     """Google Managed Service for Prometheus collection. Default off (the self-managed stack scrapes instead)."""
     master_version: pulumi.Input[str] | None = None
-    """`spec.kubernetes_version` once GKE is known to offer it in the region (gcp/offerings.py offered_master_version).
+    """`spec.kubernetes_version` once GKE is known to offer it in the region and release channel
+    (gcp/offerings.py offered_master_version).
     Default: `spec.kubernetes_version` as given (unset: the release channel's default)."""
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pulumi
 import pulumi_gcp as gcp
 
-from components.spec.offerings import kubernetes_version_problem, zone_offering_problem
+from components.spec.offerings import channel_version_problem, kubernetes_version_problem, minor, zone_offering_problem
 
 ByZone = dict[str, set[str]]
 
@@ -70,18 +70,21 @@ class ZoneOfferings:
         return checked_unless_unknown(name, pulumi.Output.all(zones, by_zone), problem)
 
 
-def offered_master_version(project: str, region: str, version: str, path: str,
+def offered_master_version(project: str, region: str, version: str, channel: str, path: str,
                            opts: pulumi.InvokeOutputOptions) -> pulumi.Output[str]:
-    """`version` (a Kubernetes minor such as 1.33) once GKE lists a master version of that minor in the region
-    (projects.locations.getServerConfig, asked at preview); else the run stops with the error for config path `path`
-    before the cluster is created."""
+    """`version` (a Kubernetes minor such as 1.33) once GKE lists a master version of that minor in the region and
+    the cluster's release channel `channel` (RAPID, REGULAR, STABLE) reaches it (projects.locations.getServerConfig,
+    asked at preview); else the run stops with the error for config path `path` before the cluster is created."""
     found = gcp.container.get_engine_versions_output(project=project, location=region, opts=opts)
 
-    def problem(valid: list[str]) -> str | None:
-        minors = {".".join(v.split(".")[:2]) for v in valid}  # 1.33.5-gke.1080000 -> 1.33
-        return kubernetes_version_problem(path, "GKE", region, version, minors)
+    def problem(answers: list) -> str | None:  # noqa: ANN001
+        valid, latest = answers
+        minors = {minor(v) for v in valid}
+        return (kubernetes_version_problem(path, "GKE", region, version, minors)
+                or channel_version_problem(path, region, version, channel, latest))
 
-    return checked_unless_unknown(version, found.valid_master_versions, problem)
+    return checked_unless_unknown(version, pulumi.Output.all(found.valid_master_versions,
+                                                             found.release_channel_latest_version), problem)
 
 
 def checked_unless_unknown(value: pulumi.Input[str], answers: pulumi.Output[Any],

@@ -144,5 +144,31 @@ def kubernetes_version_problem(path: str, service: str, region: str, version: st
     return f"{path}: {service} does not offer {given} in {region}; it offers {listed}: set kubernetes_version to one of them"
 
 
+def channel_version_problem(path: str, region: str, version: str, channel: str, latest: Mapping[str, str]) -> str | None:
+    """None when GKE's release channel `channel` (RAPID, REGULAR, STABLE) reaches Kubernetes minor `version` in
+    `region`, or when `latest` (each channel's newest version there, such as {"REGULAR": "1.33.5-gke.1080000"}) does not
+    name it (nothing reported: the offline plan reads no project); else the error for the cluster at config path `path`.
+    A channel creates clusters only at versions it offers ("Master version must be one of "STABLE" channel supported
+    versions [...]"), and a minor newer than its latest is in none of them; what a channel offers below its latest is
+    not reported, so older minors are left to the version check."""
+    newest = latest.get(channel)
+    if not newest or _minor_key(version) <= _minor_key(minor(newest)):
+        return None
+    reaching = sorted(c.lower() for c, v in latest.items() if c in GKE_CHANNELS and _minor_key(version) <= _minor_key(minor(v)))
+    instead = f", or set upgrade_channel to {' or '.join(reaching)}" if reaching else ""
+    return (f"{path}: GKE's {channel.lower()} release channel in {region} goes up to Kubernetes {minor(newest)} "
+            f"({newest}), so it creates no cluster at {version}: set kubernetes_version to {minor(newest)} or "
+            f"older{instead}")
+
+
+GKE_CHANNELS = ("RAPID", "REGULAR", "STABLE")
+"""The release channels `upgrade_channel` chooses from, as GKE names them."""
+
+
+def minor(version: str) -> str:
+    """1.33.5-gke.1080000 -> 1.33"""
+    return ".".join(version.split(".")[:2])
+
+
 def _minor_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))

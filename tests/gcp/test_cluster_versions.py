@@ -20,14 +20,14 @@ PATH = "platform.clouds.gcp.regions.us-central1.cluster.kubernetes_version"
 class _Versions(PlanMocks):
     """GKE lists the given master versions; records what was asked."""
 
-    def __init__(self, valid: list[str]) -> None:
-        self.valid, self.asked = valid, []
+    def __init__(self, valid: list[str], latest: dict[str, str] | None = None) -> None:
+        self.valid, self.latest, self.asked = valid, latest or {}, []
 
     def call(self, args):  # noqa: ANN001, ANN201 (the SDK's mock interface)
         if args.token != VERSIONS:
             return super().call(args)
         self.asked.append(dict(args.args))
-        return {**super().call(args), "validMasterVersions": self.valid}
+        return {**super().call(args), "validMasterVersions": self.valid, "releaseChannelLatestVersion": self.latest}
 
 
 def _plan(cluster: dict[str, Any], mocks: PlanMocks) -> PlanResult:
@@ -51,6 +51,26 @@ def test_a_minor_gke_does_not_offer_stops_the_run() -> None:
         _plan({"kubernetes_version": "1.99"}, _Versions(OFFERED))
     assert str(caught.value) == (f"{PATH}: GKE does not offer Kubernetes 1.99 in us-central1; it offers 1.32, 1.33, 1.34: "
                                  "set kubernetes_version to one of them")
+
+
+LATEST = {"RAPID": "1.34.1-gke.1829001", "REGULAR": "1.33.5-gke.1080000", "STABLE": "1.32.9-gke.1108000",
+          "EXTENDED": "1.33.5-gke.1080000"}
+
+
+def test_a_minor_newer_than_the_release_channels_latest_stops_the_run() -> None:
+    # GKE: "Master version must be one of "STABLE" channel supported versions [...]" (a minor the channel lacks).
+    with pytest.raises(pulumi.RunError) as caught:
+        _plan({"kubernetes_version": "1.33", "upgrade_channel": "stable"}, _Versions(OFFERED, LATEST))
+    assert str(caught.value) == (
+        f"{PATH}: GKE's stable release channel in us-central1 goes up to Kubernetes 1.32 (1.32.9-gke.1108000), so it "
+        "creates no cluster at 1.33: set kubernetes_version to 1.32 or older, or set upgrade_channel to rapid or regular")
+
+
+@pytest.mark.parametrize(("version", "channel"), [("1.33", "regular"), ("1.32", "regular"), ("1.34", "rapid")])
+def test_a_minor_within_the_release_channel_is_kept(version: str, channel: str) -> None:
+    plan = _plan({"kubernetes_version": version, "upgrade_channel": channel}, _Versions(OFFERED, LATEST))
+    cluster = by_name(plan, "test-us-central1-gke")
+    assert (cluster["minMasterVersion"], cluster["releaseChannel"]) == (version, {"channel": channel.upper()})
 
 
 def test_without_a_version_the_release_channel_decides_and_nothing_is_asked() -> None:

@@ -10,6 +10,7 @@ from aiinfra.plan.invokes import placeholder_result
 from components import catalog
 from components.aws.node_group import NODE_LAUNCH_TERMS, odcr_capacity
 from components.spec.offerings import (
+    channel_version_problem,
     kubernetes_version_problem,
     launch_terms_problem,
     missing_zones,
@@ -169,3 +170,17 @@ def test_a_kubernetes_version_fails_only_when_the_cloud_lists_others(version: st
         listed = problem.split("it offers ")[1].split(":")[0].split(", ")
         assert listed == sorted(offered, key=lambda v: int(v.split(".")[1]))  # as numbers: 1.9 before 1.10
         assert ("the default Kubernetes" in problem) == default
+
+
+channels = st.dictionaries(st.sampled_from(["RAPID", "REGULAR", "STABLE", "EXTENDED"]),
+                           minors.map(lambda v: f"{v}.{3}-gke.100"), max_size=4)
+
+
+@given(version=minors, channel=st.sampled_from(["RAPID", "REGULAR", "STABLE"]), latest=channels)
+def test_a_gke_minor_fails_only_when_newer_than_its_channels_latest(version: str, channel: str, latest: dict[str, str]) -> None:
+    problem = channel_version_problem("p", "us-central1", version, channel, latest)
+    minor_of = lambda v: int(v.split(".")[1])  # noqa: E731
+    assert (problem is None) == (channel not in latest or minor_of(version) <= minor_of(latest[channel]))
+    if problem is not None:
+        reaching = [c.lower() for c in ("RAPID", "REGULAR", "STABLE") if c in latest and minor_of(latest[c]) >= minor_of(version)]
+        assert problem.endswith(f", or set upgrade_channel to {' or '.join(reaching)}" if reaching else " or older")
