@@ -6,19 +6,15 @@ pool's config path (`components/spec/offerings.py`, zonal_reservation_problem)."
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import pulumi
 import pulumi_gcp as gcp
 
+from components.spec.gcp import reservation_parts
 from components.spec.offerings import zonal_reservation_problem
 
 from .offerings import checked_unless_unknown
-
-_SHARED = re.compile(r"^projects/(?P<project>[^/]+)/reservations/(?P<name>[^/]+)$")
-"""A reservation shared from another project, as GKE takes it (projects/<owner>/reservations/<name>)."""
-
 
 def reserved_machine_type(project: str, reservation: str, zones: pulumi.Input[Sequence[str]],
                           machine_type: pulumi.Input[str], path: str, fix: str,
@@ -26,8 +22,8 @@ def reserved_machine_type(project: str, reservation: str, zones: pulumi.Input[Se
     """`machine_type`, once Compute Engine finds `reservation` in every zone of `zones` holding that machine type
     (one reservations.get per zone, in the reservation's own project when it is shared). The offline plan cannot read
     the project: its answer holds no machine type, so only the zones are compared."""
-    shared = _SHARED.match(reservation)
-    owner, name = (shared["project"], shared["name"]) if shared else (project, reservation)
+    shared, name = reservation_parts(reservation)
+    owner = shared or project
 
     def lookup(zone: str) -> pulumi.Output[tuple[str, str | None]]:
         found = gcp.compute.get_reservation_output(name=name, zone=zone, project=owner, opts=opts)

@@ -27,7 +27,7 @@ import pulumi_gcp as gcp
 
 from components import catalog
 from components.spec import CapacityType, NODE_LABEL_PREFIX, TpuSliceSpec
-from components.spec.gcp import TPU_VM_RUNTIMES, tpu_node_pool_names
+from components.spec.gcp import TPU_VM_RUNTIMES, reservation_parts, tpu_node_pool_names
 
 from .cluster import IGNORE_NODE_COUNTS, NodeIdentity, node_config
 from .context import CLOUD_PLATFORM_SCOPE, GcpContext, account_email
@@ -146,9 +146,10 @@ class TpuVm(pulumi.ComponentResource):
             scheduling_config=gcp.tpu.V2VmSchedulingConfigArgs(
                 spot=spec.capacity is CapacityType.SPOT, reserved=spec.capacity is CapacityType.RESERVED),
             shielded_instance_config=gcp.tpu.V2VmShieldedInstanceConfigArgs(enable_secure_boot=True),
-            # The TPU API takes no reservation name (reserved VMs use the zone's TPU reservation); the label records it.
+            # The TPU API takes no reservation name (reserved VMs use the zone's TPU reservation); the label records it
+            # (its name: a label value takes no '/').
             labels={"slice": args.slice_name, "slice-index": str(index),
-                    **({"reservation": spec.reservation} if spec.reservation else {})},
+                    **({"reservation": reservation_parts(spec.reservation)[1]} if spec.reservation else {})},
             description=f"{plan.topology} {plan.generation} slice {index} of {args.slice_name}"),
             opts=pulumi.ResourceOptions(parent=self, depends_on=depends)) for index in range(spec.slices)]
         self.register_outputs({"tpu_vms": [vm.name for vm in self.vms], "accelerator_type": plan.tpu_vm_accelerator_type})

@@ -284,7 +284,9 @@ class TpuSliceSpec(SpecModel):
     capacity: CapacityType = CapacityType.ON_DEMAND
     """`on_demand`, `spot`, `reserved`, `flex_start` or `queued`. Default `on_demand`."""
     reservation: str | None = None
-    """Reservation name for `reserved`."""
+    """The Compute Engine reservation for `reserved`: its name, or projects/<owner>/reservations/<name> when shared
+    from another project. GKE slices consume it (and `pulumi preview` checks it is in the slice's zone); TPU VMs use
+    the zone's TPU reservation and carry its name as the `reservation` label. Default: none."""
     mode: TpuMode = TpuMode.GKE
     """Default `gke`: GKE TPU node pools in the region's cluster. `tpu_vm`: Cloud TPU VMs without external IPs, with an
     explicit service account, capacity on_demand, spot or reserved. `queued_resource`: Cloud TPU queued resources without

@@ -85,6 +85,21 @@ _SERVICE_ACCOUNT_EMAIL = re.compile(
 SERVICE_ACCOUNT_FORMS = ("<account-id>@<project>.iam.gserviceaccount.com, <project-number>-compute@developer.gserviceaccount.com "
                          "(the Compute Engine default) or <project>@appspot.gserviceaccount.com")
 
+# A Compute Engine reservation: its name (1 to 63 characters, RFC 1035, as every Compute Engine resource name), or
+# projects/<owner>/reservations/<name> for one shared from another project, as GKE's reservation affinity takes it.
+_RESERVATION = re.compile(rf"^(?:projects/(?P<project>{GCP_PROJECT_PATTERN[1:-1]})/reservations/)?"
+                          r"(?P<name>[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?)$")
+RESERVATION_FORMS = ("a reservation name (1 to 63 lower-case letters, digits and '-', starting with a letter, not ending "
+                     "with '-') or projects/<project>/reservations/<name> for one shared from another project")
+
+
+def reservation_parts(reservation: str) -> tuple[str | None, str]:
+    """(owner project, or None when it is the platform's own, name) of a reservation the config's checks accepted."""
+    found = _RESERVATION.match(reservation)
+    if found is None:
+        raise ValueError(f"'{reservation}' is not a Compute Engine reservation; allowed: {RESERVATION_FORMS}")
+    return found["project"], found["name"]
+
 
 def tpu_node_pool_names(slice_name: str, slices: int) -> list[str]:
     """GKE node pool names of a slice set: one per slice, `<slice>-<index>` (appending slices never renames one)."""
@@ -199,6 +214,7 @@ def _claim(used: dict[str, str], pool_name: str, owner: str, path: Path) -> Iter
 
 def _check_gpu_pool(platform, region: str, name: str, pool: GpuPoolSpec, used: dict[str, str], path: Path) -> Iterator[Issue]:  # noqa: ANN001
     yield from _claim(used, name, f"GPU pool '{name}'", path)
+    yield from _check_reservation(pool.reservation, path)
     for i, zone in enumerate(pool.zones):
         if zone_region(zone) != region:
             yield ((*path, "zones", i), f"zone '{zone}' is not in region {region}; allowed: {region}-<letter>")
@@ -222,7 +238,13 @@ def _check_gpu_pool(platform, region: str, name: str, pool: GpuPoolSpec, used: d
                                      f"(flex-start allows it only on {', '.join(p.rstrip('-') for p in DWS_COMPACT_MACHINES)}); allowed: none")
 
 
+def _check_reservation(reservation: str | None, path: Path) -> Iterator[Issue]:
+    if reservation is not None and not _RESERVATION.match(reservation):
+        yield ((*path, "reservation"), f"'{reservation}' is not a Compute Engine reservation; allowed: {RESERVATION_FORMS}")
+
+
 def _check_tpu_slice(name: str, slice_: TpuSliceSpec, used: dict[str, str], path: Path) -> Iterator[Issue]:
+    yield from _check_reservation(slice_.reservation, path)
     mode = slice_.mode
     account = slice_.service_account
     if mode is TpuMode.GKE:

@@ -205,6 +205,10 @@ def test_tpu_vms_have_no_external_ip_and_an_explicit_service_account(prod_plan: 
     assert reserved["schedulingConfig"] == {"spot": False, "reserved": True}
     assert reserved["labels"] == {"slice": "research", "slice-index": "0", "reservation": "v5e-res"}
     assert not [r for r in plan.resources if r.name == "test-europe-west4-research-sa"]
+    # a reservation shared from another project: the label holds its name (a label value takes no '/')
+    research.update(reservation="projects/capacity-hub/reservations/v5e-res")
+    shared = by_name(plan_gcp(prod_config), "test-europe-west4-research-0")
+    assert shared["labels"] == {"slice": "research", "slice-index": "0", "reservation": "v5e-res"}
 
 
 QR = "gcp:tpu/v2QueuedResource:V2QueuedResource"

@@ -171,6 +171,8 @@ ACCOUNT_FORMS = ("<account-id>@<project>.iam.gserviceaccount.com, <project-numbe
                  "(the Compute Engine default) or <project>@appspot.gserviceaccount.com")
 VM_ACCOUNT = "regions/europe-west4/tpu_slices/research/service_account"
 LONG_LABEL = "a" * 64
+RESERVATION_FORMS = ("a reservation name (1 to 63 lower-case letters, digits and '-', starting with a letter, not ending "
+                     "with '-') or projects/<project>/reservations/<name> for one shared from another project")
 # (id, path in clouds.gcp, new value, expected error path, the exact message)
 EXACT = [
     ("inference-certificate-unused", f"{R}/inference/certificate", "arn:aws:acm:us-east-1:123456789012:certificate/x",
@@ -226,6 +228,17 @@ EXACT = [
      f"{W}.tpu_slices.research.service_account",
      f"'projects/{PROJECT}/serviceAccounts/tpu-vm@{PROJECT}.iam.gserviceaccount.com' is not a service account email; "
      f"allowed: {ACCOUNT_FORMS}"),
+    # Reservations: a label value on TPU VMs, a Compute Engine name everywhere (RFC 1035, 63 characters at most).
+    ("reservation-self-link", f"{R}/gpu_pools/train/reservation",
+     f"https://www.googleapis.com/compute/v1/projects/{PROJECT}/zones/us-central1-a/reservations/a3-res",
+     f"{U}.gpu_pools.train.reservation",
+     f"'https://www.googleapis.com/compute/v1/projects/{PROJECT}/zones/us-central1-a/reservations/a3-res' is not a Compute "
+     f"Engine reservation; allowed: {RESERVATION_FORMS}"),
+    ("reservation-upper-case", "regions/europe-west4/tpu_slices/pretrain", {"generation": "v5p", "topology": "2x2x2",
+     "capacity": "reserved", "reservation": "V5P-Res"}, f"{W}.tpu_slices.pretrain.reservation",
+     f"'V5P-Res' is not a Compute Engine reservation; allowed: {RESERVATION_FORMS}"),
+    ("reservation-name-too-long", f"{R}/gpu_pools/train/reservation", "r" * 64, f"{U}.gpu_pools.train.reservation",
+     f"'{'r' * 64}' is not a Compute Engine reservation; allowed: {RESERVATION_FORMS}"),
 ]
 
 
@@ -249,6 +262,8 @@ ACCEPTED = [
     ("tpu-vm-account-of-domain-scoped-project", VM_ACCOUNT, "tpu-runner@ml-prod.example.com.iam.gserviceaccount.com"),
     ("tpu-vm-compute-default-account", VM_ACCOUNT, "123456789012-compute@developer.gserviceaccount.com"),
     ("tpu-vm-app-engine-default-account", VM_ACCOUNT, f"{PROJECT}@appspot.gserviceaccount.com"),
+    ("reservation-shared-from-another-project", f"{R}/gpu_pools/train/reservation", "projects/capacity-hub/reservations/a3-res"),
+    ("reservation-63-characters", f"{R}/gpu_pools/train/reservation", "r" * 63),
 ]
 
 
