@@ -19,13 +19,16 @@ from components.spec import AzureFrontDoorTier, GlobalEndpointSpec
 
 from .base import AzureComponent
 from .context import AzureContext, grant, send_logs
-from .naming import alphanumeric_name
+from .naming import alphanumeric_name, fitted_name
 
 _SKU = {AzureFrontDoorTier.STANDARD: "Standard_AzureFrontDoor", AzureFrontDoorTier.PREMIUM: "Premium_AzureFrontDoor"}
 # Managed rule sets need Premium (Standard policies take custom rules only).
 _MANAGED_RULE_SETS = (("Microsoft_DefaultRuleSet", "2.1", "Block"), ("Microsoft_BotManagerRuleSet", "1.0", None))
 _PROBE_INTERVAL_SECONDS = 30
 _ORIGIN_RESPONSE_TIMEOUT_SECONDS = 120  # generation requests can take a while
+ORIGIN_MAX_NAME = 50
+"""Microsoft.Cdn profiles/originGroups/origins names: 1-50 characters
+(learn.microsoft.com/azure/templates/microsoft.cdn/2023-05-01/profiles/origingroups/origins)."""
 
 
 def key_vault_of(secret_id: str) -> str:
@@ -184,6 +187,8 @@ class FrontDoor(AzureComponent):
         return azure_native.cdn.AFDOrigin(
             f"{name}-origin-{origin.region}",
             azure_native.cdn.AFDOriginArgs(
+                # A long environment and region name would overflow the 50 characters Front Door allows.
+                origin_name=fitted_name(f"{name}-origin-{origin.region}", ORIGIN_MAX_NAME),
                 resource_group_name=rg,
                 profile_name=profile,
                 origin_group_name=group.name,

@@ -41,3 +41,19 @@ def alphanumeric_name(*parts: str) -> str:
     """Letters and digits only, starting with a letter (Front Door WAF policy names)."""
     name = compact("".join(parts))
     return name if name[:1].isalpha() else f"n{name}"
+
+
+AUTONAME_SUFFIX = 8
+"""azure-native's "random" auto-name is the Pulumi name plus 8 random hex characters, no separator
+(pulumi-azure-native provider/pkg/provider/provider.go getDefaultName; its autonaming_test.go: test -> test614742c2)."""
+
+
+def fitted_name(logical: str, max_length: int) -> str | None:
+    """None while azure-native's auto-name of `logical` (AUTONAME_SUFFIX more characters) fits in `max_length`: the
+    resource keeps that auto-name, as it always had (azure-native keeps a name once given, and an explicit one would
+    replace the resource). Else an explicit name of `max_length` characters at most: `logical` shortened, '-' and 8 hex
+    characters of its hash, so distinct logical names stay distinct."""
+    if len(logical) + AUTONAME_SUFFIX <= max_length:
+        return None
+    digest = hashlib.sha256(logical.encode()).hexdigest()[:_HASH_LENGTH]
+    return f"{logical[: max_length - _HASH_LENGTH - 1]}-{digest}"

@@ -6,6 +6,11 @@ import pulumi
 import pulumi_azure_native as azure_native
 
 from .context import AzureContext
+from .naming import fitted_name
+
+PRIVATE_ENDPOINT_MAX_NAME = 64
+"""Microsoft.Network/privateEndpoints names: 2-64 characters (learn.microsoft.com/azure/azure-resource-manager/management/
+resource-name-rules#microsoftnetwork)."""
 
 # Private DNS zones per private-link sub-resource (learn.microsoft.com/azure/private-link/private-endpoint-dns).
 PRIVATE_DNS_ZONES = {
@@ -33,6 +38,8 @@ def private_endpoint(
     endpoint = azure_native.network.PrivateEndpoint(
         f"{name}-pe",
         azure_native.network.PrivateEndpointArgs(
+            # A long environment, region and bucket name would overflow the 64 characters Azure allows.
+            private_endpoint_name=fitted_name(f"{name}-pe", PRIVATE_ENDPOINT_MAX_NAME),
             resource_group_name=context.group,
             location=context.region,
             subnet=azure_native.network.SubnetArgs(id=subnet_id),

@@ -52,6 +52,27 @@ def test_one_private_origin_per_region_with_health_probes(prod_plan: PlanResult)
     assert origins["prod-frontdoor-origin-swedencentral"]["weight"] == 50
 
 
+def test_origin_and_private_endpoint_names_fit_azure_for_long_environment_and_region_names(prod_plan: PlanResult,
+                                                                                           prod_config: dict[str, Any],
+                                                                                           plan_azure: Callable[..., PlanResult]) -> None:
+    # Short names keep azure-native's auto-name (name + 8 random hex), as before: nothing deployed is replaced.
+    assert [o.inputs.get("originName") for o in prod_plan.of_type(f"{CDN}AFDOrigin")] == [None, None]
+    assert all("privateEndpointName" not in e.inputs for e in prod_plan.of_type("azure-native:network:PrivateEndpoint"))
+    # A 16-character environment and germanywestcentral: the origin's auto-name would be 52 + 8 characters, Front Door
+    # takes 50; with a 24-character bucket name the private endpoint's would be 63 + 8, Azure takes 64.
+    config = copy.deepcopy(prod_config)
+    config["regions"]["germanywestcentral"] = config["regions"].pop("swedencentral")
+    config["regions"]["germanywestcentral"]["buckets"] = {"b" * 24: {}}
+    plan = plan_azure(config, environment="preproduction-eu")
+    origin = plan.one(f"{CDN}AFDOrigin", "preproduction-eu-frontdoor-origin-germanywestcentral").inputs
+    assert len(origin["originName"]) == 50 and origin["originName"].startswith("preproduction-eu-frontdoor-origin-germany-")
+    assert "originName" not in plan.one(f"{CDN}AFDOrigin", "preproduction-eu-frontdoor-origin-eastus2").inputs
+    endpoints = {e.name: e.inputs.get("privateEndpointName") for e in plan.of_type("azure-native:network:PrivateEndpoint")}
+    long_one = endpoints[f"preproduction-eu-germanywestcentral-{'b' * 24}-pe"]
+    assert long_one is not None and len(long_one) == 64 and long_one.startswith("preproduction-eu-germanywestcentral-bbb")
+    assert endpoints["preproduction-eu-eastus2-datasets-pe"] is None
+
+
 def test_profile_is_premium_and_logs_to_a_workspace(prod_plan: PlanResult) -> None:
     profile = prod_plan.one(f"{CDN}Profile", "prod-frontdoor-profile").inputs
     assert profile["sku"] == {"name": "Premium_AzureFrontDoor"} and profile["location"] == "Global"

@@ -12,7 +12,7 @@ from components import catalog
 from components.azure.cluster import UPGRADE_CHANNELS
 from components.azure.gpu_pool import SPOT_TAINT, capacity_settings, node_labels, node_taints
 from components.azure.lifecycle import account_sku, blob_lifecycle
-from components.azure.naming import alphanumeric_name, global_name
+from components.azure.naming import AUTONAME_SUFFIX, alphanumeric_name, fitted_name, global_name
 from components.azure.network import inference_frontend_ip, subnet_layout
 from components.spec import BucketSpec, GpuPoolSpec, Tiering, TransitEncryption, UpgradeChannel
 from components.spec.azure import (
@@ -51,6 +51,17 @@ def test_global_names_differ_per_subscription_and_per_part(parts: list[str], uni
 def test_alphanumeric_names_start_with_a_letter(parts: list[str]) -> None:
     name = alphanumeric_name(*parts)
     assert re.fullmatch(r"[a-z][a-z0-9]*", name)
+
+
+@given(logical=st.from_regex(r"[a-z][a-z0-9-]{0,90}[a-z0-9]", fullmatch=True), max_length=st.integers(min_value=24, max_value=90))
+def test_a_fitted_name_is_the_auto_name_while_it_fits_else_a_short_stable_one(logical: str, max_length: int) -> None:
+    name = fitted_name(logical, max_length)
+    if len(logical) + AUTONAME_SUFFIX <= max_length:
+        assert name is None  # azure-native's auto-name (logical + 8 random hex) fits: it stays, nothing is replaced
+        return
+    assert name is not None and len(name) <= max_length and re.fullmatch(r"[a-z][a-z0-9-]*[a-z0-9]", name)
+    assert name == fitted_name(logical, max_length)  # stable across runs
+    assert fitted_name(logical + "x", max_length) != name  # names that differ only past the cut stay distinct
 
 
 networks = st.builds(
