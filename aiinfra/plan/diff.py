@@ -9,7 +9,7 @@ from typing import Any
 SECRET_SIG = "4dabf18193072939515e22adb298388d"
 # Options a diff reports, with the value a record without the field means (a base planned before the field existed).
 _OPTIONS = {"protect": False, "retainOnDelete": False, "ignoreChanges": [], "provider": "", "parent": "",
-            "deleteBeforeReplace": None, "additionalSecretOutputs": [], "customTimeouts": {}}
+            "deleteBeforeReplace": None, "replaceOnChanges": [], "additionalSecretOutputs": [], "customTimeouts": {}}
 
 
 def _component_of(urn: str, by_urn: dict[str, dict[str, Any]]) -> str:

@@ -56,6 +56,8 @@ class ResourceRecord:
     resource at one of them for this one, so it is moved, not replaced."""
     deleteBeforeReplace: bool | None = None
     """As the program set it; None when it did not (the provider's schema decides)."""
+    replaceOnChanges: list[str] = field(default_factory=list)
+    """Input properties whose change replaces the resource instead of updating it, as the program set them."""
     additionalSecretOutputs: list[str] = field(default_factory=list)
     customTimeouts: dict[str, float] = field(default_factory=dict)
     """Seconds per operation (create, update, delete, read) the program set, as the engine parses them."""

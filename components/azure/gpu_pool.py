@@ -58,6 +58,15 @@ def capacity_settings(pool: GpuPoolSpec, reservation_group: pulumi.Input[str] | 
     return {"scale_set_priority": "Regular"}
 
 
+REPLACED_ON_CHANGE = ("availabilityZones", "capacityReservationGroupID", "enableEncryptionAtHost", "enableNodePublicIP",
+                      "gpuProfile", "osDiskSizeGB", "osDiskType", "scaleSetEvictionPolicy", "scaleSetPriority",
+                      "spotMaxPrice", "vnetSubnetID")
+"""Agent pool settings AKS fixes at creation, beyond vmSize and gpuInstanceProfile, which azure-native already replaces
+on: the zones, disks, host encryption, public IPs and subnet (azurerm cycles the pool to change them: its
+kubernetes_cluster_node_pool docs, temporary_name_for_rotation), spot priority and eviction ("Spot pools cannot change
+ScaleSetPriority after creation"), and the reservation group and GPU driver (ForceNew in azurerm's schema)."""
+
+
 @dataclass(frozen=True)
 class GpuPoolArgs:
     context: AzureContext
@@ -120,8 +129,10 @@ class GpuPool(AzureComponent):
         # The keyword form (`resource_name_`) is checked just the same: an unknown keyword is a TypeError.
         self.agent_pool = azure_native.containerservice.AgentPool(
             f"{name}-agentpool",
-            # The cluster autoscaler owns the node count.
-            opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on, ignore_changes=["count"]),
+            # The cluster autoscaler owns the node count. AKS takes the settings in REPLACED_ON_CHANGE only when it
+            # creates a pool: a change replaces the pool (azure-native deletes it first: its name is fixed).
+            opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on, ignore_changes=["count"],
+                                        replace_on_changes=list(REPLACED_ON_CHANGE)),
             **settings,
         )
         self.register_outputs({"agent_pool_id": self.agent_pool.id, "vm_size": row.instance_type})

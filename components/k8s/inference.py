@@ -105,8 +105,12 @@ class InferenceService(pulumi.ComponentResource):
         spec = self.spec
         body = target_group_binding(spec.service_name, spec.service_namespace, spec.port, target.target_group_arn,
                                     target.load_balancer_security_group_id)
+        # The controller's webhook refuses to change a binding's target group ("TargetGroupBinding update may not change
+        # these immutable fields: spec.targetGroupARN"), and the endpoint's target group is replaced when the port
+        # changes: the binding is replaced with it (deleted first: its name is fixed).
         custom_resource(f"{name}-binding", body, opts.merge(pulumi.ResourceOptions(
-            depends_on=[self.service, target.endpoint], aliases=self._moved(args, "binding"))))
+            depends_on=[self.service, target.endpoint], aliases=self._moved(args, "binding"),
+            replace_on_changes=["spec.targetGroupARN"])))
         return f"{spec.service_namespace}/{spec.service_name}"
 
     @staticmethod

@@ -74,7 +74,11 @@ class LustreVolumes(pulumi.ComponentResource):
                     spec=k8s.core.v1.PersistentVolumeClaimSpecArgs(
                         access_modes=ACCESS_MODES, storage_class_name="", volume_name=pv_name, volume_mode="Filesystem",
                         resources=k8s.core.v1.VolumeResourceRequirementsArgs(requests=storage)),
-                    opts=child_opts(self, args.cluster, [args.namespaces[team], pv]))
+                    # Kubernetes resizes only dynamically provisioned claims ("only dynamically provisioned pvc can be
+                    # resized"): after the file system grows, the volume's capacity follows (a volume's capacity may
+                    # change) and the bound claim keeps the size it was created with.
+                    opts=pulumi.ResourceOptions.merge(child_opts(self, args.cluster, [args.namespaces[team], pv]),
+                                                      pulumi.ResourceOptions(ignore_changes=["spec.resources"])))
                 claims.setdefault(team, []).append(mount.name)
         self.claims = claims
         """Per team, the claims it can mount (file system names)."""

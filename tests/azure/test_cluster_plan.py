@@ -185,3 +185,17 @@ def test_the_kubernetes_provider_waits_for_the_deployers_grant(plan_azure) -> No
                                                "cluster": {}}}}, addons={"enabled": True})
     grant = plan.one(ROLE, "test-westus3-aks-deployer-admin")
     assert grant.urn in plan.one("pulumi:providers:kubernetes").dependencies
+
+
+def test_settings_aks_fixes_at_creation_replace_the_pool_and_the_autoscaler_owns_the_count(prod_plan: PlanResult) -> None:
+    from pulumi_azure_native.containerservice import AgentPoolArgs
+
+    from components.azure.gpu_pool import REPLACED_ON_CHANGE
+
+    # Each is an input AgentPool takes, by its wire name (the SDK's getters carry it), so none silently does nothing.
+    wire = {v.fget._pulumi_name for v in vars(AgentPoolArgs).values() if isinstance(v, property) and hasattr(v.fget, "_pulumi_name")}
+    assert "vmSize" in wire and set(REPLACED_ON_CHANGE) <= wire
+    for record in prod_plan.of_type(POOL):
+        assert record.replaceOnChanges == list(REPLACED_ON_CHANGE) and record.ignoreChanges == ["count"]
+        # spot, reservation and zones are among them: changing a pool's capacity type replaces it instead of failing
+        assert {"scaleSetPriority", "capacityReservationGroupID", "availabilityZones"} <= set(record.replaceOnChanges)

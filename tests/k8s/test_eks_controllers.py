@@ -139,6 +139,8 @@ def test_target_group_binding(plan: PlanResult) -> None:
     assert binding.parent.endswith(f"ai-infra:kubernetes:InferenceService::{CLUSTER}-inference")
     spec = binding.inputs["spec"]
     assert spec["targetGroupARN"] == TARGET_GROUP and spec["targetType"] == "ip"
+    # A new target group (the endpoint's port changed) replaces the binding: the webhook refuses to change the ARN.
+    assert binding.replaceOnChanges == ["spec.targetGroupARN"]
     assert spec["serviceRef"] == {"name": "inference", "port": 8080}
     assert spec["networking"] == {"ingress": [{"from": [{"securityGroup": {"groupID": LB_SG}}],
                                                "ports": [{"protocol": "TCP", "port": 8080}]}]}

@@ -84,6 +84,10 @@ def test_every_team_gets_a_claim_named_after_the_file_system_bound_to_its_own_vo
         assert claim["spec"]["storageClassName"] == pv["spec"]["storageClassName"] == ""
         assert claim["spec"]["accessModes"] == pv["spec"]["accessModes"] == ["ReadWriteMany"]
         assert claim["spec"]["resources"]["requests"] == pv["spec"]["capacity"]
+        # A grown file system updates the volume's capacity; the bound claim keeps its size: Kubernetes refuses to
+        # resize a statically provisioned claim, and would fail the whole `pulumi up`.
+        assert claim_record.ignoreChanges == ["spec.resources"]
+        assert plan.one(PV, f"{CLUSTER[cloud]}-lustre-{fs}-{team}-pv").ignoreChanges == []
         # Deleting a claim never deletes data: the driver is never asked to delete the volume.
         assert pv["spec"]["persistentVolumeReclaimPolicy"] == "Retain"
         namespace = plan.one("kubernetes:core/v1:Namespace", f"{CLUSTER[cloud]}-{team}-namespace")
