@@ -38,7 +38,8 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--program", metavar="DIR", help="plan any Pulumi Python project in DIR instead of ai-infra's own")
     plan.add_argument("--json", metavar="FILE", help="write the plan (resources, outputs, policy verdicts) as JSON")
     plan.add_argument("--policy-pack", metavar="DIR", help="policy pack to evaluate (default: ai-infra's policies/)")
-    plan.add_argument("--policy-config", metavar="FILE", help="policy config JSON (default: policies/config/<stack>.json, else baseline)")
+    plan.add_argument("--policy-config", metavar="FILE", help="policy config JSON (default: the pack's config/<stack>.json for the project that holds the pack, "
+                           "else config/baseline.json)")
     plan.add_argument("--no-policy", action="store_true", help="skip policy evaluation")
     plan.add_argument("--diff", metavar="BASE_JSON", help="compare with a base plan JSON (from --json) and show added/changed/removed")
     plan.add_argument("--markdown", metavar="FILE", help="write a pull-request comment body (summary, diff, policy verdicts)")
@@ -171,7 +172,7 @@ def _plan(args: argparse.Namespace) -> int:
                         f"{project.name}/{args.stack}; diff a plan of the same stack")
     _check_output("--json", args.json)
     _check_output("--markdown", args.markdown)
-    policy = _policy_setup(args)
+    policy = _policy_setup(args, project.root)
     try:
         environments = stack_environments(project, args.stack)
         if environments:
@@ -202,8 +203,9 @@ def _plan(args: argparse.Namespace) -> int:
     report = None
     if policy is not None:
         report = _evaluate_policy(policy, result, args.organization)
-        document["policy"] = report.to_json()
-        _print_policy(report, after_summary=not args.quiet)
+        config_shown = _shown_path(policy[2])
+        document["policy"] = {**report.to_json(), "config": config_shown}
+        _print_policy(report, config_shown, after_summary=not args.quiet)
     if base is not None:
         from aiinfra.plan.diff import diff_plans, render_diff_text
 
@@ -227,8 +229,10 @@ def _default_policy_pack() -> Path:
     return checkout if (checkout / "PulumiPolicy.yaml").is_file() else Path(__file__).resolve().parent / "policy_pack"
 
 
-def _policy_setup(args: argparse.Namespace) -> tuple[Path, dict] | None:
-    """The policy pack and its config, checked before anything is planned; None with --no-policy."""
+def _policy_setup(args: argparse.Namespace, project_root: Path) -> tuple[Path, dict, Path] | None:
+    """The policy pack, its config and the config's path, checked before anything is planned; None with --no-policy.
+    The pack's per-environment configs (`config/<stack>.json`) are for the project the pack belongs to (the directory
+    that holds it); any other project gets `config/baseline.json` unless --policy-config names one."""
     from aiinfra.policy_eval import PolicyError, read_policy_config
 
     if args.no_policy:
@@ -245,19 +249,20 @@ def _policy_setup(args: argparse.Namespace) -> tuple[Path, dict] | None:
         config_path = Path(args.policy_config)
     else:
         per_stack = pack / "config" / f"{args.stack}.json"
-        config_path = per_stack if (per_stack.is_file() and not args.program) else pack / "config" / "baseline.json"
+        own_project = pack.resolve().parent == project_root.resolve()
+        config_path = per_stack if (per_stack.is_file() and own_project) else pack / "config" / "baseline.json"
     if not config_path.is_file():
         raise UserError(f"policy config {config_path} does not exist")
     try:
-        return pack, read_policy_config(config_path)
+        return pack, read_policy_config(config_path), config_path
     except PolicyError as err:
         raise UserError(str(err)) from None
 
 
-def _evaluate_policy(policy: tuple[Path, dict], result, organization: str):  # noqa: ANN001, ANN202
+def _evaluate_policy(policy: tuple[Path, dict, Path], result, organization: str):  # noqa: ANN001, ANN202
     from aiinfra.policy_eval import PolicyError, evaluate_pack
 
-    pack, config = policy
+    pack, config, _ = policy
     records = [r.to_json() for r in result.resources]
     try:
         # The stack's config the program ran with, as the engine gives it to a pack (secure values stay placeholders).
@@ -268,9 +273,15 @@ def _evaluate_policy(policy: tuple[Path, dict], result, organization: str):  # n
         raise UserError(str(err)) from None
 
 
-def _print_policy(report, after_summary: bool) -> None:  # noqa: ANN001
-    print(f"{chr(10) if after_summary else ''}Policy pack {report.pack}: {len(report.violations)} violation(s), "
-          f"{len(report.mandatory)} mandatory")
+def _shown_path(path: Path) -> str:
+    """`path` relative to the working directory when it is under it, else absolute."""
+    resolved = path.resolve()
+    return str(resolved.relative_to(Path.cwd().resolve())) if resolved.is_relative_to(Path.cwd().resolve()) else str(resolved)
+
+
+def _print_policy(report, config: str, after_summary: bool) -> None:  # noqa: ANN001
+    print(f"{chr(10) if after_summary else ''}Policy pack {report.pack} with config {config}: "
+          f"{len(report.violations)} violation(s), {len(report.mandatory)} mandatory")
     for v in sorted(report.violations, key=lambda v: (v.enforcementLevel != "mandatory", v.policy, v.urn)):
         print(f"  [{v.enforcementLevel}] {v.policy}: {v.urn.split('::')[-1] if v.urn else '(stack)'}")
         lines = v.message.strip().splitlines()

@@ -90,6 +90,29 @@ def test_a_relative_policy_pack_path_works(tmp_path: Path, monkeypatch: pytest.M
     assert document["policy"]["pack"].startswith("ai-infra-compliance@v")
     assert "aws-launch-template-imdsv2" in {v["policy"] for v in document["policy"]["violations"]}
     assert code == 2  # that rule is mandatory in the baseline config
+    # A project other than the pack's own gets the baseline config, and the report names it.
+    assert document["policy"]["config"] == "policies/config/baseline.json"
+
+
+@pytest.mark.parametrize(("stack", "own_project", "given", "chosen"), [
+    ("prod", True, None, "config/prod.json"),          # ai-infra's own environments: their own settings
+    ("dev", True, None, "config/dev.json"),
+    ("qa", True, None, "config/baseline.json"),        # an environment without a config of its own
+    ("prod", False, None, "config/baseline.json"),     # another project's `prod` is not ai-infra's prod
+    ("prod", False, "config/staging.json", "config/staging.json"),  # --policy-config always wins
+])
+def test_the_policy_config_is_the_packs_own_environments_only_for_its_own_project(
+        tmp_path: Path, stack: str, own_project: bool, given: str | None, chosen: str) -> None:
+    import argparse
+
+    from aiinfra.cli import _policy_setup
+
+    pack = Path(__file__).resolve().parents[2] / "policies"
+    args = argparse.Namespace(no_policy=False, policy_pack=None, program=None, stack=stack,
+                              policy_config=str(pack / given) if given else None)
+    _, config, path = _policy_setup(args, pack.parent if own_project else tmp_path)
+    assert path.resolve() == (pack / chosen).resolve()
+    assert config == json.loads((pack / chosen).read_text())
 
 
 def test_a_policy_config_naming_unknown_rules_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
