@@ -6,7 +6,9 @@ Run `uv run python scripts/gen_docs.py`; tests/spine/test_docs.py fails when the
 from __future__ import annotations
 
 import enum
+import inspect
 import json
+import re
 import sys
 import types
 import typing
@@ -18,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from components.spec import Platform, json_schema  # noqa: E402
+from components.spec.common import PATTERN_RULES  # noqa: E402
 
 DOCS = ROOT / "docs"
 
@@ -48,13 +51,15 @@ def stack_schema() -> dict:
     }
 
 
-def _type_name(annotation: typing.Any) -> str:
+def _type_name(annotation: typing.Any, metadata: typing.Sequence[typing.Any] = ()) -> str:
+    """The type of a field in words; a constrained string carries its rule (`metadata` is the field's own pydantic
+    metadata, or an Annotated type's, which applies to the type it wraps)."""
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin is typing.Annotated:
-        return _type_name(args[0])
+        return _type_name(args[0], (*metadata, *args[1:]))
     if origin in (typing.Union, types.UnionType):
-        names = [_type_name(a) for a in args if a is not type(None)]
+        names = [_type_name(a, metadata) for a in args if a is not type(None)]
         return " or ".join(names) + (" or null" if type(None) in args else "")
     if origin is list:
         return f"list[{_type_name(args[0])}]"
@@ -62,7 +67,49 @@ def _type_name(annotation: typing.Any) -> str:
         return f"map[{_type_name(args[0])}, {_type_name(args[1])}]"
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         return " \\| ".join(f"`{m.value}`" for m in annotation)
+    if annotation is str:
+        return _string_type(metadata)
     return getattr(annotation, "__name__", str(annotation))
+
+
+def _constraint(metadata: typing.Sequence[typing.Any], name: str) -> typing.Any:
+    """The constraint `name` (pattern, max_length, ...) among pydantic metadata: StringConstraints, annotated_types'
+    MaxLen, or the metadata a `Field(pattern=...)` holds; None without one."""
+    for item in metadata:
+        for constraint in (item, *getattr(item, "metadata", ())):
+            value = getattr(constraint, name, None)
+            if value is not None:
+                return value
+    return None
+
+
+def _string_type(metadata: typing.Sequence[typing.Any]) -> str:
+    """`str`, with its rule in words when a pattern constrains it: the spec's named rules (common.PATTERN_RULES, the
+    words its error messages use), the values of a pattern that only lists them, or else the pattern itself."""
+    pattern = _constraint(metadata, "pattern")
+    min_length, max_length = _constraint(metadata, "min_length"), _constraint(metadata, "max_length")
+    listed = re.fullmatch(r"\^\(([\w-]+(?:\|[\w-]+)+)\)\$", pattern) if isinstance(pattern, str) else None
+    if listed:
+        return " \\| ".join(f"`{value}`" for value in listed.group(1).split("|"))
+    rules = []
+    if pattern in PATTERN_RULES:
+        what, rule = PATTERN_RULES[pattern]
+        rules.append(f"{what}: {rule}")
+    elif pattern is not None:
+        rules.append("matching `" + str(pattern).replace("|", "\\|") + "`")
+    if min_length is not None and max_length is not None:
+        rules.append(f"{min_length} to {max_length} characters")
+    elif max_length is not None:
+        rules.append(f"at most {max_length} characters")
+    elif min_length is not None:
+        rules.append(f"at least {min_length} characters")
+    return f"`str` ({', '.join(rules)})" if rules else "str"
+
+
+def _summary(model: type[BaseModel]) -> str:
+    """The first paragraph of a class docstring, on one line (the whole sentence, not its first line)."""
+    paragraph = inspect.cleandoc(model.__doc__ or "").split("\n\n", 1)[0]
+    return " ".join(paragraph.split())
 
 
 def _models(model: type[BaseModel], seen: dict[str, type[BaseModel]]) -> None:
@@ -85,12 +132,14 @@ def config_reference() -> str:
              "Generated from the pydantic models in `components/spec` by `scripts/gen_docs.py`; do not edit by hand.",
              "Editors validate stack files with `docs/stack.schema.json` (see the README).", ""]
     for name, model in seen.items():
-        lines += [f"## {name}", "", (model.__doc__ or "").strip().splitlines()[0] if model.__doc__ else "", "",
+        summary = _summary(model)
+        lines += [f"## {name}", "", *([summary, ""] if summary else []),
                   "| field | type | default | meaning |", "| --- | --- | --- | --- |"]
         for field_name, field in model.model_fields.items():
             default = "required" if field.is_required() else f"`{json.dumps(_plain(field.get_default(call_default_factory=True)))}`"
             description = " ".join((field.description or "").split()).replace("|", "\\|")
-            lines.append(f"| `{field_name}` | {_type_name(field.annotation)} | {default} | {description} |")
+            type_name = _type_name(field.annotation, field.metadata)
+            lines.append(f"| `{field_name}` | {type_name} | {default} | {description} |")
         lines.append("")
     return "\n".join(lines)
 

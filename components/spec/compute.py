@@ -150,6 +150,8 @@ class SharingMode(str, enum.Enum):
 
 
 class GpuSharing(SpecModel):
+    """How pods share a node's GPUs: whole GPUs, MIG partitions or time-slicing."""
+
     mode: SharingMode = SharingMode.NONE
     """Default `none`: one pod owns each GPU."""
     mig_profile: str | None = None
@@ -187,6 +189,8 @@ class Placement(str, enum.Enum):
 
 
 class Taint(SpecModel):
+    """A Kubernetes node taint the pool's nodes carry, besides the accelerator taint the toolkit always sets."""
+
     key: Annotated[str, AfterValidator(raising(lambda key: qualified_name_problem(key, "taint key")))]
     """A Kubernetes qualified name, e.g. "dedicated" or "example.com/team"."""
     value: Annotated[str, AfterValidator(raising(lambda value: label_value_problem(value, "taint value")))] = ""

@@ -46,9 +46,14 @@ class ComplianceSpec(SpecModel):
 
 
 class CloudsSpec(SpecModel):
+    """The clouds the environment runs in, each with its regions; at least one of them."""
+
     aws: AwsCloudSpec | None = None
+    """AWS regions. Default: none."""
     gcp: GcpCloudSpec | None = None
+    """GCP project and regions. Default: none."""
     azure: AzureCloudSpec | None = None
+    """Azure regions. Default: none."""
 
     def items(self) -> list[tuple[Cloud, CloudSpec]]:
         """The clouds this environment uses, in a fixed order."""
@@ -109,7 +114,16 @@ class Platform(SpecModel):
     """One environment's AI platform across clouds and regions."""
 
     environment: Environment
-    """Environment name (dev, staging, prod). `dev` relaxes protection of stateful resources."""
+    """Environment name (dev, staging, prod); resource names include it. It must match the stack that deploys it,
+    named `<environment>` or `<environment>-<suffix>` (stack `prod-eu` may carry environment `prod`): a stack of any
+    other name refuses to deploy it. `dev` changes three things. `protect_stateful` defaults to off, so file
+    systems, buckets, keys, log stores and Azure resource groups are neither Pulumi-protected nor kept on delete,
+    clusters are not protected (EKS and GKE deletion protection off too), AWS load balancers lose deletion
+    protection, `pulumi destroy` deletes S3 and GCS buckets with their objects and team and inference namespaces
+    with the stack, and a deleted Azure Key Vault is kept 7 days instead of 90. AKS clusters use the Free tier
+    instead of Standard (no uptime SLA). GCP subnet flow logs sample half of the flows instead of all. The policy
+    pack's dev config (policies/config/dev.json) does not require protection either, and flags accelerator pools
+    that keep on-demand nodes running."""
     labels: PlatformLabels
     """Owner, team and cost-center labels for every taggable resource (required)."""
     compliance: ComplianceSpec = ComplianceSpec()
@@ -121,7 +135,8 @@ class Platform(SpecModel):
     addons: AddonsSpec = AddonsSpec()
     """Kubernetes layer. Default: on."""
     protect_stateful: bool | None = None
-    """Protect file systems, buckets and keys from deletion. Default: on in every environment except `dev`."""
+    """Protect file systems, buckets, keys, log stores and clusters from deletion (see `environment` for what
+    protection covers). Default: on in every environment except `dev`."""
 
     @model_validator(mode="after")
     def _some_cloud(self) -> Platform:

@@ -76,3 +76,52 @@ def test_the_readme_config_example_and_its_error_example_are_what_the_spec_says(
     assert len(shown) == len(printed)
     for line, actual in zip(shown, printed, strict=True):
         assert actual == line or (line.endswith(", ...") and actual.startswith(line[:-3])), (line, actual)
+
+
+def _reference_sections() -> dict[str, list[str]]:
+    """The config reference's lines by section (`## Model`), heading excluded."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] = []
+    for line in (ROOT / "docs" / "config-reference.md").read_text().splitlines():
+        if line.startswith("## "):
+            current = sections.setdefault(line[3:], [])
+        else:
+            current.append(line)
+    return sections
+
+
+def test_class_summaries_in_the_reference_are_whole_sentences() -> None:
+    """A summary is the docstring's whole first paragraph, not its first line (which can stop mid-sentence)."""
+    sections = _reference_sections()
+    summaries = {name: next((line for line in lines if line), "") for name, lines in sections.items()}
+    summaries = {name: text for name, text in summaries.items() if not text.startswith("|")}  # no docstring: no summary
+    assert {"Platform", "AwsCloudSpec", "GcpCloudSpec", "CloudsSpec"} <= set(summaries)
+    for name, text in summaries.items():
+        assert text.endswith("."), f"{name}: summary does not end with a full stop: {text!r}"
+    assert summaries["AwsCloudSpec"].endswith("so one provider serves all regions.")
+    assert "`GOOGLE_CREDENTIALS`" in summaries["GcpCloudSpec"]
+
+
+def _type_cell(section: str, field: str) -> str:
+    row = next(line for line in _reference_sections()[section] if line.startswith(f"| `{field}` |"))
+    return row.split(" | ")[1]
+
+
+def test_constrained_fields_show_their_rule_in_words() -> None:
+    """A field whose type carries one of the spec's patterns shows the rule the loader's errors state
+    (common.PATTERN_RULES), itself, in a union, in a list, and as a mapping's keys or values."""
+    from components.spec.common import (ENVIRONMENT_RULE, GCP_PROJECT_RULE, GCP_ZONE_RULE, GUID_RULE,
+                                        KUBERNETES_VERSION_RULE, LABEL_KEY_RULE, LABEL_VALUE_RULE, NAME_RULE)
+
+    assert _type_cell("Platform", "environment") == f"`str` (environment name: {ENVIRONMENT_RULE})"
+    assert _type_cell("Platform", "teams") == f"map[`str` (name: {NAME_RULE}), TeamSpec]"
+    assert _type_cell("PlatformLabels", "owner") == f"`str` (label value: {LABEL_VALUE_RULE})"
+    assert _type_cell("PlatformLabels", "extra") == (
+        f"map[`str` (label key: {LABEL_KEY_RULE}), `str` (label value: {LABEL_VALUE_RULE})]")
+    assert _type_cell("GcpCloudSpec", "project") == f"`str` (project ID: {GCP_PROJECT_RULE})"
+    assert _type_cell("GcpCloudSpec", "zones") == f"map[str, list[`str` (zone: {GCP_ZONE_RULE})]]"
+    assert _type_cell("AzureCloudSpec", "hpc_cache_principal_id") == f"`str` (GUID: {GUID_RULE}) or null"
+    assert _type_cell("ClusterSpec", "kubernetes_version") == (
+        f"`str` (Kubernetes version: {KUBERNETES_VERSION_RULE}) or null")
+    assert _type_cell("Taint", "effect") == "`NoSchedule` \\| `PreferNoSchedule` \\| `NoExecute`"
+    assert _type_cell("GcpCloudSpec", "regions") == "map[str, RegionSpec]"  # region names: checked against the catalog
