@@ -327,7 +327,8 @@ def _check_gpu_pool(cloud: Cloud, region: RegionSpec, name: str, pool, path: Pat
         issues.append((path, "GPU pools need a cluster in the same region; add `cluster:` to this region"))
     owner = _CLOUD_ONLY_CAPACITY.get(pool.capacity)
     if owner is not None and owner is not cloud:
-        issues.append(((*path, "capacity"), f"capacity '{pool.capacity.value}' is {owner.value}-only; {cloud.value} allows on_demand, spot, reserved"))
+        allowed = ", ".join(c.value for c in CapacityType if _CLOUD_ONLY_CAPACITY.get(c, cloud) is cloud)
+        issues.append(((*path, "capacity"), f"capacity '{pool.capacity.value}' is {owner.value}-only; {cloud.value} allows {allowed}"))
     try:
         row = resolve_gpu_pool(cloud, pool)
     except catalog.CatalogError as err:

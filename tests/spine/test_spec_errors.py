@@ -368,3 +368,14 @@ def test_a_null_team_key_in_a_stack_file_is_named_as_null(tmp_path: Any, capsys:
         "error: invalid platform config (1 problem):\n  platform.teams: a team name is null or empty (YAML reads ~, null and "
         "a key with nothing before the ':' as null); team names are lower-case letters, digits and '-', starting with a "
         "letter, ending with a letter or digit, at most 24 characters\n")
+
+
+@pytest.mark.parametrize(("path", "value", "where", "allowed"), [
+    (f"{G}/gpu_pools/train", {"accelerator": "l4", "capacity": "capacity_block", "reservation": "cb-l4"},
+     f"{GCP_REGION}.gpu_pools.train.capacity",
+     "capacity 'capacity_block' is aws-only; gcp allows on_demand, spot, reserved, flex_start, queued"),
+    (f"{A}/gpu_pools/train/capacity", "flex_start", f"{AWS_REGION}.gpu_pools.train.capacity",
+     "capacity 'flex_start' is gcp-only; aws allows on_demand, spot, reserved, capacity_block"),
+], ids=["capacity-block-on-gcp", "flex-start-on-aws"])
+def test_capacity_of_another_cloud_lists_what_this_cloud_allows(path: str, value: str, where: str, allowed: str) -> None:
+    assert (where, allowed) in _issues(set_path(valid(), path, value))
