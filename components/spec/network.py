@@ -48,7 +48,11 @@ class NetworkSpec(SpecModel):
     nat: NatMode = NatMode.PER_ZONE
     """Egress NAT layout. Default: one NAT per zone."""
     transit_encryption: TransitEncryption = TransitEncryption.ENFORCE
-    """Default `enforce`: the network drops unencrypted traffic where the cloud supports it."""
+    """Default `enforce`: AWS VPC encryption controls drop unencrypted traffic. GCP encrypts VM-to-VM traffic always,
+    whatever the setting. Azure cannot drop it yet (VNet encryption's DropUnencrypted is documented as future support),
+    so an Azure network must set `monitor` explicitly: the named opt-in, which the policy pack reports
+    (`azure-vnet-transit-encryption-enforced`, advisory); `monitor` on AWS is reported too
+    (`aws-vpc-transit-encryption-enforced`)."""
     flow_log_retention_days: Days = 365
     """Days flow logs are kept. Default 365 (HIPAA/PCI audits look back a year)."""
     pod_cidr: IPv4Network | None = None

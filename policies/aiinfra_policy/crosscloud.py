@@ -344,3 +344,27 @@ def data_zones(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
             if zone and region and zone in zones and not _location_allowed(region, [z.lower() for z in zones[zone]]):
                 yield r.urn, f"data-zone {zone} data is in {region}; allowed: {', '.join(zones[zone])}"
     unknowns.raise_first()
+
+
+
+VPC_ENCRYPTION, VNET = "aws:ec2/vpcEncryptionControl:VpcEncryptionControl", "azure-native:network:VirtualNetwork"
+TRANSIT = {"HIPAA": ("164.312(e)(2)(ii)",), "SOC2": ("CC6.7",), "NIST-800-53": ("SC-8",)}
+# GCP encrypts VM-to-VM traffic itself, always: nothing to configure, so no GCP rule.
+
+
+@rule("aws-vpc-transit-encryption-enforced", "Checks whether VPC encryption controls drop unencrypted traffic (enforce mode).",
+      severity="medium", types=(VPC_ENCRYPTION,), remediation="Set network.transit_encryption: enforce.", frameworks=TRANSIT)
+def vpc_transit_encryption(props: Any, ctx: Context) -> Iterator[str]:
+    if need(props, "mode") != "enforce":
+        yield f"VPC encryption control mode is {need(props, 'mode')!r}: unencrypted traffic is reported, not dropped"
+
+
+@rule("azure-vnet-transit-encryption-enforced", "Checks whether VNet encryption is on and drops unencrypted flows "
+      "(DropUnencrypted).", severity="medium", types=(VNET,), frameworks=TRANSIT,
+      remediation="VNet encryption cannot drop unencrypted flows yet (DropUnencrypted is documented as future support): "
+                  "network.transit_encryption: monitor is the named opt-in this rule keeps reporting.")
+def vnet_transit_encryption(props: Any, ctx: Context) -> Iterator[str]:
+    if need(props, "encryption.enabled", False) is not True:
+        yield "VNet encryption is off"
+    elif need(props, "encryption.enforcement") != "DropUnencrypted":
+        yield "VNet encryption allows unencrypted flows (AllowUnencrypted): they are allowed, not dropped"

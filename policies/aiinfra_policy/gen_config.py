@@ -42,8 +42,9 @@ ENVIRONMENTS = {
     "baseline": {"profiles": ["baseline"], "mandatory": ["critical", "high"], "params": {
         "environment": "unknown", "privilegedWorkloads": AZURE_LUSTRE_CSI_NODE}},
 }
-ALWAYS_ADVISORY = {"azure-storage-no-shared-key"}
-"""Documented exceptions: Azure Managed Lustre's blob integration needs shared-key access on its account."""
+ALWAYS_ADVISORY = {"azure-storage-no-shared-key", "azure-vnet-transit-encryption-enforced"}
+"""Documented exceptions: Azure Managed Lustre's blob integration needs shared-key access on its account; Azure VNet
+encryption cannot drop unencrypted flows yet (every Azure network runs `transit_encryption: monitor`)."""
 
 
 def config_for(env: str) -> dict:

@@ -29,6 +29,11 @@ POD = {"spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.co
 
 # rule -> (resource type, compliant props, violating props, config, expected fragment of the violation)
 CASES = {
+    "aws-vpc-transit-encryption-enforced": ("aws:ec2/vpcEncryptionControl:VpcEncryptionControl",
+        {"vpcId": "vpc-1", "mode": "enforce"}, {"vpcId": "vpc-1", "mode": "monitor"}, {}, "'monitor'"),
+    "azure-vnet-transit-encryption-enforced": ("azure-native:network:VirtualNetwork",
+        {"encryption": {"enabled": True, "enforcement": "DropUnencrypted"}},
+        {"encryption": {"enabled": True, "enforcement": "AllowUnencrypted"}}, {}, "AllowUnencrypted"),
     "aws-s3-public-access-block": ("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",
         dict.fromkeys(["blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets"], True),
         {"blockPublicAcls": True, "blockPublicPolicy": False, "ignorePublicAcls": True, "restrictPublicBuckets": True}, {}, "blockPublicPolicy"),
@@ -221,3 +226,10 @@ def test_the_baseline_config_takes_the_environment_from_the_resources_tag(type_:
     # `environment: unknown` (policies/config/baseline.json, for any project): a resource tagged dev may go unprotected.
     messages = run_resource("stateful-resources-protected", type_, props, {"environment": "unknown"})
     assert [m.split(":")[0] for m in messages] == found
+
+
+@pytest.mark.parametrize(("encryption", "reported"), [({"enabled": False}, "off"), (None, "off")])
+def test_azure_vnet_transit_encryption_off_is_reported(encryption: dict | None, reported: str | None) -> None:
+    props = {"addressSpace": {"addressPrefixes": ["10.0.0.0/16"]}, **({"encryption": encryption} if encryption else {})}
+    found = run_resource("azure-vnet-transit-encryption-enforced", "azure-native:network:VirtualNetwork", props)
+    assert (reported is None and not found) or (reported is not None and len(found) == 1 and reported in found[0])
