@@ -87,7 +87,7 @@ S3_IA_MIN_AGE_DAYS = 30
 SYSTEM_POOL = "system"
 _RESERVATION_ID = re.compile(r"^cr-[0-9a-f]{17}$")
 _IAM_PRINCIPAL = re.compile(r"^arn:aws(-[a-z]+)*:iam::\d{12}:(role|user)/[\w+=,.@/-]+$")
-_ACM_CERTIFICATE = re.compile(r"^arn:aws(-[a-z]+)*:acm:(?P<region>[a-z0-9-]+):\d{12}:certificate/[0-9a-f-]+$")
+ACM_CERTIFICATE = re.compile(r"^arn:aws(-[a-z]+)*:acm:(?P<region>[a-z0-9-]+):\d{12}:certificate/[0-9a-f-]+$")
 _HOSTED_ZONE = re.compile(r"^Z[A-Z0-9]{1,31}$")
 
 # EKS managed node group names: at most 63 characters (pulumi_aws eks.NodeGroup, node_group_name: "can't be longer than
@@ -267,7 +267,7 @@ def _check_soft_delete(bucket: BucketSpec, path: Path) -> Iterator[Issue]:
 
 
 def _check_certificate(region: str, arn: str, path: Path) -> Iterator[Issue]:
-    match = _ACM_CERTIFICATE.match(arn)
+    match = ACM_CERTIFICATE.match(arn)
     if match is None:
         yield (path, f"'{arn}' is not an ACM certificate ARN (arn:aws:acm:{region}:<account>:certificate/<id>)")
     elif match["region"] != region:

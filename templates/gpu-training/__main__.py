@@ -3,30 +3,47 @@
 import pulumi
 
 from components.compose import deploy, validate
+from components.compose.answers import (azure_access, check_accelerator, check_budget, check_cloud, check_gcp_project,
+                                        check_region, check_stack, check_team)
 
-config = pulumi.Config()
-cloud, region = config.require("cloud"), config.require("region")
-team, budget = config.require("team"), config.require_int("monthlyBudgetUsd")
-if budget <= 0:
-    raise pulumi.RunError(f"monthlyBudgetUsd: a positive number of US dollars; got {budget}")
+USD_PER_NODE, MAX_NODES = 2500, 8
+"""The GPU pool's node limit: one node per 2,500 USD of monthly budget, at least 1, at most 8, whatever the accelerator
+(a fixed rule of thumb, not a price: ai-infra holds no prices)."""
 # Lustre sizes and tiers each cloud accepts at its smallest (see `aiinfra catalog`).
 LUSTRE = {"aws": {"size_gib": 1200, "throughput_mbps_per_tib": 125, "bucket": "datasets"},
           "gcp": {"size_gib": 18000, "throughput_mbps_per_tib": 500, "bucket": "datasets"},
           "azure": {"size_gib": 16384, "throughput_mbps_per_tib": 125}}
 
+config = pulumi.Config()
+
+
+# --- The answers, checked before the platform is built -----------------------------------------------------------
+# The checks are components.compose.answers': each mistake is reported against the config key to change, with
+# the `pulumi config set` command that fixes it.
+check_stack(pulumi.get_stack())
+team, cloud, region = config.require("team"), config.require("cloud"), config.require("region")
+check_team(team)
+check_cloud(cloud, default="aws")
+check_region(region, cloud)
+accelerator = config.require("accelerator")
+check_accelerator(accelerator, cloud, prefer=("h100-80gb",))
+budget = check_budget(config.require("monthlyBudgetUsd"))
+
+# --- The platform --------------------------------------------------------------------------------------------------
 region_spec = {
     "network": {"cidr": "10.100.0.0/16", "transit_encryption": "monitor" if cloud == "azure" else "enforce"},
     "cluster": {},
-    "gpu_pools": {"train": {"accelerator": config.require("accelerator"), "capacity": "spot", "min_nodes": 0,
-                            "max_nodes": max(1, min(8, budget // 2500))}},  # a rough cap: one spot node per $2.5k/month
-    "lustre": {"scratch": LUSTRE[cloud]} if cloud in LUSTRE else {},  # another cloud: the spec names the allowed ones
+    "gpu_pools": {"train": {"accelerator": accelerator, "capacity": "spot", "min_nodes": 0,
+                            "max_nodes": max(1, min(MAX_NODES, budget // USD_PER_NODE))}},
+    "lustre": {"scratch": LUSTRE[cloud]},
     "buckets": {"datasets": {"data_class": "datasets"}, "checkpoints": {"data_class": "checkpoints"}},
 }
-cloud_spec = {"regions": {region: region_spec}}
+cloud_spec: dict = {"regions": {region: region_spec}}
 if cloud == "gcp":
     cloud_spec["project"] = config.require("gcpProject")
+    check_gcp_project(cloud_spec["project"])
 if cloud == "azure":  # Azure refuses a role assignment whose principal type is wrong: say who deploys
-    cloud_spec["deployer"] = config.get("azureDeployer") or "user"
+    cloud_spec.update(azure_access(config.get("azureDeployer") or "user", config.get("azureAdminGroupObjectIds") or ""))
 deploy(validate({
     "environment": pulumi.get_stack(),
     "labels": {"owner": team, "team": team, "cost_center": team, "extra": {"monthly-budget-usd": str(budget)}},

@@ -2,31 +2,106 @@
 
 import pulumi
 
+from components import catalog
 from components.compose import deploy, validate
+from components.compose.answers import (azure_access, check_accelerator, check_budget, check_cloud, check_gcp_project,
+                                        check_stack, check_team, stop)
+from components.spec.aws import ACM_CERTIFICATE  # the spec's own ARN rule
+from components.spec.hostnames import HOST_NAME_RULE, bare_host, host_name_problem
+
+REGION_PAIRS = {"aws": "us-east-1,eu-west-1", "gcp": "us-central1,europe-west4", "azure": "eastus2,westeurope"}
+USD_PER_NODE, MAX_NODES = 5000, 8
+"""Each region's serving pool's node limit: one on-demand node per 5,000 USD of monthly budget, at least 1, at most 8,
+in every region and whatever the accelerator (a fixed rule of thumb, not a price: ai-infra holds no prices)."""
 
 config = pulumi.Config()
-cloud, team, budget = config.require("cloud"), config.require("team"), config.require_int("monthlyBudgetUsd")
-if budget <= 0:
-    raise pulumi.RunError(f"monthlyBudgetUsd: a positive number of US dollars; got {budget}")
-regions = [r.strip() for r in config.require("region").split(",") if r.strip()]
-certificates = [c.strip() for c in (config.get("certificateArns") or "").split(",") if c.strip()]
-if len(regions) < 2:
-    raise pulumi.RunError(f"region: give two or more comma-separated regions for a multi-region endpoint; got {regions}")
+
+
+# --- The answers, checked before the platform is built -----------------------------------------------------------
+# The checks the templates share are in components.compose.answers; this template's own below report the same way,
+# with `stop`: against the config key to change, with the `pulumi config set` command that fixes it.
+
+def check_regions(text: str, cloud: str) -> list[str]:
+    """The regions of `region` (comma-separated): two or more different regions of `cloud`."""
+    regions = [r.strip() for r in text.split(",") if r.strip()]
+    if len(regions) < 2:
+        stop("region", f"a multi-region endpoint needs two or more comma-separated {cloud} regions; got '{text}'",
+             REGION_PAIRS[cloud])
+    twice = next((r for r in regions if regions.count(r) > 1), None)
+    if twice is not None:
+        stop("region", f"'{twice}' is listed twice in '{text}'; give two or more different regions", REGION_PAIRS[cloud])
+    example = catalog.region_example(cloud)
+    for region in regions:
+        if catalog.find_region(cloud, region) is not None:
+            continue
+        other = catalog.region_clouds(region)
+        if other:
+            switch = all(catalog.region_clouds(r) == other for r in regions)
+            stop("region", f"'{region}' is a region of {other[0]}, not of {cloud} (config cloud is {cloud}); {cloud} "
+                           f"regions are named like {example}", REGION_PAIRS[cloud],
+                 f", or deploy to {other[0]}: `pulumi config set cloud {other[0]}`" if switch else "")
+        close = catalog.suggest_regions(region, cloud)
+        replaced = [close[0] if r == region else r for r in regions] if close else []
+        fix = ",".join(replaced) if replaced and len(set(replaced)) == len(replaced) else REGION_PAIRS[cloud]
+        known = f"did you mean {' or '.join(close)}?" if close else f"{cloud} regions are named like {example}."
+        stop("region", f"'{region}' is not a region of {cloud}; {known} All {cloud} regions: {catalog.region_doc(cloud)}", fix)
+    return regions
+
+
+def check_domain(domain: str) -> None:
+    problem = host_name_problem(domain)
+    if problem is not None:
+        stop("domain", f"'{domain}' is not a host name ({problem}); domain is the endpoint's public host name, "
+                       f"{HOST_NAME_RULE}", bare_host(domain) or "infer.example.com")
+
+
+def check_certificates(text: str, regions: list[str]) -> list[str]:
+    """AWS: the ACM certificate ARN of each region's TLS listener, in the order of `region`."""
+    arns = [c.strip() for c in text.split(",") if c.strip()]
+    example = ",".join(f"arn:aws:acm:{r}:<account>:certificate/<id>" for r in regions)
+    if len(arns) != len(regions):
+        got = f"{len(arns)} ({', '.join(arns)})" if arns else "none"
+        stop("certificateArns", f"on AWS each region's TLS listener needs an ACM certificate ARN from its region: one per "
+                                f"region, in the order of region ({', '.join(regions)}); got {got}", example)
+    for arn, region in zip(arns, regions):
+        match = ACM_CERTIFICATE.match(arn)
+        if match is None:
+            stop("certificateArns", f"'{arn}' is not an ACM certificate ARN (arn:aws:acm:{region}:<account>:certificate/<id>)",
+                 example)
+        if match["region"] != region:
+            stop("certificateArns", f"certificate '{arn}' is in {match['region']}, but the listener in {region} (the same "
+                                    f"place in region: {', '.join(regions)}) needs an ACM certificate from {region}", example)
+    return arns
+
+
+check_stack(pulumi.get_stack())
+team, cloud = config.require("team"), config.require("cloud")
+check_team(team)
+check_cloud(cloud, default="gcp")
+regions = check_regions(config.require("region"), cloud)
+accelerator = config.require("accelerator")
+check_accelerator(accelerator, cloud, prefer=("l4", "a100-80gb"))
+budget = check_budget(config.require("monthlyBudgetUsd"))
+domain = config.require("domain")
+check_domain(domain)
+certificates = check_certificates(config.get("certificateArns") or "", regions) if cloud == "aws" else []
+
+# --- The platform --------------------------------------------------------------------------------------------------
 region_specs = {}
 for index, region in enumerate(regions):
-    inference = {"certificate": certificates[index]} if cloud == "aws" and index < len(certificates) else {}
     region_specs[region] = {
         "network": {"cidr": f"10.{120 + index}.0.0/16", "transit_encryption": "monitor" if cloud == "azure" else "enforce"},
         "cluster": {},
-        "gpu_pools": {"serve": {"accelerator": config.require("accelerator"), "capacity": "on_demand", "min_nodes": 1,
-                                "max_nodes": max(1, min(8, budget // 5000))}},
-        "inference": inference,
+        "gpu_pools": {"serve": {"accelerator": accelerator, "capacity": "on_demand", "min_nodes": 1,
+                                "max_nodes": max(1, min(MAX_NODES, budget // USD_PER_NODE))}},
+        "inference": {"certificate": certificates[index]} if certificates else {},
     }
-cloud_spec = {"regions": region_specs, "global_endpoint": {"domain": config.require("domain")}}
+cloud_spec: dict = {"regions": region_specs, "global_endpoint": {"domain": domain}}
 if cloud == "gcp":
     cloud_spec["project"] = config.require("gcpProject")
+    check_gcp_project(cloud_spec["project"])
 if cloud == "azure":  # Azure refuses a role assignment whose principal type is wrong: say who deploys
-    cloud_spec["deployer"] = config.get("azureDeployer") or "user"
+    cloud_spec.update(azure_access(config.get("azureDeployer") or "user", config.get("azureAdminGroupObjectIds") or ""))
 deploy(validate({
     "environment": pulumi.get_stack(),
     "labels": {"owner": team, "team": team, "cost_center": team, "extra": {"monthly-budget-usd": str(budget)}},

@@ -3,17 +3,57 @@ queued resources, per `tpuMode`) and a bucket."""
 
 import pulumi
 
+from components import catalog
 from components.compose import deploy, validate
+from components.compose.answers import (check_budget, check_cloud, check_gcp_project, check_region, check_stack, check_team,
+                                        stop)
+from components.spec.compute import TpuMode
+
+ONLY_GCP = "TPU slices are GCP-only"
 
 config = pulumi.Config()
-team, budget, cloud = config.require("team"), config.require_int("monthlyBudgetUsd"), config.require("cloud")
-if budget <= 0:
-    raise pulumi.RunError(f"monthlyBudgetUsd: a positive number of US dollars; got {budget}")
-generation, _, topology = config.require("accelerator").partition(":")
+
+
+# --- The answers, checked before the platform is built -----------------------------------------------------------
+# The checks the templates share are in components.compose.answers; this template's own below report the same way,
+# with `stop`: against the config key to change, with the `pulumi config set` command that fixes it.
+
+def check_accelerator(accelerator: str) -> tuple[str, str]:
+    """(generation, topology) of `<generation>:<topology>`, a slice shape the catalog knows."""
+    generation, colon, topology = accelerator.partition(":")
+    generations = ", ".join(g.name for g in catalog.tpu_generations())
+    if not colon or not generation or not topology:
+        stop("accelerator", f"'{accelerator}' is not <generation>:<topology>; generations: {generations}", "v5e:2x4")
+    try:
+        catalog.resolve_tpu_slice(generation, topology)
+    except catalog.CatalogError as err:
+        stop("accelerator", f"'{accelerator}': {err}", "v5e:2x4", " (`aiinfra catalog` lists the generations and shapes)")
+    return generation, topology
+
+
+def check_mode(mode: str) -> str:
+    allowed = [m.value for m in TpuMode]
+    if mode not in allowed:
+        stop("tpuMode", f"'{mode}' is not a TPU mode; allowed: {', '.join(allowed)}", "gke")
+    return mode
+
+
+check_stack(pulumi.get_stack())
+team, cloud = config.require("team"), config.require("cloud")
+check_team(team)
+check_cloud(cloud, default="gcp", allowed=("gcp",), refused=f"has no TPUs: {ONLY_GCP}")
+region_name = config.require("region")
+check_region(region_name, "gcp", only=ONLY_GCP)
+generation, topology = check_accelerator(config.require("accelerator"))
 # gke: TPU node pools in a GKE cluster. tpu_vm: Cloud TPU VMs with their own service account, no cluster.
 # queued_resource: Cloud TPU queued resources, no cluster; on-demand only, and their VMs run as the Compute Engine
 # default service account (the policy pack reports it), which is why it is never the default.
-mode = config.get("tpuMode") or "gke"
+mode = check_mode(config.get("tpuMode") or "gke")
+budget = check_budget(config.require("monthlyBudgetUsd"))
+project = config.require("gcpProject")
+check_gcp_project(project)
+
+# --- The platform --------------------------------------------------------------------------------------------------
 region = {
     "network": {"cidr": "10.110.0.0/16"},
     **({"cluster": {}} if mode == "gke" else {}),
@@ -21,11 +61,9 @@ region = {
                                 "capacity": "on_demand" if mode == "queued_resource" else "spot"}},
     "buckets": {"checkpoints": {"data_class": "checkpoints"}},
 }
-# Any cloud but gcp is refused by the spec with "TPU slices are GCP-only".
-cloud_spec = {"regions": {config.require("region"): region}, **({"project": config.require("gcpProject")} if cloud == "gcp" else {})}
 deploy(validate({
     "environment": pulumi.get_stack(),
     "labels": {"owner": team, "team": team, "cost_center": team, "extra": {"monthly-budget-usd": str(budget)}},
-    "clouds": {cloud: cloud_spec},
+    "clouds": {"gcp": {"regions": {region_name: region}, "project": project}},
     "teams": {team: {"tpu_quota": 64}},
 }))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -74,20 +75,129 @@ def test_tpu_research_plans_slices_and_refuses_other_clouds(tmp_path: Path, caps
     assert "TPU slices are GCP-only" in capsys.readouterr().err
 
 
+def refusal(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], answers: dict[str, str], stack: str = "dev") -> str:
+    """The error of planning the template with these answers: one line, no traceback, and no platform.* path (a
+    template user has no platform file: the template builds the platform in code from config keys)."""
+    program = render(name, tmp_path, answers)
+    if stack != "dev":
+        (program / f"Pulumi.{stack}.yaml").write_text((program / "Pulumi.dev.yaml").read_text())
+    assert main(["plan", "--program", str(program), "--stack", stack, "--no-policy", "-q"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err and "platform." not in err, err
+    return err
+
+
 @pytest.mark.parametrize(("name", "answers", "message"), [
-    ("gpu-training", {"monthlyBudgetUsd": "5k"}, "Configuration 'team-gpu-training:monthlyBudgetUsd' value '5k' is not a valid 'int'"),
-    ("inference-endpoint", {"monthlyBudgetUsd": "0"}, "monthlyBudgetUsd: a positive number of US dollars; got 0"),
-    ("tpu-research", {"monthlyBudgetUsd": "-100"}, "monthlyBudgetUsd: a positive number of US dollars; got -100"),
-    ("gpu-training", {"cloud": "oracle"}, "platform.clouds.oracle: unknown field; allowed fields: aws, gcp, azure"),
-    ("inference-endpoint", {"cloud": "aws", "region": "us-east-1,eu-west-1"},
-     "platform.clouds.aws.regions.us-east-1.inference.certificate: AWS inference listeners need an ACM certificate ARN"),
+    ("gpu-training", {"monthlyBudgetUsd": "5k"}, "config monthlyBudgetUsd: must be a positive whole number of US dollars "
+     "(no unit or separator); got '5k'; set it with `pulumi config set monthlyBudgetUsd 5000`"),
+    ("inference-endpoint", {"monthlyBudgetUsd": "0"}, "positive whole number of US dollars (no unit or separator); got '0'"),
+    ("tpu-research", {"monthlyBudgetUsd": "-100"}, "positive whole number of US dollars (no unit or separator); got '-100'"),
+    ("gpu-training", {"cloud": "oracle"}, "config cloud: 'oracle' is not a cloud ai-infra deploys to; allowed: aws, gcp, "
+     "azure; set it with `pulumi config set cloud aws`"),
+    ("tpu-research", {"tpuMode": "vm"}, "config tpuMode: 'vm' is not a TPU mode; allowed: gke, tpu_vm, queued_resource; "
+     "set it with `pulumi config set tpuMode gke`"),
+    ("inference-endpoint", {"region": "us-central1"}, "config region: a multi-region endpoint needs two or more "
+     "comma-separated gcp regions; got 'us-central1'; set it with `pulumi config set region us-central1,europe-west4`"),
+    ("inference-endpoint", {"domain": "https://infer.example.com/v1"}, "config domain: 'https://infer.example.com/v1' is "
+     "not a host name (it is a URL)"),
+    ("gpu-training", {"cloud": "gcp", "region": "us-central1", "gcpProject": "My_Project"},
+     "config gcpProject: 'My_Project' is not a GCP project ID; project IDs are 6 to 30 lower-case letters"),
 ])
 def test_a_wrong_answer_is_a_clear_error_and_plans_nothing(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, answers: dict[str, str], message: str) -> None:
-    program = render(name, tmp_path, answers)
-    assert main(["plan", "--program", str(program), "--stack", "dev", "--no-policy", "-q"]) == 1
-    err = capsys.readouterr().err
-    assert message in err and "Traceback" not in err
+    assert message in refusal(name, tmp_path, capsys, answers)
+
+
+@pytest.mark.parametrize(("name", "answers", "message"), [
+    ("gpu-training", {"cloud": "gcp", "region": "us-east-1"},
+     "config region: 'us-east-1' is a region of aws, not of gcp (config cloud is gcp); gcp regions are named like "
+     "us-central1; set it with `pulumi config set region us-central1`, or deploy to aws: `pulumi config set cloud aws`"),
+    ("gpu-training", {"cloud": "aws", "region": "us-est-1"},
+     "config region: 'us-est-1' is not a region of aws; did you mean us-west-1 or us-east-1?"),
+    ("inference-endpoint", {"cloud": "gcp", "region": "us-central1,westeurope"},
+     "config region: 'westeurope' is a region of azure, not of gcp (config cloud is gcp); gcp regions are named like "
+     "us-central1; set it with `pulumi config set region us-central1,europe-west4`"),
+    ("inference-endpoint", {"cloud": "gcp", "region": "us-central1,europe-wst4"},
+     "did you mean europe-west4? All gcp regions: https://cloud.google.com/compute/docs/regions-zones; set it with "
+     "`pulumi config set region us-central1,europe-west4`"),
+    ("tpu-research", {"region": "eastus2"}, "config region: 'eastus2' is a region of azure; TPU slices are GCP-only, "
+     "and GCP regions are named like us-central1; set it with `pulumi config set region us-central1`"),
+])
+def test_a_region_of_another_cloud_or_a_typo_names_the_region_key(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, answers: dict[str, str], message: str) -> None:
+    assert message in refusal(name, tmp_path, capsys, answers)
+
+
+@pytest.mark.parametrize(("name", "answers", "message"), [
+    ("gpu-training", {"cloud": "azure", "region": "eastus2", "accelerator": "l4"},
+     "config accelerator: 'l4' is not offered on azure (it is offered on aws, gcp); allowed on azure: a10, a100-40gb, "
+     "a100-80gb, h100-80gb, h100-nvl-94gb, h200-141gb, t4; set it with `pulumi config set accelerator h100-80gb`"),
+    ("inference-endpoint", {"cloud": "gcp", "accelerator": "a10g"},
+     "config accelerator: 'a10g' is not offered on gcp (it is offered on aws); allowed on gcp: "),
+    ("tpu-research", {"accelerator": "v5p:2x4"}, "config accelerator: 'v5p:2x4': topology '2x4' is not valid for tpu-v5p; "
+     "valid: 2x2x1, 2x2x2"),
+    ("tpu-research", {"accelerator": "v9:2x4"}, "config accelerator: 'v9:2x4': unknown TPU generation 'v9'; allowed: v4, "
+     "v5e, v5p, v6e"),
+    ("tpu-research", {"accelerator": "h100-80gb"}, "config accelerator: 'h100-80gb' is not <generation>:<topology>; "
+     "generations: v4, v5e, v5p, v6e; set it with `pulumi config set accelerator v5e:2x4`"),
+])
+def test_an_accelerator_the_cloud_does_not_offer_names_the_accelerator_key(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, answers: dict[str, str], message: str) -> None:
+    assert message in refusal(name, tmp_path, capsys, answers)
+
+
+@pytest.mark.parametrize(("name", "team", "message"), [
+    ("gpu-training", "Vision_1", "config team: 'Vision_1' is not a valid team name; team names are lower-case letters, "
+     "digits and '-', starting with a letter, ending with a letter or digit, at most 24 characters; set it with "
+     "`pulumi config set team vision-1`"),
+    ("inference-endpoint", "computer-vision-research-group", "config team: 'computer-vision-research-group' is not a "
+     "valid team name"),
+    ("tpu-research", "3d-vision", "set it with `pulumi config set team research`"),
+    ("tpu-research", "kube-system", "config team: 'kube-system' is reserved"),
+    ("gpu-training", "monitoring", "config team: 'monitoring' is reserved: the team becomes a Kubernetes namespace"),
+])
+def test_an_invalid_team_name_names_the_team_key(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, team: str, message: str) -> None:
+    assert message in refusal(name, tmp_path, capsys, {"team": team})
+
+
+@pytest.mark.parametrize("name", ["gpu-training", "inference-endpoint", "tpu-research"])
+@pytest.mark.parametrize(("stack", "fix"), [("Dev", "dev"), ("my_dev", "my-dev"), ("team-vision-sandbox-1", "team-vision-sand"),
+                                            ("x", "dev")])
+def test_a_stack_name_that_cannot_be_an_environment_says_how_to_rename_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, stack: str, fix: str) -> None:
+    err = refusal(name, tmp_path, capsys, {}, stack=stack)
+    assert (f"stack '{stack}': this template uses the stack name as the environment name, and environment names are 2 to "
+            "16 lower-case letters, digits and '-', starting with a letter; rename the stack with "
+            f"`pulumi stack rename {fix}`") in err
+
+
+@pytest.mark.parametrize(("certificates", "message"), [
+    ("", "config certificateArns: on AWS each region's TLS listener needs an ACM certificate ARN from its region: one per "
+         "region, in the order of region (us-east-1, eu-west-1); got none; set it with `pulumi config set certificateArns "
+         "arn:aws:acm:us-east-1:<account>:certificate/<id>,arn:aws:acm:eu-west-1:<account>:certificate/<id>`"),
+    ("arn:aws:acm:us-east-1:123456789012:certificate/abc-1", "got 1 (arn:aws:acm:us-east-1:123456789012:certificate/abc-1)"),
+    ("arn:aws:acm:us-east-1:123456789012:certificate/abc-1,my-cert",
+     "config certificateArns: 'my-cert' is not an ACM certificate ARN (arn:aws:acm:eu-west-1:<account>:certificate/<id>)"),
+    ("arn:aws:acm:eu-west-1:123456789012:certificate/abc-2,arn:aws:acm:us-east-1:123456789012:certificate/abc-1",
+     "config certificateArns: certificate 'arn:aws:acm:eu-west-1:123456789012:certificate/abc-2' is in eu-west-1, but the "
+     "listener in us-east-1"),
+])
+def test_aws_endpoints_need_one_certificate_arn_per_region(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], certificates: str, message: str) -> None:
+    answers = {"cloud": "aws", "region": "us-east-1,eu-west-1", "certificateArns": certificates}
+    assert message in refusal("inference-endpoint", tmp_path, capsys, answers)
+
+
+def test_an_aws_endpoint_with_its_certificates_plans_with_one_per_regional_listener(tmp_path: Path) -> None:
+    arns = ["arn:aws:acm:us-east-1:123456789012:certificate/abc-1", "arn:aws:acm:eu-west-1:123456789012:certificate/abc-2"]
+    answers = {"cloud": "aws", "region": "us-east-1,eu-west-1", "certificateArns": ",".join(arns)}
+    code, document = plan(render("inference-endpoint", tmp_path, answers), tmp_path)
+    assert code == 0
+    listeners = {r["name"]: r["inputs"]["certificateArn"] for r in document["resources"]
+                 if r["type"] == "aws:lb/listener:Listener" and "certificateArn" in r["inputs"]}
+    assert listeners == {"dev-us-east-1-inference-https": arns[0], "dev-eu-west-1-inference-https": arns[1]}
 
 
 def test_queued_tpu_slices_are_blocked_until_the_rule_is_accepted_in_a_policy_config(tmp_path: Path) -> None:
@@ -130,3 +240,95 @@ def test_azure_templates_grant_cluster_admin_to_whoever_deploys(
     grants = [r["inputs"] for r in json.loads(out.read_text())["resources"]
               if r["type"] == "azure-native:authorization:RoleAssignment" and r["name"].endswith("-deployer-admin")]
     assert grants and {g["principalType"] for g in grants} == {principal_type}
+
+
+GROUPS = ["00000000-0000-0000-0000-00000000000a", "00000000-0000-0000-0000-00000000000b"]
+
+
+@pytest.mark.parametrize(("name", "answers"), [("gpu-training", {"region": "eastus2"}),
+                                               ("inference-endpoint", {"region": "eastus2,westeurope"})])
+@pytest.mark.parametrize("groups", [",".join(GROUPS), f" {GROUPS[0]} , {GROUPS[1]}", json.dumps(GROUPS)])
+def test_azure_templates_reach_clusters_through_an_admin_group(
+        tmp_path: Path, name: str, answers: dict[str, str], groups: str) -> None:
+    """azureDeployer admin_group: no role assignment to the deployer; the groups of azureAdminGroupObjectIds
+    (comma-separated or a JSON list) are each cluster's admin groups, and the baseline pack passes."""
+    answers = {"cloud": "azure", "accelerator": "h100-80gb", "azureDeployer": "admin_group",
+               "azureAdminGroupObjectIds": groups, **answers}
+    code, document = plan(render(name, tmp_path, answers), tmp_path)
+    assert code == 0 and "policy" in document
+    clusters = [r["inputs"] for r in document["resources"] if r["type"] == "azure-native:containerservice:ManagedCluster"]
+    assert clusters and all(c["aadProfile"]["adminGroupObjectIDs"] == GROUPS for c in clusters)
+    assert not [r for r in document["resources"] if r["type"] == "azure-native:authorization:RoleAssignment"
+                and r["name"].endswith("-deployer-admin")]
+
+
+@pytest.mark.parametrize(("name", "region"), [("gpu-training", "eastus2"), ("inference-endpoint", "eastus2,westeurope")])
+@pytest.mark.parametrize(("answers", "message"), [
+    ({"azureDeployer": "admin_group"},
+     "config azureAdminGroupObjectIds: azureDeployer is admin_group (you reach the clusters as a member of an Entra admin "
+     "group, with no role assignment), but no group is given; give the object ID of a group you are in (`az ad group "
+     "show --group <name> --query id -o tsv`); set it with `pulumi config set azureAdminGroupObjectIds <group-object-id>`, "
+     "or let the deployer get its own role assignment: `pulumi config set azureDeployer user`"),
+    ({"azureDeployer": "admin_group", "azureAdminGroupObjectIds": "platform-admins"},
+     "config azureAdminGroupObjectIds: 'platform-admins' is not an Entra group object ID; object IDs are 32 hex digits"),
+    ({"azureAdminGroupObjectIds": '["00000000-0000-0000-0000-00000000000a", 7]'},
+     "is neither a comma-separated list nor a JSON list of Entra group object IDs"),
+    ({"azureDeployer": "admins"}, "config azureDeployer: 'admins' is not a deployer kind; allowed: service_principal, "
+     "user, admin_group; set it with `pulumi config set azureDeployer user`"),
+])
+def test_an_admin_group_deployer_without_a_valid_group_names_the_key_to_set(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, region: str, answers: dict[str, str], message: str) -> None:
+    answers = {"cloud": "azure", "region": region, "accelerator": "h100-80gb", **answers}
+    assert message in refusal(name, tmp_path, capsys, answers)
+
+
+@pytest.mark.parametrize(("name", "budget", "nodes"), [
+    ("gpu-training", 1000, 1), ("gpu-training", 12500, 5), ("gpu-training", 99999, 8),
+    ("inference-endpoint", 1000, 1), ("inference-endpoint", 15000, 3), ("inference-endpoint", 99999, 8),
+])
+def test_the_budget_sets_the_pool_node_limit_as_the_prompt_says(tmp_path: Path, name: str, budget: int, nodes: int) -> None:
+    """budget // USD per node, at least 1, at most 8, whatever the accelerator: what Pulumi.yaml and the README say."""
+    per_node = {"gpu-training": 2500, "inference-endpoint": 5000}[name]
+    prompt = yaml.safe_load((TEMPLATES / name / "Pulumi.yaml").read_text())["template"]["config"]["monthlyBudgetUsd"]
+    assert f"budget / {per_node} (rounded down), at least 1 and at most 8, whatever the accelerator" in prompt["description"]
+    readme = " ".join((TEMPLATES / name / "README.md").read_text().split())
+    assert f"one node per {per_node:,} USD (`monthlyBudgetUsd / {per_node}`, rounded down), at least 1 and at most 8" in readme
+    answers = {"cloud": "gcp", "region": "us-central1" if name == "gpu-training" else "us-central1,europe-west4",
+               "monthlyBudgetUsd": str(budget)}
+    program = render(name, tmp_path, answers)
+    out = tmp_path / "plan.json"
+    assert main(["plan", "--program", str(program), "--stack", "dev", "--no-policy", "--json", str(out), "-q"]) == 0
+    pools = [r["inputs"]["autoscaling"]["totalMaxNodeCount"] for r in json.loads(out.read_text())["resources"]
+             if r["type"] == "gcp:container/nodePool:NodePool" and r["name"].endswith(("-train-pool", "-serve-pool"))]
+    assert pools and set(pools) == {nodes}
+
+
+BASELINE = "--policy-pack-config <ai-infra>/policies/config/baseline.json"
+
+
+@pytest.mark.parametrize("name", ["gpu-training", "inference-endpoint", "tpu-research"])
+def test_the_readme_deploys_with_the_baseline_policy_config(name: str) -> None:
+    """Without a policy config every rule of the pack is advisory (the pack's default), so the README's pulumi commands
+    pass the baseline config, which is what makes its mandatory rules block preview and up."""
+    lines = (TEMPLATES / name / "README.md").read_text().splitlines()
+    commands = [line for line in lines if line.startswith(("pulumi preview", "pulumi up"))]
+    assert sorted(c.split()[1] for c in commands) == ["preview", "up"]
+    assert all("--policy-pack <ai-infra>/policies " in c and BASELINE in c for c in commands)
+    assert (TEMPLATES.parent / "policies" / "config" / "baseline.json").is_file()
+    assert any(line.startswith("venv/bin/aiinfra plan --program . --stack dev") for line in lines)
+
+
+@pytest.mark.parametrize(("name", "extra"), [("gpu-training", "all"), ("inference-endpoint", "all"), ("tpu-research", "gcp")])
+def test_the_placeholder_requirement_is_marked_and_the_readme_says_how_to_use_a_checkout(name: str, extra: str) -> None:
+    import tomllib
+
+    requirements = (TEMPLATES / name / "requirements.txt").read_text()
+    readme = (TEMPLATES / name / "README.md").read_text()
+    extras = tomllib.loads((TEMPLATES.parent / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    [requirement] = [line for line in requirements.splitlines() if line and not line.startswith("#")]
+    assert requirement == f"ai-infra[{extra}] @ git+https://github.com/your-org/ai-infra@v0.1.0" and extra in extras
+    assert "PLACEHOLDER" in requirements and "placeholder" in readme
+    local = {line.strip().lstrip("#").strip() for line in (requirements + readme).splitlines() if "-e /absolute/path" in line}
+    assert local and all(re.fullmatch(r"-e /absolute/path/to/ai-infra\[(\w+)\]", e) for e in local)
+    assert all(re.fullmatch(r"-e /absolute/path/to/ai-infra\[(\w+)\]", e)[1] in extras for e in local)
+    assert "venv/bin/pip install -r requirements.txt" in readme and "source venv/bin/activate" in readme
