@@ -18,7 +18,7 @@ from components import catalog
 from components.spec.azure import DeployerAccess
 from components.spec.common import (ENVIRONMENT_PATTERN, ENVIRONMENT_RULE, GCP_PROJECT_PATTERN, GCP_PROJECT_RULE,
                                     GUID_PATTERN, GUID_RULE, NAME_PATTERN, NAME_RULE)
-from components.spec.platform import RESERVED_TEAM_NAMES
+from components.spec.platform import RESERVED_TEAMS_RULE, is_reserved_team
 
 CLOUDS = ("aws", "gcp", "azure")
 CLOUD_NAMES = {"aws": "AWS", "gcp": "GCP", "azure": "Azure"}
@@ -52,10 +52,9 @@ def check_team(team: str, default: str = "research") -> None:
     """The team becomes a Kubernetes namespace: a valid name, and not one the platform or Kubernetes uses."""
     if not re.fullmatch(NAME_PATTERN, team):
         stop("team", f"'{team}' is not a valid team name; team names are {NAME_RULE}", as_name(team, default, NAME_PATTERN, 24))
-    if team in RESERVED_TEAM_NAMES or team.startswith("kube-"):
+    if is_reserved_team(team):
         stop("team", f"'{team}' is reserved: the team becomes a Kubernetes namespace, and the platform's add-ons or "
-                     "Kubernetes itself use this one; not allowed: "
-                     f"{', '.join(sorted(RESERVED_TEAM_NAMES))}, kube-*", default)
+                     f"Kubernetes itself use this one; not allowed: {RESERVED_TEAMS_RULE}", default)
 
 
 def check_cloud(cloud: str, default: str, allowed: tuple[str, ...] = CLOUDS,

@@ -97,8 +97,12 @@ def reservation_parts(reservation: str) -> tuple[str | None, str]:
     """(owner project, or None when it is the platform's own, name) of a reservation the config's checks accepted."""
     found = _RESERVATION.match(reservation)
     if found is None:
-        raise ValueError(f"'{reservation}' is not a Compute Engine reservation; allowed: {RESERVATION_FORMS}")
+        raise ValueError(_not_a_reservation(reservation))
     return found["project"], found["name"]
+
+
+def _not_a_reservation(reservation: str) -> str:
+    return f"'{reservation}' is not a Compute Engine reservation; allowed: {RESERVATION_FORMS}"
 
 
 def tpu_node_pool_names(slice_name: str, slices: int) -> list[str]:
@@ -240,7 +244,7 @@ def _check_gpu_pool(platform, region: str, name: str, pool: GpuPoolSpec, used: d
 
 def _check_reservation(reservation: str | None, path: Path) -> Iterator[Issue]:
     if reservation is not None and not _RESERVATION.match(reservation):
-        yield ((*path, "reservation"), f"'{reservation}' is not a Compute Engine reservation; allowed: {RESERVATION_FORMS}")
+        yield ((*path, "reservation"), _not_a_reservation(reservation))
 
 
 def _check_tpu_slice(name: str, slice_: TpuSliceSpec, used: dict[str, str], path: Path) -> Iterator[Issue]:

@@ -66,6 +66,13 @@ RESERVED_TEAM_NAMES = frozenset({"default", "gpu-operator", "kueue-system", "mon
 AKS's Azure Policy add-on, AKS's Azure-managed Calico with `network_policy: calico`, which the Tigera operator installs
 into tigera-operator and calico-system), plus `kube-*`: a team namespace may not take them (its quota, network
 policies and deletion would land on the add-on)."""
+RESERVED_TEAMS_RULE = f"{', '.join(sorted(RESERVED_TEAM_NAMES))}, kube-*"
+"""The reserved team names, as messages list them."""
+
+
+def is_reserved_team(team: str) -> bool:
+    """Whether `team` is a namespace a team may not take (RESERVED_TEAM_NAMES or kube-*)."""
+    return team in RESERVED_TEAM_NAMES or team.startswith("kube-")
 
 
 class TeamSpec(SpecModel):
@@ -143,9 +150,8 @@ class Platform(SpecModel):
         if not self.clouds.items():
             raise FieldError("clouds", "clouds needs at least one of aws, gcp, azure")
         for team in self.teams:
-            if team in RESERVED_TEAM_NAMES or team.startswith("kube-"):
-                reserved = ", ".join(sorted(RESERVED_TEAM_NAMES))
-                raise FieldError("teams", f"team name '{team}' is reserved for a namespace the Kubernetes layer uses; not allowed: {reserved}, kube-*")
+            if is_reserved_team(team):
+                raise FieldError("teams", f"team name '{team}' is reserved for a namespace the Kubernetes layer uses; not allowed: {RESERVED_TEAMS_RULE}")
         return self
 
     @property

@@ -346,7 +346,6 @@ def data_zones(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
     unknowns.raise_first()
 
 
-
 VPC_ENCRYPTION, VNET = "aws:ec2/vpcEncryptionControl:VpcEncryptionControl", "azure-native:network:VirtualNetwork"
 TRANSIT = {"HIPAA": ("164.312(e)(2)(ii)",), "SOC2": ("CC6.7",), "NIST-800-53": ("SC-8",)}
 # GCP encrypts VM-to-VM traffic itself, always: nothing to configure, so no GCP rule.
