@@ -200,6 +200,10 @@ def _plan(args: argparse.Namespace) -> int:
     summary = render_summary(result) if not args.quiet or args.markdown else None
     if not args.quiet:
         print(summary)
+    else:  # the summary holds the program's messages; quiet, its warnings and errors still reach the user
+        for diagnostic in result.diagnostics:
+            if diagnostic.severity != "info":
+                print(f"{diagnostic.severity}: {diagnostic.message}", file=sys.stderr)
     report = None
     if policy is not None:
         report = _evaluate_policy(policy, result, args.organization)

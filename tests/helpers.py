@@ -92,3 +92,11 @@ def run_platform(spec: Any, stack: str = "test") -> Any:
     from components.compose import deploy
 
     return run_program(lambda: deploy(spec), project="ai-infra", stack=stack)
+
+
+def write_program(root: Path, source: str, stack_file: str = "config: {}\n") -> Path:
+    """A one-file Pulumi Python project `x` with stack `dev`."""
+    (root / "Pulumi.yaml").write_text("name: x\nruntime: python\n")
+    (root / "Pulumi.dev.yaml").write_text(stack_file)
+    (root / "__main__.py").write_text(source)
+    return root

@@ -22,6 +22,7 @@ from pulumi.runtime.proto import provider_pb2, resource_pb2
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
+from .diagnostics import Diagnostic, RecordingEngine
 from .echo import SpecialValue, echo_properties, known_only
 from .engine_options import options_of
 from .invokes import placeholder_result
@@ -79,6 +80,8 @@ class PlanResult:
     secret_keys: list[str] = field(default_factory=list)
     stack_tags: dict[str, str] = field(default_factory=dict)
     """The stack's tags as the CLI derives them (stack_tags.py), which the policy pack gets too."""
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    """What the program logged (pulumi.log), in order."""
 
     def of_type(self, type_: str) -> list[ResourceRecord]:
         return [r for r in self.resources if r.type == type_]
@@ -96,6 +99,7 @@ class PlanResult:
             "stack": self.stack,
             "resources": [r.to_json() for r in self.resources],
             "outputs": self.outputs,
+            "diagnostics": [d.to_json() for d in self.diagnostics],
         }
 
 
@@ -328,6 +332,8 @@ def run_program(
         pulumi.runtime.set_all_config(dict(config or {}), list(secret_keys))
         monitor = RecordingMonitor(mocks_ or PlanMocks(), config, secret_keys)
         pulumi.runtime.set_mocks(monitor.mocks, project=project, stack=stack, preview=True, monitor=monitor, organization=organization)
+        engine = RecordingEngine()
+        settings.SETTINGS.engine = engine  # set_mocks takes no engine; it would send the program's log to `logging`
         outputs: dict[str, Any] = {}
 
         async def body() -> None:
@@ -340,7 +346,7 @@ def run_program(
         with sdk_stack_traces(), secure_config_as_unknowns(), apply_error_origins():
             _sync_await(run_pulumi_func(lambda: body()))
         return PlanResult(project=project, stack=stack, resources=monitor.records, outputs=outputs,
-                          config=dict(config or {}), secret_keys=secret_keys)
+                          config=dict(config or {}), secret_keys=secret_keys, diagnostics=engine.diagnostics)
     finally:
         gc.set_threshold(*gc_threshold)
         pulumi.runtime.set_all_config({}, [])

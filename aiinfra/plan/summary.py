@@ -9,6 +9,7 @@ from typing import Any
 
 from components.catalog import find_instance
 
+from .diagnostics import render_diagnostics
 from .runtime import UNKNOWN, PlanResult, ResourceRecord
 
 Facts = Callable[[dict[str, Any]], str]
@@ -196,6 +197,8 @@ def render_summary(plan: PlanResult) -> str:
         lines += ["", "providers"]
         kinds = Counter((r.type[len(PROVIDER_PREFIX):], _region_of(r) or "") for r in providers)
         lines += [f"  {n} x {package}" + (f", region {region}" if region else "") for (package, region), n in sorted(kinds.items())]
+    stack = next((r.urn for r in plan.resources if r.type == "pulumi:pulumi:Stack"), "")
+    lines += render_diagnostics(plan.diagnostics, stack)
     return "\n".join(lines)
 
 

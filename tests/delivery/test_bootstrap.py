@@ -6,7 +6,6 @@ import dataclasses
 import functools
 import importlib.util
 import json
-import logging
 from pathlib import Path
 from typing import Any
 
@@ -172,8 +171,7 @@ def role(definition: str) -> str:
     return f"/subscriptions/{PLACEHOLDER_UUID}/providers/Microsoft.Authorization/roleDefinitions/{definition}"
 
 
-def test_azure_grants_each_admin_crypto_user_on_the_vault_and_blob_contributor_on_the_container(bootstrap, caplog) -> None:
-    caplog.set_level(logging.WARNING)
+def test_azure_grants_each_admin_crypto_user_on_the_vault_and_blob_contributor_on_the_container(bootstrap) -> None:
     result, _ = bootstrap(clouds=["azure"])
     grants = {(r.inputs["principalId"], r.inputs["principalType"], r.inputs["roleDefinitionId"], r.inputs["scope"])
               for r in result.of_type("azure-native:authorization:RoleAssignment") if r.name != "state-identity-crypto"}
@@ -183,14 +181,13 @@ def test_azure_grants_each_admin_crypto_user_on_the_vault_and_blob_contributor_o
         (ADMIN_B, "ServicePrincipal", role(KEY_VAULT_CRYPTO_USER), vault),
         (ADMIN_B, "ServicePrincipal", role(STORAGE_BLOB_DATA_CONTRIBUTOR), container),
     }
-    assert not [m for m in caplog.messages if "azureStateAdmins" in m]
+    assert not [d for d in result.diagnostics if "azureStateAdmins" in d.message]
 
 
-def test_azure_without_admins_deploys_and_warns_that_nobody_can_use_it(bootstrap, caplog) -> None:
-    caplog.set_level(logging.WARNING)
+def test_azure_without_admins_deploys_and_warns_that_nobody_can_use_it(bootstrap) -> None:
     result, _ = bootstrap(clouds=["azure"], azureStateAdmins=None)
     assert [r.name for r in result.of_type("azure-native:authorization:RoleAssignment")] == ["state-identity-crypto"]
-    [warning] = [m for m in caplog.messages if f"{NS}:azureStateAdmins is not set" in m]
+    [warning] = [d.message for d in result.diagnostics if f"{NS}:azureStateAdmins is not set" in d.message and d.severity == "warning"]
     assert "nobody can use this backend" in warning and "Key Vault Crypto User" in warning
 
 

@@ -3,12 +3,10 @@ Kubernetes SDK's manifest and chart invokes, whose results become child resource
 
 from __future__ import annotations
 
-import logging
 
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
-import pytest
 
 from aiinfra.plan.runtime import PlanResult, run_program
 
@@ -65,15 +63,14 @@ def test_a_manifest_plans_one_child_per_object() -> None:
     assert deployment.inputs["spec"]["template"]["spec"]["containers"][0]["securityContext"] == {"privileged": True}
 
 
-def test_a_helm_v3_chart_is_named_as_missing_not_silently_empty(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_helm_v3_chart_is_named_as_missing_not_silently_empty() -> None:
     def program() -> None:
         k8s.helm.v3.Chart("ingress", k8s.helm.v3.ChartOpts(chart="ingress-nginx", version="4.11.0",
                                                            fetch_opts=k8s.helm.v3.FetchOpts(repo="https://kubernetes.github.io/ingress-nginx")))
 
-    with caplog.at_level(logging.WARNING):
-        resources = plan(program).resources
-    assert not [r for r in resources if r.custom and r.type.startswith("kubernetes:")]
-    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    result = plan(program)
+    assert not [r for r in result.resources if r.custom and r.type.startswith("kubernetes:")]
+    warnings = [d.message for d in result.diagnostics if d.severity == "warning"]
     assert any("helm.v3.Chart 'ingress-nginx'" in m and "cannot render charts" in m for m in warnings), warnings
 
 

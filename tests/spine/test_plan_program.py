@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import write_program
 
 from aiinfra.cli import main
 from aiinfra.plan.project import ProjectError, load_project
@@ -17,14 +18,6 @@ PROGRAM = Path(__file__).resolve().parents[1] / "data" / "programs" / "invokes"
 RECORD_FIELDS = {"urn", "type", "name", "parent", "provider", "custom", "protect", "retainOnDelete",
                  "ignoreChanges", "dependencies", "inputs", "aliases", "deleteBeforeReplace", "replaceOnChanges", "additionalSecretOutputs",
                  "customTimeouts", "propertyDependencies"}
-
-
-def write_program(root: Path, source: str, stack_file: str = "config: {}\n") -> Path:
-    """A one-file Pulumi Python project `x` with stack `dev`."""
-    (root / "Pulumi.yaml").write_text("name: x\nruntime: python\n")
-    (root / "Pulumi.dev.yaml").write_text(stack_file)
-    (root / "__main__.py").write_text(source)
-    return root
 
 
 def test_program_with_invokes_plans_from_its_own_directory() -> None:
