@@ -178,7 +178,8 @@ class GlobalEndpointArgs:
 
 class GlobalEndpoint(pulumi.ComponentResource):
     """`ai-infra:aws:GlobalEndpoint`. Anycast: `<name>-accelerator`, `<name>-listener` (TCP 443: TLS ends at the
-    regional load balancers), `<name>-<region>` endpoint groups. Latency DNS: `<name>-<region>` Route 53 records."""
+    regional load balancers), `<name>-<region>` endpoint groups, and with `domain` a `<name>-dns` Route 53 alias record
+    to the accelerator. Latency DNS: `<name>-<region>` Route 53 records."""
 
     dns_name: pulumi.Output[str]
 
@@ -218,4 +219,10 @@ class GlobalEndpoint(pulumi.ComponentResource):
                 endpoint_configurations=[aws.globalaccelerator.EndpointGroupEndpointConfigurationArgs(
                     endpoint_id=origin.load_balancer.arn, weight=100, client_ip_preservation_enabled=True)]), opts=child)
         self.dns_name = accelerator.dns_name
+        if spec.domain and spec.hosted_zone_id:
+            aws.route53.Record(f"{name}-dns", aws.route53.RecordArgs(
+                zone_id=spec.hosted_zone_id, name=spec.domain, type="A",  # the accelerator is IPv4 only
+                aliases=[aws.route53.RecordAliasArgs(name=accelerator.dns_name, zone_id=accelerator.hosted_zone_id,
+                                                     evaluate_target_health=True)]), opts=child)
+            self.dns_name = pulumi.Output.from_input(spec.domain)
         self.register_outputs({"dns_name": self.dns_name})

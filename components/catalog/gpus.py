@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
 from dataclasses import dataclass
 
 from . import _data
-from .errors import CatalogError, allowed, check_cloud
+from .errors import CLOUDS, CatalogError, allowed, check_cloud
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,21 @@ def accelerators_on(cloud: str) -> list[str]:
     return sorted({r.accelerator for r in instance_types(cloud)})
 
 
+def clouds_offering(accelerator: str) -> list[str]:
+    """The clouds with an instance type carrying `accelerator`, in CLOUDS order; empty for an unknown model."""
+    return [cloud for cloud in CLOUDS if accelerator in accelerators_on(cloud)]
+
+
+def _not_offered(accelerator: str, cloud: str, offered: list[str]) -> CatalogError:
+    elsewhere = [c for c in clouds_offering(accelerator) if c != cloud]
+    # An unknown name gets the nearest models: "h100" -> h100-80gb, h100-mega-80gb (catalog names carry the memory).
+    close = [a for a in offered if a.startswith(f"{accelerator}-")] or difflib.get_close_matches(accelerator, offered, n=2)
+    hint = (f" (it is offered on {', '.join(elsewhere)})" if elsewhere
+            else f" (did you mean {' or '.join(close)}?)" if close else "")
+    return CatalogError(f"accelerator '{accelerator}' is not offered on {cloud}{hint}; allowed: {allowed(offered)}",
+                        argument="accelerator")
+
+
 def _preference(row: GpuInstance) -> tuple[int, int, str]:
     # The smallest host that carries the accelerators: fewest vCPUs, then least memory, then name
     # (so the choice is deterministic). E.g. 1x l4 on gcp -> g2-standard-4, 1x a10g on aws -> g5.xlarge.
@@ -104,7 +120,7 @@ def resolve_instance(cloud: str, accelerator: str, count: int) -> GpuInstance:
     """
     offered = accelerators_on(cloud)
     if accelerator not in offered:
-        raise CatalogError(f"accelerator '{accelerator}' is not offered on {cloud}; allowed: {allowed(offered)}", argument="accelerator")
+        raise _not_offered(accelerator, cloud, offered)
     matching = [r for r in instance_types(cloud) if r.accelerator == accelerator]
     exact = [r for r in matching if r.accelerator_count == count]
     if not exact:

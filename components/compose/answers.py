@@ -88,7 +88,7 @@ def check_accelerator(accelerator: str, cloud: str, prefer: tuple[str, ...]) -> 
     offered = catalog.accelerators_on(cloud)
     if accelerator in offered:
         return
-    elsewhere = [c for c in CLOUDS if c != cloud and accelerator in catalog.accelerators_on(c)]
+    elsewhere = [c for c in catalog.clouds_offering(accelerator) if c != cloud]
     where = f" (it is offered on {', '.join(elsewhere)})" if elsewhere else " (`aiinfra catalog` lists the models)"
     stop("accelerator", f"'{accelerator}' is not offered on {cloud}{where}; allowed on {cloud}: {', '.join(offered)}",
          next((a for a in prefer if a in offered), offered[0]))

@@ -88,7 +88,8 @@ SYSTEM_POOL = "system"
 _RESERVATION_ID = re.compile(r"^cr-[0-9a-f]{17}$")
 _IAM_PRINCIPAL = re.compile(r"^arn:aws(-[a-z]+)*:iam::\d{12}:(role|user)/[\w+=,.@/-]+$")
 ACM_CERTIFICATE = re.compile(r"^arn:aws(-[a-z]+)*:acm:(?P<region>[a-z0-9-]+):\d{12}:certificate/[0-9a-f-]+$")
-_HOSTED_ZONE = re.compile(r"^Z[A-Z0-9]{1,31}$")
+HOSTED_ZONE = re.compile(r"^Z[A-Z0-9]{1,31}$")
+"""A Route 53 hosted zone ID (Z plus upper-case letters and digits)."""
 
 # EKS managed node group names: at most 63 characters (pulumi_aws eks.NodeGroup, node_group_name: "can't be longer than
 # 63 characters"). The toolkit sets no node_group_name, so pulumi-aws auto-names the group from its Pulumi name plus
@@ -176,8 +177,18 @@ def _check_global_endpoint(cloud_spec: AwsCloudSpec, path: Path) -> Iterator[Iss
     if endpoint.waf and cloud_spec.inference_load_balancer is LoadBalancerKind.NETWORK:
         yield ((*path, "waf"), "AWS WAF attaches to Application Load Balancers only and inference_load_balancer is 'network'; "
                                "set waf: false, or use inference_load_balancer 'application'")
-    if endpoint.routing is GlobalRouting.LATENCY_DNS and endpoint.hosted_zone_id and not _HOSTED_ZONE.match(endpoint.hosted_zone_id):
+    if endpoint.hosted_zone_id and not HOSTED_ZONE.match(endpoint.hosted_zone_id):
         yield ((*path, "hosted_zone_id"), f"'{endpoint.hosted_zone_id}' is not a Route 53 hosted zone ID (for example Z0123456789ABCDEFGHIJ)")
+    if endpoint.routing is GlobalRouting.ANYCAST and bool(endpoint.domain) != bool(endpoint.hosted_zone_id):
+        # Global Accelerator has no host name of its own to configure: the domain exists only as the Route 53 alias
+        # record the endpoint writes into the hosted zone.
+        if endpoint.domain:
+            yield ((*path, "hosted_zone_id"), f"domain '{endpoint.domain}' is published on AWS as a Route 53 alias record to the "
+                                              "Global Accelerator, in the hosted zone given here; set hosted_zone_id, or leave "
+                                              "domain out and point your own DNS (CNAME) at the exported global_endpoint.dns_name")
+        else:
+            yield ((*path, "domain"), f"hosted_zone_id '{endpoint.hosted_zone_id}' is given without domain, the record name to "
+                                      "write into it; set domain (for example infer.example.com), or leave hosted_zone_id out")
 
 
 def _check_region(environment: str, cloud_spec: AwsCloudSpec, region: str, spec: RegionSpec, path: Path) -> Iterator[Issue]:

@@ -367,6 +367,10 @@ def _check_endpoint(cloud: Cloud, cloud_spec: CloudSpec, base: Path) -> list[Iss
             issues.append(((*path, "routing"), f"routing 'latency_dns' is AWS-only (Route 53); {cloud.value} allows anycast"))
         elif not (endpoint.domain and endpoint.hosted_zone_id):
             issues.append(((*path, "routing"), "routing 'latency_dns' needs domain and hosted_zone_id"))
+    if endpoint.hosted_zone_id and cloud is not Cloud.AWS:
+        issues.append(((*path, "hosted_zone_id"), f"hosted_zone_id is AWS-only (a Route 53 hosted zone); on {cloud.value} the "
+                                                  "endpoint creates no DNS record: leave it out and point your DNS at the "
+                                                  "exported global_endpoint.dns_name"))
     if cloud is Cloud.GCP and not (endpoint.domain or endpoint.certificate):
         issues.append((path, "the GCP global load balancer needs domain (for a managed certificate) or certificate"))
     # Route 53 takes a record name in its absolute form too (a trailing '.'); managed certificates do not.

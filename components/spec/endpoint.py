@@ -79,7 +79,9 @@ class GlobalEndpointSpec(SpecModel):
     """A multi-region entry point in front of every region of this cloud that declares `inference`."""
 
     domain: str | None = None
-    """Public host name (e.g. infer.example.com). Required for managed certificates and `latency_dns`."""
+    """Public host name (e.g. infer.example.com). GCP: the managed certificate's name; Azure: Front Door's custom domain;
+    AWS: the Route 53 record the endpoint writes in `hosted_zone_id` (an alias to the Global Accelerator, or latency
+    records with `latency_dns`). Default none: clients use the exported `global_endpoint.dns_name`."""
     certificate: str | None = None
     """Certificate for the global listener: a GCP certificate resource name, an Azure Key Vault secret ID (a vault
     with Azure RBAC, in the deployment's subscription: Front Door reads only those; the profile's managed identity
@@ -87,7 +89,8 @@ class GlobalEndpointSpec(SpecModel):
     routing: GlobalRouting = GlobalRouting.ANYCAST
     """Default `anycast`."""
     hosted_zone_id: str | None = None
-    """AWS Route 53 hosted zone for `latency_dns`."""
+    """AWS only: the Route 53 hosted zone that gets the `domain` record(s); required with `domain` on AWS. Default
+    none (no DNS record)."""
     waf: bool = True
     """Attach a WAF policy (Cloud Armor, Front Door WAF in prevention mode; AWS WAF on the regional ALBs). Default on."""
     azure_tier: AzureFrontDoorTier = AzureFrontDoorTier.PREMIUM

@@ -42,6 +42,7 @@ def resolve_gpu_pool(cloud: Cloud, pool: GpuPoolSpec) -> catalog.GpuInstance:
             )
         return row
     assert pool.accelerator is not None  # the model guarantees one of the two
+    _check_not_tpu(cloud, pool.accelerator)
     if pool.accelerators_per_node is None:
         rows = sorted(
             (r for r in catalog.instance_types(cloud.value) if r.accelerator == pool.accelerator),
@@ -51,6 +52,16 @@ def resolve_gpu_pool(cloud: Cloud, pool: GpuPoolSpec) -> catalog.GpuInstance:
     else:
         count = pool.accelerators_per_node
     return catalog.resolve_instance(cloud.value, pool.accelerator, count)
+
+
+def _check_not_tpu(cloud: Cloud, accelerator: str) -> None:
+    """A TPU named as a GPU pool's accelerator is refused with where TPUs go: `tpu_slices`, on GCP only."""
+    tpu = next((g for g in catalog.tpu_generations() if accelerator in (g.name, g.accelerator)), None)
+    if tpu is not None:
+        raise catalog.CatalogError(
+            f"'{accelerator}' is a TPU, not a GPU: TPU slices are GCP-only and are declared under the region's "
+            f"tpu_slices (for example `{{generation: {tpu.name}, topology: {tpu.topologies[0]}}}`), not gpu_pools; "
+            f"GPU models on {cloud.value}: {', '.join(catalog.accelerators_on(cloud.value))}", argument="accelerator")
 
 
 def resolve_tpu(slice_: TpuSliceSpec) -> catalog.TpuSlicePlan:

@@ -6,7 +6,7 @@ from components import catalog
 from components.compose import deploy, validate
 from components.compose.answers import (azure_access, check_accelerator, check_budget, check_cloud, check_gcp_project,
                                         check_stack, check_team, stop)
-from components.spec.aws import ACM_CERTIFICATE  # the spec's own ARN rule
+from components.spec.aws import ACM_CERTIFICATE, HOSTED_ZONE  # the spec's own ARN and zone ID rules
 from components.spec.hostnames import HOST_NAME_RULE, bare_host, host_name_problem
 
 REGION_PAIRS = {"aws": "us-east-1,eu-west-1", "gcp": "us-central1,europe-west4", "azure": "eastus2,westeurope"}
@@ -74,6 +74,13 @@ def check_certificates(text: str, regions: list[str]) -> list[str]:
     return arns
 
 
+def check_hosted_zone(zone: str) -> None:
+    """AWS: the Route 53 hosted zone that gets the domain's alias record to the Global Accelerator, if any."""
+    if zone and not HOSTED_ZONE.match(zone):
+        stop("awsHostedZoneId", f"'{zone}' is not a Route 53 hosted zone ID (Z followed by upper-case letters and digits, "
+                                "from `aws route53 list-hosted-zones`)", "Z0123456789ABCDEFGHIJ")
+
+
 check_stack(pulumi.get_stack())
 team, cloud = config.require("team"), config.require("cloud")
 check_team(team)
@@ -85,6 +92,8 @@ budget = check_budget(config.require("monthlyBudgetUsd"))
 domain = config.require("domain")
 check_domain(domain)
 certificates = check_certificates(config.get("certificateArns") or "", regions) if cloud == "aws" else []
+hosted_zone = (config.get("awsHostedZoneId") or "").strip() if cloud == "aws" else ""
+check_hosted_zone(hosted_zone)
 
 # --- The platform --------------------------------------------------------------------------------------------------
 region_specs = {}
@@ -97,6 +106,11 @@ for index, region in enumerate(regions):
         "inference": {"certificate": certificates[index]} if certificates else {},
     }
 cloud_spec: dict = {"regions": region_specs, "global_endpoint": {"domain": domain}}
+if cloud == "aws":  # Global Accelerator has no host name of its own: the domain is a Route 53 record, or your DNS's
+    cloud_spec["global_endpoint"] = {"domain": domain, "hosted_zone_id": hosted_zone} if hosted_zone else {}
+    if not hosted_zone:
+        pulumi.log.warn(f"domain {domain} gets no DNS record on AWS without awsHostedZoneId: point it (CNAME) at the "
+                        "exported global_endpoint dns_name, or `pulumi config set awsHostedZoneId <Route 53 zone ID>`")
 if cloud == "gcp":
     cloud_spec["project"] = config.require("gcpProject")
     check_gcp_project(cloud_spec["project"])

@@ -83,6 +83,19 @@ def test_latency_dns_alternative_uses_internet_facing_albs_in_public_subnets(pla
     assert plan.one("aws:wafv2/webAclAssociation:WebAclAssociation", f"{EAST}-inference-waf-association")
 
 
+def test_anycast_domain_is_an_alias_record_to_the_accelerator(plan_aws, prod_config) -> None:  # noqa: ANN001
+    config = copy.deepcopy(prod_config)
+    config["global_endpoint"] = {"routing": "anycast", "domain": "infer.example.com", "hosted_zone_id": "Z0123456789ABCDEFGHIJ"}
+    plan = plan_aws(config, environment="prod")
+    record = plan.one("aws:route53/record:Record", "prod-global-dns")
+    accelerator = plan.one("aws:globalaccelerator/accelerator:Accelerator", "prod-global-accelerator")
+    assert (record.inputs["name"], record.inputs["type"], record.inputs["zoneId"]) == ("infer.example.com", "A", "Z0123456789ABCDEFGHIJ")
+    assert "setIdentifier" not in record.inputs and record.inputs["aliases"][0]["evaluateTargetHealth"] is True
+    # the alias target (the accelerator's DNS name and Route 53 zone) is known only once the accelerator exists
+    assert accelerator.urn in record.dependencies and record.parent == plan.one("ai-infra:aws:GlobalEndpoint", "prod-global").urn
+    assert len(plan.of_type("aws:route53/record:Record")) == 1
+
+
 def test_network_load_balancer_option_terminates_tls_without_waf(plan_aws, prod_config) -> None:  # noqa: ANN001
     config = copy.deepcopy(prod_config)
     config["inference_load_balancer"] = "network"

@@ -70,6 +70,8 @@ CASES = [
      f"{S}.inference", ["cluster"]),
     ("standard-front-door-without-domain", "global_endpoint", {"azure_tier": "standard"}, "platform.clouds.azure.global_endpoint.domain",
      ["standard", "domain", "premium"]),
+    ("route-53-zone-on-azure", "global_endpoint/hosted_zone_id", "Z0123456789ABCDEFGHIJ",
+     "platform.clouds.azure.global_endpoint.hosted_zone_id", ["hosted_zone_id is AWS-only", "on azure the endpoint creates no DNS record"]),
     ("certificate-not-a-key-vault-secret", "global_endpoint/certificate", "https://kv.vault.azure.net/secrets/tls",
      "platform.clouds.azure.global_endpoint.certificate", ["https://kv.vault.azure.net/secrets/tls", "Microsoft.KeyVault/vaults"]),
     ("health-paths-differ", "regions/swedencentral/inference/health_check_path", "/ready", "platform.clouds.azure.global_endpoint",

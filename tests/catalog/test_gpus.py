@@ -174,3 +174,14 @@ def test_unknown_accelerator_names_are_rejected(cloud: str, name: str) -> None:
         return
     with pytest.raises(CatalogError, match=re.escape(f"accelerator '{name}' is not offered on {cloud}")):
         catalog.resolve_instance(cloud, name, 1)
+
+
+@given(st.sampled_from(["aws", "gcp", "azure"]), st.sampled_from(catalog.accelerator_names()))
+def test_a_model_of_another_cloud_is_refused_with_the_clouds_that_offer_it(cloud: str, name: str) -> None:
+    offering = catalog.clouds_offering(name)
+    if cloud in offering or not offering:
+        return
+    with pytest.raises(CatalogError) as err:
+        catalog.resolve_instance(cloud, name, 1)
+    assert f"(it is offered on {', '.join(offering)})" in str(err.value)
+    assert err.value.argument == "accelerator"

@@ -190,14 +190,34 @@ def test_aws_endpoints_need_one_certificate_arn_per_region(
     assert message in refusal("inference-endpoint", tmp_path, capsys, answers)
 
 
-def test_an_aws_endpoint_with_its_certificates_plans_with_one_per_regional_listener(tmp_path: Path) -> None:
-    arns = ["arn:aws:acm:us-east-1:123456789012:certificate/abc-1", "arn:aws:acm:eu-west-1:123456789012:certificate/abc-2"]
-    answers = {"cloud": "aws", "region": "us-east-1,eu-west-1", "certificateArns": ",".join(arns)}
-    code, document = plan(render("inference-endpoint", tmp_path, answers), tmp_path)
+AWS_ENDPOINT_ARNS = ["arn:aws:acm:us-east-1:123456789012:certificate/abc-1", "arn:aws:acm:eu-west-1:123456789012:certificate/abc-2"]
+AWS_ENDPOINT = {"cloud": "aws", "region": "us-east-1,eu-west-1", "certificateArns": ",".join(AWS_ENDPOINT_ARNS)}
+
+
+def test_an_aws_endpoint_with_its_certificates_plans_with_one_per_regional_listener(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, document = plan(render("inference-endpoint", tmp_path, AWS_ENDPOINT), tmp_path)
     assert code == 0
     listeners = {r["name"]: r["inputs"]["certificateArn"] for r in document["resources"]
                  if r["type"] == "aws:lb/listener:Listener" and "certificateArn" in r["inputs"]}
-    assert listeners == {"dev-us-east-1-inference-https": arns[0], "dev-eu-west-1-inference-https": arns[1]}
+    assert listeners == {"dev-us-east-1-inference-https": AWS_ENDPOINT_ARNS[0], "dev-eu-west-1-inference-https": AWS_ENDPOINT_ARNS[1]}
+    # Without a hosted zone the domain gets no record, and the preview says so rather than dropping it silently.
+    assert not [r for r in document["resources"] if r["type"] == "aws:route53/record:Record"]
+    assert "domain infer.example.com gets no DNS record on AWS without awsHostedZoneId" in capsys.readouterr().err
+
+
+def test_an_aws_endpoint_with_a_hosted_zone_publishes_the_domain_as_an_alias_to_the_accelerator(tmp_path: Path) -> None:
+    answers = {**AWS_ENDPOINT, "awsHostedZoneId": "Z0123456789ABCDEFGHIJ", "domain": "api.acme.dev"}
+    code, document = plan(render("inference-endpoint", tmp_path, answers), tmp_path)
+    assert code == 0
+    [record] = [r["inputs"] for r in document["resources"] if r["type"] == "aws:route53/record:Record"]
+    assert (record["name"], record["zoneId"], record["type"]) == ("api.acme.dev", "Z0123456789ABCDEFGHIJ", "A")
+
+
+def test_an_aws_hosted_zone_answer_that_is_not_a_zone_id_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    err = refusal("inference-endpoint", tmp_path, capsys, {**AWS_ENDPOINT, "awsHostedZoneId": "acme.dev"})
+    assert "config awsHostedZoneId: 'acme.dev' is not a Route 53 hosted zone ID" in err
+    assert "`pulumi config set awsHostedZoneId Z0123456789ABCDEFGHIJ`" in err
 
 
 def test_queued_tpu_slices_are_blocked_until_the_rule_is_accepted_in_a_policy_config(tmp_path: Path) -> None:
