@@ -46,8 +46,10 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--quiet", "-q", action="store_true", help="don't print the summary")
 
     catalog = sub.add_parser("catalog", help="list accelerator instance types, TPU machine types and Lustre tiers")
-    catalog.add_argument("--json", action="store_true", help="print a JSON list")
+    catalog.add_argument("--json", action="store_true", help="print a JSON list (of the machine types, or with --lustre of the Lustre tiers)")
     catalog.add_argument("--cloud", choices=["aws", "gcp", "azure"], help="only this cloud")
+    catalog.add_argument("--lustre", action="store_true", help="only the Lustre tiers")
+    catalog.add_argument("--sources", action="store_true", help="also print where each fact was looked up")
 
     schema = sub.add_parser("schema", help="print the JSON Schema of the ai-infra:platform config value")
     schema.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
@@ -235,8 +237,9 @@ def _default_policy_pack() -> Path:
 
 def _policy_setup(args: argparse.Namespace, project_root: Path) -> tuple[Path, dict, Path] | None:
     """The policy pack, its config and the config's path, checked before anything is planned; None with --no-policy.
-    The pack's per-environment configs (`config/<stack>.json`) are for the project the pack belongs to (the directory
-    that holds it); any other project gets `config/baseline.json` unless --policy-config names one."""
+    The pack's per-stack configs (`config/<stack>.json`) are for the project the pack belongs to (the directory that
+    holds it), and each of its stacks must have one; any other project gets `config/baseline.json` unless
+    --policy-config names one."""
     from aiinfra.policy_eval import PolicyError, read_policy_config
 
     if args.no_policy:
@@ -251,10 +254,15 @@ def _policy_setup(args: argparse.Namespace, project_root: Path) -> tuple[Path, d
         raise UserError(f"no policy pack at {pack} (PulumiPolicy.yaml missing); pass --policy-pack DIR or --no-policy")
     if args.policy_config:
         config_path = Path(args.policy_config)
+    elif pack.resolve().parent == project_root.resolve():  # the pack's own project: each stack has its config
+        config_path = pack / "config" / f"{args.stack}.json"
+        if not config_path.is_file():  # a new environment: baseline would hide its profiles' rules
+            raise UserError(f"no policy config for stack '{args.stack}': {_shown_path(config_path)} does not exist; write "
+                            "it with `.venv/bin/python policies/aiinfra_policy/gen_config.py` (it reads the stack's "
+                            "compliance profiles and regions; a new environment name needs its entry in ENVIRONMENTS "
+                            "there), or pass --policy-config FILE or --no-policy")
     else:
-        per_stack = pack / "config" / f"{args.stack}.json"
-        own_project = pack.resolve().parent == project_root.resolve()
-        config_path = per_stack if (per_stack.is_file() and own_project) else pack / "config" / "baseline.json"
+        config_path = pack / "config" / "baseline.json"
     if not config_path.is_file():
         raise UserError(f"policy config {config_path} does not exist")
     try:
@@ -293,21 +301,28 @@ def _print_policy(report, config: str, after_summary: bool) -> None:  # noqa: AN
 
 
 def _catalog(args: argparse.Namespace) -> int:
+    import dataclasses
+
     from components import catalog
 
-    rows = [r for r in catalog.catalog_rows() if args.cloud in (None, r["cloud"])]
+    clouds = [c for c in ("aws", "gcp", "azure") if args.cloud in (None, c)]
+    tiers = [t for cloud in clouds for t in catalog.lustre_tiers(cloud)]
+    rows = [] if args.lustre else [r for r in catalog.catalog_rows() if r["cloud"] in clouds]
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps([dataclasses.asdict(t) for t in tiers] if args.lustre else rows, indent=2))
         return 0
-    print(f"{'cloud':6} {'instance type':28} {'accelerator':16} {'count':>5} {'GiB each':>8}")
+    if rows:
+        print(f"{'cloud':6} {'instance type':28} {'accelerator':16} {'count':>5} {'GiB each':>8}")
     for r in rows:
         print(f"{r['cloud']:6} {r['instance_type']:28} {r['accelerator']:16} {r['accelerator_count']:>5} {r['accelerator_memory_gib']:>8}")
-    print("\nLustre tiers:")
-    for cloud in ("aws", "gcp", "azure"):
-        if args.cloud in (None, cloud):
-            for t in catalog.lustre_tiers(cloud):
-                top = f"{t.max_gib} GiB" if t.max_gib else "no documented max"
-                print(f"  {cloud:6} {t.service_name:28} {t.throughput_mbps_per_tib:>5} MB/s/TiB  min {t.min_gib} GiB, step {t.step_gib} GiB, max {top}")
+        if args.sources:
+            print(f"{'':6} source: {r['source']}")
+    print(f"{chr(10) if rows else ''}Lustre tiers:")
+    for t in tiers:
+        top = f"{t.max_gib} GiB" if t.max_gib else "no documented max"
+        print(f"  {t.cloud:6} {t.service_name:28} {t.throughput_mbps_per_tib:>5} MB/s/TiB  min {t.min_gib} GiB, step {t.step_gib} GiB, max {top}")
+        if args.sources:
+            print(f"  {'':6} source: {t.source}")
     return 0
 
 

@@ -1,6 +1,6 @@
 """Benchmark (not a test): offline plan speed against the bare-SDK floor, CLI cold start, SDK imports.
 
-Prints figures measured in this run; asserts nothing. Run: `uv run python bench/plan_speed.py [--stack prod]`.
+Prints figures measured in this run; asserts nothing. Run: `.venv/bin/python bench/plan_speed.py [--stack prod]`.
   1. plan time of the stack vs the floor: the same number of plain resources registered on the same
      mock runtime, in the same process (warm: SDK modules already imported; cold: first plan incl. imports);
      and, to show where the gap lies, the plan's own registrations replayed as plain resources with the

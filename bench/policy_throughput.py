@@ -1,6 +1,6 @@
 """Benchmark (not a test): policy pack throughput over the Analyzer gRPC protocol, in resources per second.
 
-Run: `uv run python bench/policy_throughput.py [--plan PLAN.json] [--count 5000] [--runs 3]`. Prints, asserts nothing.
+Run: `.venv/bin/python bench/policy_throughput.py [--plan PLAN.json] [--count 5000] [--runs 3]`. Prints, asserts nothing.
 One pack process serves every run (as the CLI starts one per preview). Per plan it times, over gRPC:
   - Analyze: every custom resource, as `aiinfra plan` sends them (a few calls in flight);
   - AnalyzeStack: the whole stack once (the stack rules);

@@ -1,6 +1,6 @@
 """Regenerate docs derived from the code: the config reference and the JSON Schemas of the stack files.
 
-Run `uv run python scripts/gen_docs.py`; tests/spine/test_docs.py fails when the committed files are stale.
+Run `.venv/bin/python scripts/gen_docs.py`; tests/spine/test_docs.py fails when the committed files are stale.
 """
 
 from __future__ import annotations

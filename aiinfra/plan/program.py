@@ -42,8 +42,17 @@ def _program_environment(project: Project) -> Iterator[None]:
         # A program's own modules register resources at import time: forget them so the next plan reruns them.
         for name in set(sys.modules) - before:
             file = getattr(sys.modules[name], "__file__", None) or ""
-            if file.startswith(str(main_dir) + os.sep):
+            if file.startswith(str(main_dir) + os.sep) and not _installed(file):
                 del sys.modules[name]
+
+
+def _installed(file: str) -> bool:
+    """Whether a module file belongs to an installed package, not to the program: a project keeps its virtualenv in
+    its own directory (`virtualenv: venv`, as the templates do), and a provider SDK imported from there must stay
+    imported, since importing it again re-registers its package with the SDK, which refuses that."""
+    parts = Path(file).parts
+    return "site-packages" in parts or "dist-packages" in parts or \
+        any(file.startswith(prefix + os.sep) for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix})
 
 
 def plan_stack(project: Project, stack: str, organization: str = "organization") -> PlanResult:

@@ -181,6 +181,7 @@ class RecordingMonitor(mocks.MockMonitor):
         self.provider_inputs: dict[str, dict[str, Any]] = {}
         """The inputs of each explicit provider, by URN (what region an invoke through it answers for)."""
         self._lock = threading.Lock()  # the SDK calls RegisterResource from several executor threads
+        self._urns: set[str] = set()
         self._transforms = EngineTransforms()
         # PlanMocks answer from the echoed wire form unless a subclass overrides new_resource itself.
         self._echoes = isinstance(mocks_, PlanMocks) and type(mocks_).new_resource is PlanMocks.new_resource
@@ -196,6 +197,14 @@ class RecordingMonitor(mocks.MockMonitor):
                 type_ = f"{qualified}${type_}"
         return "urn:pulumi:" + "::".join([settings.get_stack(), settings.get_project(), type_, name])
 
+    def Invoke(self, request):  # noqa: N802 (gRPC method name)
+        # An argument still unknown (an ARN of a resource the preview creates, inside a list, where the SDK's own
+        # check, struct_contains_unknowns, does not look): the result is wholly unknown, as the engine answers an
+        # invoke whose inputs are pending creation, instead of a placeholder computed from a sentinel.
+        if request.tok != "pulumi:pulumi:getResource" and rpc.contains_unknowns(rpc.deserialize_properties(request.args)):
+            return resource_pb2.ResourceInvokeResponse(unknown=True)
+        return super().Invoke(request)
+
     def RegisterStackTransform(self, request):  # noqa: N802 (gRPC method name)
         self._transforms.register_stack_transform(request)
         return super().RegisterStackTransform(request)
@@ -204,8 +213,13 @@ class RecordingMonitor(mocks.MockMonitor):
         request = self._transforms.apply(request)  # the engine runs transforms before anything else
         inputs = wire_to_plain(json_format.MessageToDict(request.object))
         options = options_of(request)  # before anything is registered: the engine refuses a timeout it can't parse
+        urn = self.make_urn(request.parent, request.type, request.name)
+        with self._lock:
+            if urn in self._urns:  # the engine's check (pkg/diag/errors.go, GetDuplicateResourceURNError)
+                raise pulumi.RunError(f"Duplicate resource URN '{urn}'; try giving it a unique name")
+            self._urns.add(urn)
         if request.remote:
-            response = resource_pb2.RegisterResourceResponse(urn=self.make_urn(request.parent, request.type, request.name))
+            response = resource_pb2.RegisterResourceResponse(urn=urn)
         else:
             response = self._register(request, inputs)
         provider = request.provider

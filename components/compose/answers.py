@@ -84,14 +84,15 @@ def check_region(region: str, cloud: str, only: str = "") -> None:
 
 
 def check_accelerator(accelerator: str, cloud: str, prefer: tuple[str, ...]) -> None:
-    """A GPU model `cloud` offers; the fix suggests the first of `prefer` it offers (else its first model)."""
+    """A GPU model `cloud` offers; the fix suggests the name in lower case when that is offered ("L4" -> l4), else the
+    first of `prefer` it offers (else its first model)."""
     offered = catalog.accelerators_on(cloud)
     if accelerator in offered:
         return
     elsewhere = [c for c in catalog.clouds_offering(accelerator) if c != cloud]
     where = f" (it is offered on {', '.join(elsewhere)})" if elsewhere else " (`aiinfra catalog` lists the models)"
-    stop("accelerator", f"'{accelerator}' is not offered on {cloud}{where}; allowed on {cloud}: {', '.join(offered)}",
-         next((a for a in prefer if a in offered), offered[0]))
+    fix = accelerator.lower() if accelerator.lower() in offered else next((a for a in prefer if a in offered), offered[0])
+    stop("accelerator", f"'{accelerator}' is not offered on {cloud}{where}; allowed on {cloud}: {', '.join(offered)}", fix)
 
 
 def check_budget(text: str) -> int:

@@ -258,7 +258,10 @@ class GpuPoolSpec(SpecModel):
             raise FieldError("max_nodes", f"max_nodes ({self.max_nodes}) must be >= min_nodes ({self.min_nodes})")
         needs_reservation = self.capacity in (CapacityType.RESERVED, CapacityType.CAPACITY_BLOCK)
         if needs_reservation and not self.reservation:
-            raise FieldError("reservation", f"capacity '{self.capacity.value}' needs reservation (the reservation's ID or name)")
+            # The pool does not know its cloud here (the cloud checks run later): say which cloud a block is bought on.
+            what = ("'capacity_block' (AWS EC2 Capacity Blocks for ML, AWS only)" if self.capacity is CapacityType.CAPACITY_BLOCK
+                    else f"'{self.capacity.value}'")
+            raise FieldError("reservation", f"capacity {what} needs reservation (the reservation's ID or name)")
         if not needs_reservation and self.reservation:
             raise FieldError("reservation", f"reservation is only allowed with capacity 'reserved' or 'capacity_block', not '{self.capacity.value}'")
         return self

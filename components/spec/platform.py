@@ -35,10 +35,12 @@ class ComplianceSpec(SpecModel):
     """Which policy profiles apply, and where data may live."""
 
     profiles: list[ComplianceProfile] = [ComplianceProfile.BASELINE]
-    """Policy profiles enforced for this environment. Default: baseline only."""
+    """Policy profiles enforced for this environment: `policies/aiinfra_policy/gen_config.py` writes the stack's
+    policy config from them, and a rule of none of these profiles is disabled. Default: baseline only."""
     allowed_regions: list[str] | None = None
     """Data residency: the only regions any resource may be placed in, of any cloud (each must be a listed region).
-    Default: no restriction."""
+    Default: no restriction at load; the policy pack's `data-residency` rule then allows the regions the stack
+    declares."""
     data_zones: dict[Name, list[str]] = {}
     """Named residency zones, e.g. {"eu": ["eu-west-1", "europe-west4", "westeurope"]}. A bucket or file
     system with `data_zone: eu` may only live in those regions, and carries the label `data-zone=eu`

@@ -1,14 +1,19 @@
-"""Write policies/config/<env>.json (the CLI's policy-config format) from the registry and per-env settings.
+"""Write policies/config/<stack>.json (the CLI's and `pulumi preview --policy-pack-config`'s format), one per stack file.
 
-Run from the repository root: `uv run python policies/aiinfra_policy/gen_config.py`. A test fails when the
+Run from the repository root: `.venv/bin/python policies/aiinfra_policy/gen_config.py`. A test fails when the
 committed files differ from what this writes.
-"""
 
-from __future__ import annotations
+Two sources, so the pack and the platform cannot disagree: each stack file's `ai-infra:platform` gives its environment,
+its compliance profiles (which rules run), its allowed regions (`compliance.allowed_regions`, else the regions it
+declares) and its data zones; `ENVIRONMENTS` below gives, per environment, the decisions a platform spec does not
+hold: which severities block, which accelerators and how many GPUs are allowed, and the named privileged workloads.
+"""
 
 import json
 import sys
 from pathlib import Path
+
+import yaml
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -16,7 +21,7 @@ sys.path.insert(0, str(HERE.parent))
 from aiinfra_policy import load_rules  # noqa: E402
 
 CONFIG_DIR = HERE.parent / "config"
-PROD_REGIONS = ["us-east-1", "eu-west-1", "us-central1", "europe-west4", "eastus2", "westeurope"]
+STACKS_DIR = HERE.parents[1] / "stacks"
 AZURE_LUSTRE_CSI_NODE = ["kube-system/DaemonSet/csi-azurelustre-node-jammy", "kube-system/DaemonSet/csi-azurelustre-node-noble"]
 """`k8s-no-privileged-pods` exemptions: the Azure Lustre CSI driver's node plugins (components/k8s/azure_lustre.py,
 NODE_DAEMONSETS; a test keeps the two equal). A CSI node plugin mounts file systems on the host: it loads the Lustre
@@ -24,31 +29,44 @@ kernel modules and mounts with bidirectional propagation into kubelet's director
 runs on the host network as upstream's manifests do. AKS clusters of regions with Azure Managed Lustre run them; every
 other privileged or host-network workload stays flagged."""
 ENVIRONMENTS = {
-    # profiles, which severities are mandatory, parameters. dev has no Azure: no privileged workload is named.
-    "dev": {"profiles": ["baseline"], "mandatory": [], "params": {
-        "environment": "dev", "allowedRegions": ["us-east-1", "us-central1"],
+    # Which severities are mandatory, and parameters. dev has no Azure: no privileged workload is named.
+    "dev": {"mandatory": [], "params": {
         "allowedAccelerators": ["l4", "t4", "a10g", "tpu-v5e"], "maxGpusPerPool": 16, "maxGpusPerEnvironment": 32}},
-    "staging": {"profiles": ["baseline", "soc2", "hipaa"], "mandatory": ["critical", "high"], "params": {
-        "environment": "staging", "allowedRegions": ["us-east-1", "us-central1", "eastus2"],
+    "staging": {"mandatory": ["critical", "high"], "params": {
         "allowedAccelerators": ["h100-80gb", "l4", "a100-80gb", "tpu-v5e"], "maxGpusPerPool": 32, "maxGpusPerEnvironment": 128,
         "privilegedWorkloads": AZURE_LUSTRE_CSI_NODE}},
-    "prod": {"profiles": ["baseline", "soc2", "hipaa", "gdpr"], "mandatory": ["critical", "high", "medium", "low"], "params": {
-        "environment": "prod", "allowedRegions": PROD_REGIONS,
-        "dataZones": {"eu": ["eu-west-1", "europe-west4", "westeurope"]},
+    "prod": {"mandatory": ["critical", "high", "medium", "low"], "params": {
         "allowedAccelerators": ["h100-80gb", "h200-141gb", "trainium2", "l4", "a100-80gb", "tpu-v5p", "tpu-v6e"],
         "maxGpusPerPool": 64, "maxGpusPerEnvironment": 512, "privilegedWorkloads": AZURE_LUSTRE_CSI_NODE}},
-    # The default for `aiinfra plan --program` on any project: high-impact rules block, the rest advise.
-    # `environment: unknown`: rules that relax dev read each resource's environment tag (a template's dev stack).
-    "baseline": {"profiles": ["baseline"], "mandatory": ["critical", "high"], "params": {
-        "environment": "unknown", "privilegedWorkloads": AZURE_LUSTRE_CSI_NODE}},
 }
+BASELINE = {"profiles": ["baseline"], "mandatory": ["critical", "high"], "params": {
+    "environment": "unknown", "privilegedWorkloads": AZURE_LUSTRE_CSI_NODE}}
+"""`baseline.json`, the default for `aiinfra plan --program` on any project: high-impact rules block, the rest advise.
+`environment: unknown`: rules that relax dev read each resource's environment tag (a template's dev stack)."""
 ALWAYS_ADVISORY = {"azure-storage-no-shared-key", "azure-vnet-transit-encryption-enforced"}
 """Documented exceptions: Azure Managed Lustre's blob integration needs shared-key access on its account; Azure VNet
 encryption cannot drop unencrypted flows yet (every Azure network runs `transit_encryption: monitor`)."""
 
 
-def config_for(env: str) -> dict:
-    settings = ENVIRONMENTS[env]
+def stack_settings(stack_file: Path) -> dict:
+    """A stack's policy settings: its environment's decisions (ENVIRONMENTS) with the profiles, environment, allowed
+    regions and data zones of its platform."""
+    platform = (yaml.safe_load(stack_file.read_text()).get("config") or {}).get("ai-infra:platform") or {}
+    environment = platform.get("environment")
+    if environment not in ENVIRONMENTS:
+        raise SystemExit(f"{stack_file}: environment {environment!r} has no policy decisions; add it to ENVIRONMENTS in "
+                         f"{Path(__file__).name} (allowed now: {', '.join(ENVIRONMENTS)})")
+    compliance = platform.get("compliance") or {}
+    declared = sorted({region for cloud in (platform.get("clouds") or {}).values() for region in cloud.get("regions") or {}})
+    params = {"environment": environment, "allowedRegions": compliance.get("allowed_regions") or declared,
+              **({"dataZones": compliance["data_zones"]} if compliance.get("data_zones") else {}),
+              **ENVIRONMENTS[environment]["params"]}
+    # The spec's default profiles (components/spec/platform.py ComplianceSpec): baseline only.
+    return {"profiles": compliance.get("profiles") or ["baseline"], "mandatory": ENVIRONMENTS[environment]["mandatory"],
+            "params": params}
+
+
+def config_for(settings: dict) -> dict:
     out: dict = {}
     for r in load_rules():
         if not set(r.in_profiles) & set(settings["profiles"]):
@@ -61,7 +79,10 @@ def config_for(env: str) -> dict:
 
 
 def outputs() -> dict[Path, str]:
-    return {CONFIG_DIR / f"{env}.json": json.dumps(config_for(env), indent=2) + "\n" for env in ENVIRONMENTS}
+    """baseline.json, and <stack>.json for every stacks/Pulumi.<stack>.yaml."""
+    settings = {"baseline": BASELINE, **{path.name.removeprefix("Pulumi.").removesuffix(".yaml"): stack_settings(path)
+                                         for path in sorted(STACKS_DIR.glob("Pulumi.*.yaml"))}}
+    return {CONFIG_DIR / f"{name}.json": json.dumps(config_for(each), indent=2) + "\n" for name, each in settings.items()}
 
 
 if __name__ == "__main__":

@@ -133,6 +133,9 @@ def test_a_region_of_another_cloud_or_a_typo_names_the_region_key(
     ("gpu-training", {"cloud": "azure", "region": "eastus2", "accelerator": "l4"},
      "config accelerator: 'l4' is not offered on azure (it is offered on aws, gcp); allowed on azure: a10, a100-40gb, "
      "a100-80gb, h100-80gb, h100-nvl-94gb, h200-141gb, t4; set it with `pulumi config set accelerator h100-80gb`"),
+    ("gpu-training", {"cloud": "gcp", "region": "us-central1", "accelerator": "L4"},
+     "config accelerator: 'L4' is not offered on gcp (`aiinfra catalog` lists the models); allowed on gcp: a100-40gb, "
+     "a100-80gb, b200, h100-80gb, h100-mega-80gb, h200-141gb, l4; set it with `pulumi config set accelerator l4`"),
     ("inference-endpoint", {"cloud": "gcp", "accelerator": "a10g"},
      "config accelerator: 'a10g' is not offered on gcp (it is offered on aws); allowed on gcp: "),
     ("tpu-research", {"accelerator": "v5p:2x4"}, "config accelerator: 'v5p:2x4': topology '2x4' is not valid for tpu-v5p; "

@@ -111,14 +111,39 @@ def test_generated_configs_are_fresh_and_match_the_stacks() -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     stale = [p.name for p, text in module.outputs().items() if p.read_text() != text]
-    assert not stale, f"run `uv run python policies/aiinfra_policy/gen_config.py`: {stale}"
+    assert not stale, f"run `.venv/bin/python policies/aiinfra_policy/gen_config.py`: {stale}"
     stacks = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
-    assert sorted(set(module.ENVIRONMENTS) - {"baseline"}) == stacks, "every stack has its policy config, and only they"
+    written = sorted(p.stem for p in module.outputs())
+    assert written == sorted([*stacks, "baseline"]), "every stack has its policy config, and only they"
     for env in stacks:
         stack = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{env}.yaml").read_text())["config"]["ai-infra:platform"]
         config = json.loads((PACK / "config" / f"{env}.json").read_text())
         regions = sorted(r for cloud in stack["clouds"].values() for r in cloud["regions"])
         assert set(regions) <= set(config["data-residency"]["allowedRegions"]), env
+        # the stack's compliance profiles are what the pack runs: a rule of no declared profile is disabled
+        profiles = set(stack["compliance"]["profiles"])
+        for name, rule in RULES.items():
+            assert (config[name] == "disabled") == (not set(rule.in_profiles) & profiles), (env, name)
+
+
+def test_a_stack_gets_its_profiles_and_regions_from_its_platform(tmp_path: Path) -> None:
+    """The stack file is the one place an environment's compliance is declared: gen_config reads its profiles,
+    allowed regions (else the regions it declares) and data zones, and refuses an environment it has no decisions
+    for, naming where to add them."""
+    spec = importlib.util.spec_from_file_location("gen_config", PACK / "aiinfra_policy" / "gen_config.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    platform = {"environment": "prod", "compliance": {"profiles": ["baseline", "pci"], "data_zones": {"eu": ["eu-west-1"]}},
+                "clouds": {"aws": {"regions": {"eu-west-1": {}, "us-east-1": {}}}}}
+    stack = tmp_path / "Pulumi.prod-eu.yaml"
+    stack.write_text(yaml.safe_dump({"config": {"ai-infra:platform": platform}}))
+    settings = module.stack_settings(stack)
+    assert settings["profiles"] == ["baseline", "pci"] and settings["mandatory"] == module.ENVIRONMENTS["prod"]["mandatory"]
+    assert settings["params"]["allowedRegions"] == ["eu-west-1", "us-east-1"]
+    assert settings["params"]["dataZones"] == {"eu": ["eu-west-1"]} and settings["params"]["environment"] == "prod"
+    stack.write_text(yaml.safe_dump({"config": {"ai-infra:platform": {**platform, "environment": "qa"}}}))
+    with pytest.raises(SystemExit, match="environment 'qa' has no policy decisions; add it to ENVIRONMENTS in gen_config.py"):
+        module.stack_settings(stack)
 
 
 def test_pack_over_grpc_reports_violations_with_levels_and_urns() -> None:

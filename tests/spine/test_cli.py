@@ -37,6 +37,26 @@ def test_catalog_filters_by_cloud(capsys: pytest.CaptureFixture[str]) -> None:
     assert {r["cloud"] for r in json.loads(capsys.readouterr().out)} == {"azure"}
 
 
+def test_catalog_lustre_json_lists_the_tiers_with_their_sources(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["catalog", "--json", "--lustre", "--cloud", "aws"]) == 0
+    tiers = json.loads(capsys.readouterr().out)
+    assert {(t["service_name"], t["throughput_mbps_per_tib"]) for t in tiers} >= {("PERSISTENT_2", 125), ("PERSISTENT_2", 1000)}
+    assert all(t["cloud"] == "aws" and t["source"].startswith("https://docs.aws.amazon.com/") for t in tiers)
+    persistent = next(t for t in tiers if t["service_name"] == "PERSISTENT_2")
+    assert (persistent["min_gib"], persistent["step_gib"]) == (1200, 2400)
+
+
+def test_catalog_text_shows_each_facts_source_on_request(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["catalog", "--cloud", "gcp"]) == 0
+    assert "source:" not in capsys.readouterr().out
+    assert main(["catalog", "--cloud", "gcp", "--sources"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    row = next(i for i, line in enumerate(lines) if line.split()[:2] == ["gcp", "a3-highgpu-8g"])
+    assert lines[row + 1].strip().startswith("source: https://")
+    tier = next(i for i, line in enumerate(lines) if "managed-lustre" in line)
+    assert lines[tier + 1].strip().startswith("source: https://docs.cloud.google.com/managed-lustre/")
+
+
 def test_help_imports_no_pulumi_or_pydantic() -> None:
     # `aiinfra --help` must start fast: argparse only, heavy imports happen inside commands.
     code = ("import sys, aiinfra.cli as c\n"

@@ -21,7 +21,7 @@ def test_generated_docs_are_fresh() -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     stale = [str(path.relative_to(ROOT)) for path, text in module.outputs().items() if path.read_text() != text]
-    assert not stale, f"regenerate with `uv run python scripts/gen_docs.py`: {stale}"
+    assert not stale, f"regenerate with `.venv/bin/python scripts/gen_docs.py`: {stale}"
 
 
 @pytest.mark.parametrize("stack_file", sorted((ROOT / "stacks").glob("Pulumi.*.yaml")), ids=lambda p: p.name)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
+import pulumi
 import pytest
 from helpers import write_program
 
@@ -90,7 +92,7 @@ def test_a_relative_policy_pack_path_works(tmp_path: Path, monkeypatch: pytest.M
 @pytest.mark.parametrize(("stack", "own_project", "given", "chosen"), [
     ("prod", True, None, "config/prod.json"),          # ai-infra's own environments: their own settings
     ("dev", True, None, "config/dev.json"),
-    ("qa", True, None, "config/baseline.json"),        # an environment without a config of its own
+    ("qa", True, "config/staging.json", "config/staging.json"),  # a new stack, until gen_config writes its own
     ("prod", False, None, "config/baseline.json"),     # another project's `prod` is not ai-infra's prod
     ("prod", False, "config/staging.json", "config/staging.json"),  # --policy-config always wins
 ])
@@ -106,6 +108,21 @@ def test_the_policy_config_is_the_packs_own_environments_only_for_its_own_projec
     _, config, path = _policy_setup(args, pack.parent if own_project else tmp_path)
     assert path.resolve() == (pack / chosen).resolve()
     assert config == json.loads((pack / chosen).read_text())
+
+
+def test_a_stack_of_the_packs_own_project_without_its_config_is_refused_not_given_baseline() -> None:
+    """A new environment planned with baseline.json would pass its soc2/hipaa/gdpr rules unseen."""
+    import argparse
+
+    from aiinfra.cli import UserError, _policy_setup
+
+    pack = Path(__file__).resolve().parents[2] / "policies"
+    args = argparse.Namespace(no_policy=False, policy_pack=None, program=None, stack="qa", policy_config=None)
+    with pytest.raises(UserError) as err:
+        _policy_setup(args, pack.parent)
+    message = str(err.value)
+    assert message.startswith("no policy config for stack 'qa': ") and "config/qa.json does not exist" in message
+    assert "gen_config.py" in message and "ENVIRONMENTS" in message and "--policy-config FILE or --no-policy" in message
 
 
 def test_a_policy_config_naming_unknown_rules_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -375,3 +392,85 @@ def test_the_stack_names_the_organization_the_program_sees(tmp_path: Path, stack
     out = tmp_path / "plan.json"
     assert main(["plan", "--program", str(tmp_path), "--stack", stack, "--no-policy", "-q", "--json", str(out)]) == 0
     assert json.loads(out.read_text())["outputs"] == {"org": organization, "stack": "dev"}
+
+
+PROVIDER_SDK = """import pulumi
+
+
+class _Package(pulumi.runtime.ResourcePackage):  # what a provider SDK registers when it is imported
+    def version(self):
+        return None
+
+    def construct_provider(self, name, typ, urn):
+        raise NotImplementedError
+
+
+pulumi.runtime.register_resource_package("fakeprov", _Package())
+"""
+
+
+def test_a_virtualenv_inside_the_project_is_not_reimported_by_the_next_plan(tmp_path: Path) -> None:
+    """The templates keep their virtualenv in the project (`virtualenv: venv`); a provider SDK imported from there
+    registers its package once per process, and importing it again for the next plan (or the policy evaluation) would
+    fail with "Cannot re-register package". The program's own modules are still run afresh each time."""
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
+    (site / "fakeprov").mkdir(parents=True)
+    (site / "fakeprov" / "__init__.py").write_text(PROVIDER_SDK)
+    (tmp_path / "naming.py").write_text("import pulumi\npulumi.CustomResource('x:index:Thing', 'from-helper', {})\n")
+    program = write_program(tmp_path, f"import sys\nsys.path.insert(0, {str(site)!r})\nimport fakeprov\nimport naming\n")
+    try:
+        for _ in range(2):
+            result = plan_stack(load_project(program), "dev")
+            assert [r.name for r in result.of_type("x:index:Thing")] == ["from-helper"]
+        assert "fakeprov" in sys.modules and "naming" not in sys.modules
+    finally:
+        sys.modules.pop("fakeprov", None)
+
+
+def test_two_resources_with_one_urn_fail_the_plan_as_the_engine_fails_the_preview(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    program = write_program(tmp_path, "import pulumi_aws as aws\naws.s3.Bucket('logs')\naws.s3.Bucket('logs', force_destroy=True)\n")
+    assert main(["plan", "--program", str(program), "--stack", "dev", "--no-policy", "-q"]) == 1
+    err = capsys.readouterr().err
+    assert err == ("error: Duplicate resource URN 'urn:pulumi:dev::x::aws:s3/bucket:Bucket::logs'; "
+                   "try giving it a unique name\n")
+
+
+BOXES = """import pulumi, pulumi_aws as aws
+class Box(pulumi.ComponentResource):
+    def __init__(self, name, child):
+        super().__init__('x:index:Box', name)
+        aws.s3.Bucket(child, opts=pulumi.ResourceOptions(parent=self))
+Box('a', 'a-logs'); Box('b', {second!r})
+aws.s3.Bucket('logs')
+aws.sqs.Queue('logs')
+"""
+
+
+def test_the_same_name_under_a_parent_or_of_another_type_is_not_a_duplicate(tmp_path: Path) -> None:
+    result = plan_stack(load_project(write_program(tmp_path, BOXES.format(second="b-logs"))), "dev")
+    assert len(result.of_type("aws:s3/bucket:Bucket")) == 3
+
+
+def test_children_of_two_components_of_one_type_need_names_of_their_own(tmp_path: Path) -> None:
+    """A URN holds the parent's type, not its name: two Boxes' children named alike collide, as in the engine."""
+    with pytest.raises(pulumi.RunError, match=re.escape("Duplicate resource URN 'urn:pulumi:dev::x::x:index:Box$aws:s3/bucket:Bucket::a-logs'")):
+        plan_stack(load_project(write_program(tmp_path, BOXES.format(second="a-logs"))), "dev")
+
+
+def test_an_invoke_given_a_value_the_preview_does_not_know_yet_answers_unknown(tmp_path: Path) -> None:
+    """A policy document naming a bucket the preview creates: the SDK sends the unknown ARN inside a list (its own
+    check looks only at top-level values and objects), and the plan answers the invoke wholly unknown, as the engine
+    does, instead of failing on the placeholder."""
+    program = write_program(tmp_path, (
+        "import pulumi, pulumi_aws as aws\n"
+        "bucket = aws.s3.Bucket('data')\n"
+        "doc = aws.iam.get_policy_document_output(statements=[{'actions': ['s3:GetObject'],\n"
+        "      'resources': [bucket.arn.apply(lambda a: f'{a}/*')]}])\n"
+        "aws.iam.Policy('read', policy=doc.json)\n"
+        "plain = aws.iam.get_policy_document(statements=[{'actions': ['s3:ListBucket'], 'resources': ['arn:aws:s3:::x']}])\n"
+        "aws.iam.Policy('list', policy=plain.json)\n"))
+    result = plan_stack(load_project(program), "dev")
+    policies = {r.name: r.inputs for r in result.of_type("aws:iam/policy:Policy")}
+    assert policies["read"]["policy"] == UNKNOWN
+    assert json.loads(policies["list"]["policy"])["Statement"][0]["Action"] in ("s3:ListBucket", ["s3:ListBucket"])

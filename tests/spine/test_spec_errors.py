@@ -45,6 +45,8 @@ CASES = [
     ("mig-profile-not-offered", f"{A}/gpu_pools/train/sharing", {"mode": "mig", "mig_profile": "9g.999gb"}, f"{AWS_REGION}.gpu_pools.train.sharing.mig_profile", ["9g.999gb", "allowed"]),
     ("mps-not-on-aws", f"{A}/gpu_pools/train/sharing", {"mode": "mps", "replicas_per_gpu": 4}, f"{AWS_REGION}.gpu_pools.train.sharing.mode", ["mps", "GKE"]),
     ("reserved-without-reservation", f"{A}/gpu_pools/train/capacity", "reserved", f"{AWS_REGION}.gpu_pools.train.reservation", ["reservation"]),
+    ("capacity-block-without-reservation-on-gcp", f"{G}/gpu_pools/l4-spot", {"accelerator": "l4", "capacity": "capacity_block"},
+     f"{GCP_REGION}.gpu_pools.l4-spot.reservation", ["capacity 'capacity_block' (AWS EC2 Capacity Blocks for ML, AWS only) needs reservation"]),
     ("flex-start-on-aws", f"{A}/gpu_pools/train/capacity", "flex_start", f"{AWS_REGION}.gpu_pools.train.capacity", ["flex_start", "gcp-only"]),
     ("pool-without-cluster", f"{A}/cluster", DELETE, f"{AWS_REGION}.gpu_pools.train", ["cluster"]),
     ("bad-pool-name", f"{A}/gpu_pools/Train_1", {"accelerator": "l4"}, f"{AWS_REGION}.gpu_pools.Train_1", ["'Train_1'", "lower-case"]),
