@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .common import OPEN_CIDRS, aws_ssl_policy_tls12, port_range_hits
-from .props import as_json, get, items, need
+from .props import as_json, get, items, log_named, need
 from .registry import Context, rule
 
 S3_PAB = ("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",)
@@ -17,10 +17,17 @@ KMS_ALGORITHMS = ("aws:kms", "aws:kms:dsse")
 """S3 default-encryption algorithms that use a KMS key (DSSE-KMS adds a second layer on top of SSE-KMS)."""
 EKS_CLUSTER = ("aws:eks/cluster:Cluster",)
 LAUNCH_TEMPLATE = ("aws:ec2/launchTemplate:LaunchTemplate",)
-SG_TYPES = ("aws:ec2/securityGroup:SecurityGroup", "aws:ec2/securityGroupRule:SecurityGroupRule",
-            "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
+SG_TYPES = ("aws:ec2/securityGroup:SecurityGroup", "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup",
+            "aws:ec2/securityGroupRule:SecurityGroupRule", "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
+INLINE_INGRESS = SG_TYPES[:2]
+"""Security groups that take their rules inline, as `ingress[]` of the same shape."""
 IAM_POLICIES = ("aws:iam/policy:Policy", "aws:iam/rolePolicy:RolePolicy", "aws:iam/userPolicy:UserPolicy",
                 "aws:iam/groupPolicy:GroupPolicy")
+IAM_ROLE = "aws:iam/role:Role"
+IAM_EXCLUSIVE = ("aws:iam/rolePolicyAttachmentsExclusive:RolePolicyAttachmentsExclusive",
+                 "aws:iam/userPolicyAttachmentsExclusive:UserPolicyAttachmentsExclusive",
+                 "aws:iam/groupPolicyAttachmentsExclusive:GroupPolicyAttachmentsExclusive")
+"""Resources that attach a list of managed policies (`policyArns`), as a Role's deprecated `managedPolicyArns` does."""
 ENC = {"HIPAA": ("164.312(a)(2)(iv)",), "SOC2": ("CC6.1",), "PCI-DSS-v4": ("3.5.1",), "GDPR": ("Art.32",), "NIST-800-53": ("SC-28",)}
 EXPOSURE = {"HIPAA": ("164.312(e)(1)",), "SOC2": ("CC6.6",), "PCI-DSS-v4": ("1.3.1",), "NIST-800-53": ("SC-7",)}
 LOGGING = {"HIPAA": ("164.312(b)",), "SOC2": ("CC7.2",), "PCI-DSS-v4": ("10.2.1",), "NIST-800-53": ("AU-12",)}
@@ -42,8 +49,8 @@ def s3_public_access_block(props: Any, ctx: Context) -> Iterator[str]:
 def s3_kms(props: Any, ctx: Context) -> Iterator[str]:
     for default in sse_defaults(ctx.type, props):
         algorithm = need(default, "sseAlgorithm")
-        if algorithm == "AES256" and "log" in ctx.name:
-            continue  # S3 server access logs can only be delivered to SSE-S3 buckets (named *log*)
+        if algorithm == "AES256" and log_named(ctx.name):
+            continue  # S3 server access logs can only be delivered to SSE-S3 buckets (named with a log/logs segment)
         if algorithm not in KMS_ALGORITHMS:
             yield f"default encryption is {algorithm}; use aws:kms with a customer-managed key"
         elif not get(default, "kmsMasterKeyId"):
@@ -77,12 +84,13 @@ def eks_endpoint(props: Any, ctx: Context) -> Iterator[str]:
             yield "the EKS API endpoint is public to the whole internet (publicAccessCidrs includes 0.0.0.0/0 or is unset)"
 
 
-@rule("aws-eks-secrets-encryption", "Checks whether EKS envelope-encrypts Kubernetes secrets with a KMS key.",
+@rule("aws-eks-secrets-encryption", "Checks whether EKS envelope-encrypts Kubernetes secrets with a customer-managed KMS key.",
       severity="high", types=EKS_CLUSTER, remediation="Add encryptionConfig {resources: [secrets], provider: {keyArn}}.",
       frameworks={**ENC, "CIS": ("EKS 5.3.1",)})
 def eks_secrets(props: Any, ctx: Context) -> Iterator[str]:
     if "secrets" not in list(items(props, "encryptionConfig.resources")):
-        yield "Kubernetes secrets are not envelope-encrypted with a KMS key"
+        # EKS 1.28+ envelope-encrypts all API data with an AWS-owned key by default: the gap is the customer-managed key.
+        yield "Kubernetes secrets are not encrypted with a customer-managed KMS key"
 
 
 @rule("aws-eks-control-plane-logs", "Checks whether EKS sends api, audit and authenticator logs to CloudWatch.",
@@ -115,6 +123,8 @@ def eks_access(props: Any, ctx: Context) -> Iterator[str]:
       frameworks={**ENC, "CIS": ("AWS 2.2.1",)})
 def lt_volumes(props: Any, ctx: Context) -> Iterator[str]:
     for mapping in items(props, "blockDeviceMappings"):
+        if get(mapping, "ebs") is None:
+            continue  # an instance-store volume (virtualName ephemeralN) or a suppressed one (noDevice): no EBS
         if str(need(mapping, "ebs.encrypted", "false")).lower() != "true":
             yield f"volume {get(mapping, 'deviceName', '?')} is not encrypted"
         elif not get(mapping, "ebs.kmsKeyId"):
@@ -126,7 +136,11 @@ def lt_volumes(props: Any, ctx: Context) -> Iterator[str]:
       remediation="Set metadataOptions {httpTokens: required, httpPutResponseHopLimit: 1}.",
       frameworks={"SOC2": ("CC6.6",), "PCI-DSS-v4": ("2.2.1",), "NIST-800-53": ("SC-7",), "CIS": ("AWS 5.6",)})
 def imdsv2(props: Any, ctx: Context) -> Iterator[str]:
-    if need(props, "metadataOptions.httpTokens") != "required":
+    # An instance launched from a template takes the template's metadata options (this rule checks the template);
+    # it is judged only on what it overrides.
+    templated = ctx.type == "aws:ec2/instance:Instance" and get(props, "launchTemplate")
+    tokens = need(props, "metadataOptions.httpTokens")
+    if tokens != "required" and not (templated and tokens is None):
         yield "IMDSv1 is allowed: set metadataOptions.httpTokens to required"
     hops = need(props, "metadataOptions.httpPutResponseHopLimit", 1)
     if int(hops) > 1:
@@ -142,8 +156,10 @@ def no_public_ip(props: Any, ctx: Context) -> Iterator[str]:
     public = need(props, "associatePublicIpAddress") if ctx.type == "aws:ec2/instance:Instance" else None
     if public is True:
         yield "the instance gets a public IP address"
-    elif (public is None and ctx.type == "aws:ec2/instance:Instance"
-          and get(props, "subnetId") is None and not get(props, "networkInterfaces")):
+    elif (public is None and ctx.type == "aws:ec2/instance:Instance" and get(props, "subnetId") is None
+          and not any(get(props, k) for k in ("networkInterfaces", "primaryNetworkInterface", "launchTemplate"))):
+        # An existing network interface (primaryNetworkInterface, networkInterfaces) or a launch template names the
+        # subnet; the template's interfaces are checked as the template.
         # EC2: "If launching into a default subnet, the default value is true" (InstanceNetworkInterfaceSpecification).
         yield ("the instance names no subnet, so it launches in a default subnet of the default VPC, where instances "
                "get a public IP address unless associatePublicIpAddress is false")
@@ -192,7 +208,7 @@ def kms_rotation(props: Any, ctx: Context) -> Iterator[str]:
 
 
 def _sg_rules(props: Any, ctx: Context) -> Iterator[dict]:
-    if ctx.type == "aws:ec2/securityGroup:SecurityGroup":
+    if ctx.type in INLINE_INGRESS:
         yield from items(props, "ingress")
     elif ctx.type == "aws:ec2/securityGroupRule:SecurityGroupRule":
         if need(props, "type") == "ingress":
@@ -231,16 +247,22 @@ def lb_tls(props: Any, ctx: Context) -> Iterator[str]:
             yield "plain-HTTP listener that does not redirect to HTTPS"
 
 
-def _statements(document: Any) -> Iterator[dict]:
+def policy_statements(document: Any) -> Iterator[dict]:
+    """The statements of an IAM policy document (one statement may stand alone, not in a list)."""
     statements = (document or {}).get("Statement", []) if isinstance(document, dict) else []
     yield from ([statements] if isinstance(statements, dict) else statements)
 
 
 @rule("aws-iam-no-wildcard-policy", "Checks whether IAM policies avoid allowing every action on every resource.",
-      severity="critical", types=IAM_POLICIES, remediation="Name the actions and resources the workload needs.",
+      severity="critical", types=(*IAM_POLICIES, IAM_ROLE), remediation="Name the actions and resources the workload needs.",
       frameworks={**PRIVILEGE, "CIS": ("AWS 1.16",)})
 def iam_wildcards(props: Any, ctx: Context) -> Iterator[str]:
-    for statement in _statements(as_json(need(props, "policy"), "policy")):
+    if ctx.type == IAM_ROLE:  # a role's inline policies, `inlinePolicies[].policy` (an empty entry has none)
+        documents = [as_json(need(p, "policy"), f"inlinePolicies.{i}.policy")
+                     for i, p in enumerate(items(props, "inlinePolicies")) if need(p, "policy") is not None]
+    else:
+        documents = [as_json(need(props, "policy"), "policy")]
+    for statement in (s for document in documents for s in policy_statements(document)):
         if statement.get("Effect") != "Allow":
             continue
         actions = statement.get("Action", [])
@@ -255,10 +277,13 @@ def iam_wildcards(props: Any, ctx: Context) -> Iterator[str]:
 
 @rule("aws-iam-no-admin-attachment", "Checks whether roles and users avoid the AdministratorAccess managed policy.",
       severity="critical", types=("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "aws:iam/userPolicyAttachment:UserPolicyAttachment",
-                                  "aws:iam/groupPolicyAttachment:GroupPolicyAttachment", "aws:iam/policyAttachment:PolicyAttachment"),
+                                  "aws:iam/groupPolicyAttachment:GroupPolicyAttachment", "aws:iam/policyAttachment:PolicyAttachment",
+                                  IAM_ROLE, *IAM_EXCLUSIVE),
       remediation="Attach least-privilege policies; workloads get IRSA roles scoped to what they call.",
       frameworks={**PRIVILEGE, "CIS": ("AWS 1.16",)})
 def iam_admin(props: Any, ctx: Context) -> Iterator[str]:
-    arn = str(need(props, "policyArn", ""))
-    if arn.endswith(":policy/AdministratorAccess") or arn.endswith(":policy/PowerUserAccess"):
-        yield f"attaches {arn.rsplit('/', 1)[-1]}"
+    lists = {IAM_ROLE: "managedPolicyArns", **dict.fromkeys(IAM_EXCLUSIVE, "policyArns")}
+    arns = items(props, lists[ctx.type]) if ctx.type in lists else [need(props, "policyArn", "")]
+    for arn in map(str, arns):
+        if arn.endswith(":policy/AdministratorAccess") or arn.endswith(":policy/PowerUserAccess"):
+            yield f"attaches {arn.rsplit('/', 1)[-1]}"

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
-from .aws import ENC, EXPOSURE, KMS_ALGORITHMS, LOGGING, S3_BUCKETS, S3_SSE, sse_defaults
+from .aws import ENC, EXPOSURE, KMS_ALGORITHMS, LOGGING, S3_BUCKETS, S3_SSE, policy_statements, sse_defaults
 from .props import Unknown, Unknowns, as_json, get, is_unknown, need, plain
 from .registry import Context, rule
 
@@ -56,15 +55,30 @@ def _by_type(resources: list[Any], *types: str) -> list[Any]:
     return [r for r in resources if r.resource_type in types]
 
 
-def _targets(resources: list[Any], types: tuple[str, ...], prop: str = "bucket") -> dict[str, Any]:
-    """Side resources keyed by the bucket they configure (matched by reference or by dependency)."""
+def _urns(resources: Any) -> set[str]:
+    return {getattr(r, "urn", str(r)) for r in resources or []}
+
+
+def _targets(resources: list[Any], types: tuple[str, ...]) -> dict[str, Any]:
+    """Side resources of `types` keyed by the URN of the bucket they configure. A side names its bucket in `bucket`
+    (its id or name). Only when that is unknown (the id of a bucket made in the same update) is it the one bucket its
+    `bucket` property depends on, else the one bucket among all its dependencies: a log bucket's policy also depends
+    on the buckets whose ARNs it names, and is not theirs. Two sides of one bucket: the first by URN, in any order."""
+    buckets = _by_type(resources, *S3_BUCKETS)
+    owners: dict[str, set[str]] = {}
+    for bucket in buckets:
+        for ref in _bucket_refs(bucket):
+            owners.setdefault(ref, set()).add(bucket.urn)
     found: dict[str, Any] = {}
-    for r in _by_type(resources, *types):
-        ref = get(r.props, prop)
-        if ref is not None:
-            found[str(ref)] = r
-        for dep in getattr(r, "dependencies", []) or []:
-            found.setdefault(getattr(dep, "urn", str(dep)), r)
+    for side in sorted(_by_type(resources, *types), key=lambda r: r.urn):
+        ref = get(side.props, "bucket")
+        if isinstance(ref, str) and not is_unknown(ref):
+            targets = owners.get(ref, set())  # none: a bucket outside the stack
+        else:
+            by_property = _urns((getattr(side, "property_dependencies", None) or {}).get("bucket"))
+            targets = (by_property or _urns(getattr(side, "dependencies", None))) & {b.urn for b in buckets}
+        if len(targets) == 1:
+            found.setdefault(targets.pop(), side)
     return found
 
 
@@ -81,10 +95,7 @@ def _missing_side(resources: list[Any], types: tuple[str, ...]) -> Iterator[Any]
     """(bucket, its side resource of `types` or None) for each bucket."""
     side = _targets(resources, types)
     for bucket in _by_type(resources, *S3_BUCKETS):
-        if not _bucket_refs(bucket) & set(side):
-            yield bucket, None
-        else:
-            yield bucket, next(side[ref] for ref in _bucket_refs(bucket) if ref in side)
+        yield bucket, side.get(bucket.urn)
 
 
 @rule("aws-s3-bucket-public-access-blocked", "Checks whether every S3 bucket has a public access block.",
@@ -123,6 +134,16 @@ def buckets_versioned(resources: list[Any], ctx: Context) -> Iterator[tuple[str,
             yield bucket.urn, f"versioning is {status or 'not configured'}; enable it so deletes and overwrites can be undone"
 
 
+def _denies_plain_http(policy: Any) -> bool:
+    """Whether a policy document has a Deny statement conditioned on aws:SecureTransport being false."""
+    for statement in policy_statements(plain(policy)):
+        for test in (statement.get("Condition") or {}).values() if statement.get("Effect") == "Deny" else ():
+            value = test.get("aws:SecureTransport") if isinstance(test, dict) else None
+            if any(str(v).lower() == "false" for v in (value if isinstance(value, list) else [value])):
+                return True
+    return False
+
+
 @rule("aws-s3-bucket-tls-only", "Checks whether every S3 bucket policy denies requests without TLS.",
       severity="high", remediation="Add a bucket policy statement denying s3:* when aws:SecureTransport is false.",
       frameworks={"HIPAA": ("164.312(e)(1)",), "SOC2": ("CC6.7",), "PCI-DSS-v4": ("4.2.1",), "NIST-800-53": ("SC-8",), "CIS": ("AWS 2.1.2",)})
@@ -130,9 +151,13 @@ def buckets_tls(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]
     unknowns = Unknowns()  # a policy naming ARNs not yet assigned is unknown in preview; the other buckets are checked
     for bucket, side in _missing_side(resources, ("aws:s3/bucketPolicy:BucketPolicy",)):
         with unknowns.skip():
+            # Bucket and BucketV2 take an inline `policy` too; unknown (a preview's computed output) it counts as unset.
+            inline = get(bucket.props, "policy")
+            if inline is not None and not is_unknown(inline) and _denies_plain_http(as_json(inline, "policy")):
+                continue
             # The SDK also takes the policy as an object (a PolicyDocument), which goes on the wire as one.
             policy = as_json(need(side.props, "policy"), "policy") if side is not None else None
-            if not isinstance(policy, dict) or "aws:SecureTransport" not in json.dumps(plain(policy)):
+            if not _denies_plain_http(policy):
                 yield bucket.urn, "no bucket policy denies non-TLS (aws:SecureTransport=false) requests"
     unknowns.raise_first()
 

@@ -41,8 +41,12 @@ def aks_rbac(props: Any, ctx: Context) -> Iterator[str]:
       severity="medium", types=AKS, remediation="Set networkProfile.networkPolicy to cilium, calico or azure.",
       frameworks={"SOC2": ("CC6.6",), "PCI-DSS-v4": ("1.3.1",), "NIST-800-53": ("SC-7",), "CIS": ("AKS 5.4.4",)})
 def aks_network_policy(props: Any, ctx: Context) -> Iterator[str]:
-    if not need(props, "networkProfile.networkPolicy"):
+    engine = need(props, "networkProfile.networkPolicy")
+    if not engine:
         yield "no network policy engine: NetworkPolicies are not enforced"
+    # "none" is a valid NetworkPolicy value too: "Network policies will not be enforced" (azure-native enum).
+    elif str(engine).lower() not in ("azure", "calico", "cilium"):
+        yield f"networkProfile.networkPolicy is {engine}: NetworkPolicies are not enforced"
 
 
 @rule("azure-aks-disk-encryption", "Checks whether AKS node disks use a customer-managed disk encryption set.",
@@ -97,7 +101,8 @@ def storage_transport(props: Any, ctx: Context) -> Iterator[str]:
 @rule("azure-storage-cmk", "Checks whether storage accounts encrypt with a customer-managed Key Vault key.",
       severity="high", types=STORAGE, remediation="Set encryption.keySource Microsoft.Keyvault with keyVaultProperties.", frameworks=ENC)
 def storage_cmk(props: Any, ctx: Context) -> Iterator[str]:
-    if need(props, "encryption.keySource", "Microsoft.Storage") != "Microsoft.Keyvault":
+    # The API reads keySource case-insensitively ("Possible values (case-insensitive)", azure-native KeySource).
+    if str(need(props, "encryption.keySource", "Microsoft.Storage")).lower() != "microsoft.keyvault":
         yield "the account uses Microsoft-managed keys"
 
 

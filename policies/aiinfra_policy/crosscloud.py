@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from .common import ALLOWED_REGIONS, ENVIRONMENT
-from .props import Unknowns, get, is_unknown, items, named_entries, need
+from .props import Unknown, Unknowns, get, is_unknown, items, named_entries, need
 from .registry import Context, rule
+from .tpu import tpu_slice
 
 EKS_POOL, GKE_POOL, AKS_POOL = "aws:eks/nodeGroup:NodeGroup", "gcp:container/nodePool:NodePool", "azure-native:containerservice:AgentPool"
 POOLS = (EKS_POOL, GKE_POOL, AKS_POOL)
@@ -20,6 +21,10 @@ GKE_CLUSTER, AKS_CLUSTER = "gcp:container/cluster:Cluster", "azure-native:contai
 POOL_HOLDERS = (*POOLS, GKE_CLUSTER, AKS_CLUSTER)
 """Pool resources, and the clusters that declare pools inline (GKE `nodePools[]` and its default pool, AKS
 `agentPoolProfiles[]`): the cloud creates those pools too, so the pool rules read them."""
+TPU_VM, TPU_QUEUED = "gcp:tpu/v2Vm:V2Vm", "gcp:tpu/v2QueuedResource:V2QueuedResource"
+ACCELERATOR_HOLDERS = (*POOL_HOLDERS, TPU_VM, TPU_QUEUED)
+"""What the accelerator cost rules read: the pool holders, and Cloud TPU VMs and queued resources (one slice per VM
+or node spec, outside any cluster, so no taint or dev-pool rule applies to them)."""
 ACCEL_TAINTS = ("nvidia.com/gpu", "aws.amazon.com/neuron", "google.com/tpu")
 _TPU_MACHINE = re.compile(r"^ct\w+-\w+-(\d+)t$")
 _GCP_GPU_NAME = re.compile(r"^nvidia-(tesla-)?")
@@ -43,11 +48,22 @@ class Pool:
     taints: list[str]
     zones: int = 1
     """Zones the pool's per-zone node counts were multiplied by (1 when its counts are totals)."""
+    models: tuple[str, ...] = ()
+    """Every model the pool may launch (an EKS node group lists several instance types); empty: just `accelerator`."""
 
     def scale(self) -> str:
         """How max_nodes x per_node came about, for messages."""
         nodes = f"{self.zones} zones x {self.max_nodes // self.zones}" if self.zones > 1 else str(self.max_nodes)
         return f"{nodes} x {self.per_node}"
+
+
+def _tpu_pools(type_: str, props: Any) -> Iterator[tuple[str, Pool]]:
+    """A TPU VM is one slice; a queued resource one per node spec (pulumi-gcp 10.2 gives its nodes acceleratorType
+    only). A slice runs while it exists: min = max = 1 (spot is not read: no rule that reads it covers slices)."""
+    nodes = [("", props)] if type_ == TPU_VM else [(f"node {get(spec, 'nodeId') or index}: ", get(spec, "node") or {})
+                                                  for index, spec in enumerate(items(props, "tpu.nodeSpecs"))]
+    for label, node in nodes:
+        yield label, Pool(*tpu_slice(need(node, "acceleratorType"), need(node, "acceleratorConfig")), 1, 1, False, [])
 
 
 def _first(props: Any, *paths: str) -> Any:
@@ -99,24 +115,30 @@ def pool_of(type_: str, props: Any, cluster: Any = None) -> Pool:
     """What a node pool carries, from the inputs each cloud's API receives (raises Unknown when it can't tell);
     `cluster` is the props of the cluster that declares the pool inline, for a GKE pool's zones."""
     if type_ == EKS_POOL:
-        kinds = need(props, "instanceTypes", []) or []
-        model, count = _table().get(f"aws:{kinds[0]}", (None, 0)) if kinds else (None, 0)
+        kinds = list(items(props, "instanceTypes"))
+        if not kinds and get(props, "launchTemplate"):
+            raise Unknown("instanceTypes")  # the instance type is in the launch template, which this can't read
+        # Any listed type may be launched: count the largest, and keep every model for allowed-accelerators.
+        found = sorted((_table()[f"aws:{k}"] for k in kinds if f"aws:{k}" in _table()), key=lambda m: -m[1])
+        model, count = found[0] if found else (None, 0)
         taints = [f"{need(t, 'key')}:{need(t, 'effect')}" for t in items(props, "taints")]
         return Pool(model, count, int(need(props, "scalingConfig.minSize", 0)), int(need(props, "scalingConfig.maxSize", 0)),
-                    need(props, "capacityType", "ON_DEMAND") == "SPOT", taints)
+                    need(props, "capacityType", "ON_DEMAND") == "SPOT", taints, models=tuple(dict.fromkeys(m for m, _ in found)))
     if type_ == GKE_POOL:
         machine = str(need(props, "nodeConfig.machineType", ""))
         accels = list(items(props, "nodeConfig.guestAccelerators"))
         if accels:
             model = _GCP_GPU_NAME.sub("", str(get(accels[0], "type"))).replace("tesla-", "")
             count = int(need(accels[0], "count", 0))
+        elif f"gcp:{machine}" in _table():  # the catalog names the TPU generation (tpu-v5e, tpu-v5p, ...)
+            model, count = _table()[f"gcp:{machine}"]
         elif (tpu := _TPU_MACHINE.match(machine)) is not None:
-            model, count = "tpu", int(tpu.group(1))
+            model, count = f"tpu ({machine})", int(tpu.group(1))  # a generation the catalog lacks: allowed by no name
         else:
-            model, count = _table().get(f"gcp:{machine}", (None, 0))
+            model, count = None, 0
         low, high, zones = _gke_counts(props, cluster or {})
         taints = [f"{need(t, 'key')}:{need(t, 'effect')}" for t in items(props, "nodeConfig.taints")]
-        if model and model != "tpu":
+        if model and not model.startswith("tpu"):
             taints.append("nvidia.com/gpu:NO_SCHEDULE")  # GKE adds this taint to every GPU node pool itself
         spot = need(props, "nodeConfig.spot", False) is True or need(props, "nodeConfig.preemptible", False) is True
         return Pool(model, count, low, high, spot, taints, zones)
@@ -136,6 +158,8 @@ def pools_in(type_: str, props: Any, separate: frozenset[str] = frozenset(),
     props of a pool resource's cluster, when known (a GKE pool without nodeLocations takes the cluster's)."""
     if type_ in POOLS:
         yield "", pool_of(type_, props, cluster)
+    elif type_ in (TPU_VM, TPU_QUEUED):
+        yield from _tpu_pools(type_, props)
     elif type_ == AKS_CLUSTER:
         for label, entry in named_entries(props, "agentPoolProfiles", "agent pool"):
             if get(entry, "name") not in separate:
@@ -159,23 +183,24 @@ def pools_in(type_: str, props: Any, separate: frozenset[str] = frozenset(),
       frameworks={"SOC2": ("CC9.1",), "NIST-800-53": ("SC-6",)})
 def pool_tainted(props: Any, ctx: Context) -> Iterator[str]:
     for label, pool in pools_in(ctx.type, props):
-        if pool.accelerator and pool.accelerator != "tpu" and not any(t.startswith(ACCEL_TAINTS) for t in pool.taints):
+        if pool.accelerator and not pool.accelerator.startswith("tpu") and not any(t.startswith(ACCEL_TAINTS) for t in pool.taints):
             yield f"{label}{pool.accelerator} pool has no accelerator taint: CPU pods can land on GPU nodes"
 
 
-@rule("allowed-accelerators", "Checks whether node pools use only the accelerator models allowed for the environment.",
-      severity="high", types=POOL_HOLDERS, remediation="Use an accelerator from allowedAccelerators or extend the list in the policy config.",
+@rule("allowed-accelerators", "Checks whether node pools and Cloud TPU slices use only the accelerator models allowed for the environment.",
+      severity="high", types=ACCELERATOR_HOLDERS, remediation="Use an accelerator from allowedAccelerators or extend the list in the policy config.",
       frameworks=COST, config={"allowedAccelerators": {"type": "array", "items": {"type": "string"}, "default": [],
                                                       "description": "Accelerator models allowed (catalog names); empty allows all."}})
 def allowed_accelerators(props: Any, ctx: Context) -> Iterator[str]:
     allowed = ctx.config.get("allowedAccelerators") or []
     for label, pool in pools_in(ctx.type, props) if allowed else ():
-        if pool.accelerator and pool.accelerator not in allowed and not (pool.accelerator == "tpu" and any(a.startswith("tpu") for a in allowed)):
-            yield f"{label}accelerator {pool.accelerator} is not allowed here; allowed: {', '.join(allowed)}"
+        # The exact model: tpu-v5e allows no v5p or v6e slice.
+        for model in [m for m in pool.models or (pool.accelerator,) if m and m not in allowed]:
+            yield f"{label}accelerator {model} is not allowed here; allowed: {', '.join(allowed)}"
 
 
-@rule("gpu-cap-per-pool", "Checks whether a node pool can grow to at most maxGpusPerPool accelerators.",
-      severity="high", types=POOL_HOLDERS, remediation="Lower max nodes or raise maxGpusPerPool in the policy config.", frameworks=COST,
+@rule("gpu-cap-per-pool", "Checks whether a node pool or Cloud TPU slice can grow to at most maxGpusPerPool accelerators.",
+      severity="high", types=ACCELERATOR_HOLDERS, remediation="Lower max nodes or raise maxGpusPerPool in the policy config.", frameworks=COST,
       config={"maxGpusPerPool": {"type": "integer", "default": 64, "description": "Most accelerators one pool may scale to."}})
 def gpu_cap_pool(props: Any, ctx: Context) -> Iterator[str]:
     cap = int(ctx.config.get("maxGpusPerPool", 64))
@@ -203,7 +228,7 @@ def gpu_cap_env(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]
     clusters = {r.urn: r.props for r in resources if r.resource_type == GKE_CLUSTER}
     unknowns = Unknowns()  # pools that can't be counted in preview only add to the total: the known ones may do
     for r in resources:
-        if r.resource_type in POOL_HOLDERS:
+        if r.resource_type in ACCELERATOR_HOLDERS:
             with unknowns.skip():
                 managed = frozenset().union(*(separate.get(key, ()) for key in _cluster_keys(r)))
                 # A GKE pool depends on the cluster it names: that cluster's nodeLocations are the pool's default.
@@ -256,11 +281,17 @@ def _region(props: Any, provider: Any, type_: str = "") -> str | None:
     for key in ("region", "location", "zone"):
         value = need(props, key)
         if isinstance(value, str):
-            return value.lower()
+            return region_name(value)
     if type_.startswith(GLOBAL_SERVICES) or provider is None:
         return None
     value = _first(provider, "region", "location")
-    return value.lower() if isinstance(value, str) else None
+    return region_name(value) if isinstance(value, str) else None
+
+
+def region_name(value: str) -> str:
+    """A region as the rules compare it: lower case, and without spaces, since Azure takes a location's display name
+    too ("West Europe" is westeurope); AWS and GCP names have no spaces."""
+    return value.lower().replace(" ", "")
 
 
 def _provider_props(resource: Any) -> Any:
@@ -313,7 +344,7 @@ take no location, and report it only after creation, so in a preview it is unkno
       frameworks={"GDPR": ("Art.44",), "HIPAA": ("164.308(b)",), "SOC2": ("C1.1",), "NIST-800-53": ("SA-9(5)",)},
       config=ALLOWED_REGIONS)
 def residency(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
-    allowed = [r.lower() for r in ctx.config.get("allowedRegions") or []]
+    allowed = [region_name(r) for r in ctx.config.get("allowedRegions") or []]
     if not allowed:
         return
     unknowns = Unknowns()  # e.g. `location=resource_group.location` of a group whose location is not yet known
@@ -341,7 +372,7 @@ def data_zones(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
             labels = need(r.props, "tags") or need(r.props, "labels") or {}
             zone = need(labels, "data-zone") if isinstance(labels, dict) else None
             region = _region(r.props, _provider_props(r), r.resource_type) if zone else None
-            if zone and region and zone in zones and not _location_allowed(region, [z.lower() for z in zones[zone]]):
+            if zone and region and zone in zones and not _location_allowed(region, [region_name(z) for z in zones[zone]]):
                 yield r.urn, f"data-zone {zone} data is in {region}; allowed: {', '.join(zones[zone])}"
     unknowns.raise_first()
 

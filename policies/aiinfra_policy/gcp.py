@@ -3,24 +3,17 @@ subnets, firewalls, SSL policies, KMS."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .aws import ENC, EXPOSURE, LOGGING, PRIVILEGE
 from .common import OPEN_CIDRS, port_range_hits
-from .props import get, items, named_entries, need
+from .props import as_json, get, items, named_entries, need
 from .registry import Context, rule
 
 GKE = ("gcp:container/cluster:Cluster",)
 POOLS = ("gcp:container/nodePool:NodePool",)
 BUCKET = ("gcp:storage/bucket:Bucket",)
-IAM_MEMBERS = ("gcp:storage/bucketIAMMember:BucketIAMMember", "gcp:storage/bucketIAMBinding:BucketIAMBinding",
-               "gcp:projects/iAMMember:IAMMember", "gcp:projects/iAMBinding:IAMBinding",
-               # allUsers as invoker makes a function or Cloud Run service callable by anyone on the internet
-               "gcp:cloudfunctions/functionIamMember:FunctionIamMember", "gcp:cloudfunctions/functionIamBinding:FunctionIamBinding",
-               "gcp:cloudfunctionsv2/functionIamMember:FunctionIamMember", "gcp:cloudfunctionsv2/functionIamBinding:FunctionIamBinding",
-               "gcp:cloudrun/iamMember:IamMember", "gcp:cloudrun/iamBinding:IamBinding",
-               "gcp:cloudrunv2/serviceIamMember:ServiceIamMember", "gcp:cloudrunv2/serviceIamBinding:ServiceIamBinding")
 TPU_VM = ("gcp:tpu/v2Vm:V2Vm",)
 TPU_QUEUED = ("gcp:tpu/v2QueuedResource:V2QueuedResource",)
 GCE_VMS = ("gcp:compute/instance:Instance", "gcp:compute/instanceTemplate:InstanceTemplate",
@@ -32,6 +25,11 @@ DEFAULT_COMPUTE_SA = "-compute@developer.gserviceaccount.com"
 _NINETY_DAYS_S = 90 * 24 * 3600
 
 
+def _autopilot(props: Any, ctx: Context) -> bool:
+    """Whether the resource is an Autopilot cluster: GKE manages its nodes, so it has no default pool to check."""
+    return ctx.type in GKE and need(props, "enableAutopilot") is True
+
+
 def _pools(props: Any, ctx: Context) -> list[tuple[str, Any]]:
     """(label for messages, pool props) of a node pool, or of each pool a cluster declares inline (`nodePools[]`)."""
     return [("", props)] if ctx.type in POOLS else named_entries(props, "nodePools", "node pool")
@@ -40,11 +38,12 @@ def _pools(props: Any, ctx: Context) -> list[tuple[str, Any]]:
 def _node_configs(props: Any, ctx: Context) -> Iterator[tuple[str, Any]]:
     """(label, nodeConfig or None) of each pool: a node pool's, each inline pool's, and a cluster's default pool's.
     The default pool exists when the cluster declares no inline pools; it is checked when the cluster configures it
-    (`nodeConfig`) or keeps it (`removeDefaultNodePool` not set), since GKE creates it either way."""
+    (`nodeConfig`) or keeps it (`removeDefaultNodePool` not set), since GKE creates it either way. An Autopilot
+    cluster has none: GKE provisions its nodes (see `_autopilot`)."""
     pools = _pools(props, ctx)
     for label, pool in pools:
         yield label, get(pool, "nodeConfig")
-    if ctx.type in GKE and not pools:
+    if ctx.type in GKE and not pools and not _autopilot(props, ctx):
         node_config = get(props, "nodeConfig")
         if node_config is not None or need(props, "removeDefaultNodePool") is not True:
             yield "default node pool: ", node_config
@@ -70,6 +69,10 @@ def gke_private(props: Any, ctx: Context) -> Iterator[str]:
     blocks = [get(b, "cidrBlock") for b in items(props, "masterAuthorizedNetworksConfig.cidrBlocks")]
     if not blocks or set(blocks) & OPEN_CIDRS:
         yield "the control plane endpoint is public without an authorized-networks allowlist"
+    # Google Cloud's public ranges hold any customer's VMs and Cloud Run services: an allowlist open to them is not one.
+    if need(props, "masterAuthorizedNetworksConfig.gcpPublicCidrsAccessEnabled") is True:
+        yield ("the public control plane endpoint admits every Google Cloud public IP "
+               "(masterAuthorizedNetworksConfig.gcpPublicCidrsAccessEnabled is true)")
 
 
 @rule("gcp-gke-secrets-encryption", "Checks whether GKE encrypts Kubernetes secrets with a Cloud KMS key.",
@@ -84,19 +87,27 @@ def gke_secrets(props: Any, ctx: Context) -> Iterator[str]:
       severity="high", types=GKE + POOLS, remediation="Set workloadIdentityConfig.workloadPool and nodeConfig.workloadMetadataConfig.mode GKE_METADATA.",
       frameworks={**PRIVILEGE, "CIS": ("GKE 5.2.1",)})
 def gke_workload_identity(props: Any, ctx: Context) -> Iterator[str]:
-    if ctx.type in GKE and not need(props, "workloadIdentityConfig.workloadPool"):
+    # "In Autopilot, Workload Identity Federation for GKE is always enabled"
+    # (https://cloud.google.com/kubernetes-engine/docs/how-to/workload-identity).
+    if ctx.type in GKE and not _autopilot(props, ctx) and not need(props, "workloadIdentityConfig.workloadPool"):
         yield "Workload Identity is off: pods use the node's service account"
     for label, node_config in _node_configs(props, ctx):
-        if node_config and need(node_config, "workloadMetadataConfig.mode", "GCE_METADATA") != "GKE_METADATA":
-            yield f"{label}nodes expose the GCE metadata server to pods"
+        # Only an explicit GCE_METADATA opts a pool out: a pool that sets no mode in a cluster with Workload Identity
+        # gets GKE_METADATA ("new node pools in the cluster use Workload Identity Federation for GKE", same page), and
+        # in a cluster without it the cluster itself is reported above.
+        if need(node_config or {}, "workloadMetadataConfig.mode") == "GCE_METADATA":
+            yield f"{label}nodes expose the GCE metadata server to pods (workloadMetadataConfig.mode GCE_METADATA)"
 
 
 @rule("gcp-gke-node-service-account", "Checks whether GKE nodes run as a dedicated service account, not the default compute one.",
       severity="high", types=GKE + POOLS, remediation="Set nodeConfig.serviceAccount to a least-privilege service account.",
       frameworks={**PRIVILEGE, "CIS": ("GKE 5.2.1",)})
 def gke_node_sa(props: Any, ctx: Context) -> Iterator[str]:
-    for label, node_config in _node_configs(props, ctx):
-        account = need(node_config or {}, "serviceAccount", "default")
+    accounts = [(label, need(node_config or {}, "serviceAccount", "default")) for label, node_config in _node_configs(props, ctx)]
+    if _autopilot(props, ctx):  # Autopilot nodes run as the auto-provisioning default, the compute one unless set
+        accounts.append(("Autopilot nodes (clusterAutoscaling.autoProvisioningDefaults): ",
+                         need(props, "clusterAutoscaling.autoProvisioningDefaults.serviceAccount", "default")))
+    for label, account in accounts:
         if account == "default" or str(account).endswith(DEFAULT_COMPUTE_SA):
             yield f"{label}nodes use the default compute service account (project Editor)"
 
@@ -133,10 +144,14 @@ def tpu_vm_service_account(props: Any, ctx: Context) -> Iterator[str]:
       frameworks={**EXPOSURE, "CIS": ("GCP 4.9",)})
 def tpu_vm_no_external_ip(props: Any, ctx: Context) -> Iterator[str]:
     for label, node in _tpu_nodes(props, ctx):
-        # Only an explicit false is safe: gcloud, for one, gives TPU workers external IPs unless told otherwise.
-        value = need(node, "networkConfig.enableExternalIps")
-        if value is not False:
-            yield f"{label} has networkConfig.enableExternalIps {value if value is not None else 'unset'}; its workers may get external IPs"
+        # A V2Vm takes one networkConfig or several networkConfigs (one per NIC); each may give workers external IPs.
+        paths = ["networkConfig"] if need(node, "networkConfig") is not None or not get(node, "networkConfigs") else []
+        paths += [f"networkConfigs.{index}" for index, _ in enumerate(items(node, "networkConfigs"))]
+        for path in paths:
+            # Only an explicit false is safe: gcloud, for one, gives TPU workers external IPs unless told otherwise.
+            value = need(node, f"{path}.enableExternalIps")
+            if value is not False:
+                yield f"{label} has {path}.enableExternalIps {value if value is not None else 'unset'}; its workers may get external IPs"
 
 
 @rule("gcp-compute-no-public-ip", "Checks whether Compute Engine instances and instance templates have no external IP addresses.",
@@ -160,6 +175,9 @@ def gke_shielded(props: Any, ctx: Context) -> Iterator[str]:
     for label, node_config in _node_configs(props, ctx):
         if need(node_config or {}, "shieldedInstanceConfig.enableSecureBoot") is not True:
             yield f"{label}secure boot is off"
+        # Unset is on: integrity monitoring "Defaults to true" (pulumi-gcp 10.2.0), unlike secure boot.
+        if need(node_config or {}, "shieldedInstanceConfig.enableIntegrityMonitoring", True) is not True:
+            yield f"{label}integrity monitoring is off"
 
 
 @rule("gcp-storage-bucket-private", "Checks whether buckets enforce uniform access and public access prevention.",
@@ -179,14 +197,76 @@ def gcs_cmek(props: Any, ctx: Context) -> Iterator[str]:
         yield "the bucket uses Google-managed keys; set encryption.defaultKmsKeyName"
 
 
-@rule("gcp-no-public-iam-members", "Checks whether IAM bindings avoid allUsers and allAuthenticatedUsers.",
-      severity="critical", types=IAM_MEMBERS, remediation="Grant roles to named principals only.",
-      frameworks={**EXPOSURE, "CIS": ("GCP 5.1",)})
-def public_members(props: Any, ctx: Context) -> Iterator[str]:
+PUBLIC_PRINCIPALS = ("allUsers", "allAuthenticatedUsers")
+CANNED_PUBLIC_ACLS = {"publicRead": ("READER", "allUsers"), "publicReadWrite": ("WRITER", "allUsers"),
+                      "authenticatedRead": ("READER", "allAuthenticatedUsers")}
+"""Cloud Storage predefined ACLs that grant to everyone (https://cloud.google.com/storage/docs/access-control/lists#predefined-acl)."""
+Grants = Iterator[tuple[Any, str]]
+
+
+def _iam_grants(props: Any) -> Grants:
+    """(role, member) of an IAM member (`member`) or binding (`members`) resource that grants to a public principal."""
     members = [need(props, "member")] if get(props, "member") is not None else list(need(props, "members", []) or [])
     for member in members:
-        if member in ("allUsers", "allAuthenticatedUsers"):
-            yield f"grants {need(props, 'role')} to {member}"
+        if member in PUBLIC_PRINCIPALS:
+            yield need(props, "role"), member
+
+
+def _policy_grants(props: Any) -> Grants:
+    """Public grants of an IAM policy resource: `policyData` is the whole policy as JSON, bindings and all."""
+    policy = as_json(need(props, "policyData"), "policyData")
+    for binding in (policy.get("bindings") or []) if isinstance(policy, dict) else []:
+        for member in binding.get("members") or []:
+            if member in PUBLIC_PRINCIPALS:
+                yield binding.get("role"), member
+
+
+def _entity_grants(props: Any) -> Grants:
+    """An access control resource: one `entity` given one `role`."""
+    if need(props, "entity") in PUBLIC_PRINCIPALS:
+        yield need(props, "role"), need(props, "entity")
+
+
+def _acl_grants(props: Any) -> Grants:
+    """An ACL resource: `roleEntities` as ROLE:entity pairs, or a canned ACL (`predefinedAcl`, a bucket's `defaultAcl`
+    for new objects)."""
+    for pair in items(props, "roleEntities"):
+        role, _, entity = str(pair).partition(":")
+        if entity in PUBLIC_PRINCIPALS:
+            yield role, entity
+    for key in ("predefinedAcl", "defaultAcl"):
+        canned = need(props, key)
+        if canned in CANNED_PUBLIC_ACLS:
+            role, entity = CANNED_PUBLIC_ACLS[canned]
+            yield f"{role} ({key} {canned})", entity
+
+
+_IAM_FAMILIES = ("storage/bucketIAM{0}:BucketIAM{0}", "projects/iAM{0}:IAM{0}", "kms/cryptoKeyIAM{0}:CryptoKeyIAM{0}",
+                 # allUsers as invoker makes a function, Cloud Run service or job callable by anyone on the internet
+                 "cloudfunctions/functionIam{0}:FunctionIam{0}", "cloudfunctionsv2/functionIam{0}:FunctionIam{0}",
+                 "cloudrun/iam{0}:Iam{0}", "cloudrunv2/serviceIam{0}:ServiceIam{0}", "cloudrunv2/jobIam{0}:JobIam{0}")
+PUBLIC_GRANTS: dict[str, Callable[[Any], Grants]] = {
+    **{f"gcp:{family.format(kind)}": _iam_grants for family in _IAM_FAMILIES for kind in ("Member", "Binding")},
+    **{f"gcp:{family.format('Policy')}": _policy_grants for family in _IAM_FAMILIES},
+    "gcp:storage/bucketAccessControl:BucketAccessControl": _entity_grants,
+    "gcp:storage/defaultObjectAccessControl:DefaultObjectAccessControl": _entity_grants,
+    "gcp:storage/objectAccessControl:ObjectAccessControl": _entity_grants,
+    "gcp:storage/bucketACL:BucketACL": _acl_grants,
+    "gcp:storage/defaultObjectACL:DefaultObjectACL": _acl_grants,
+    "gcp:storage/objectACL:ObjectACL": _acl_grants,
+}
+"""Resource type -> how to read its grants to allUsers or allAuthenticatedUsers (type tokens of pulumi-gcp 10.2.0)."""
+
+
+@rule("gcp-no-public-iam-members",
+      "Checks whether IAM members, bindings and policies and Cloud Storage ACLs grant nothing to allUsers or allAuthenticatedUsers.",
+      severity="critical", types=tuple(PUBLIC_GRANTS),
+      remediation="Grant roles to named principals only; keep allUsers and allAuthenticatedUsers out of ACL entities "
+                  "and use no public canned ACL (publicRead, publicReadWrite, authenticatedRead).",
+      frameworks={**EXPOSURE, "CIS": ("GCP 5.1",)})
+def public_members(props: Any, ctx: Context) -> Iterator[str]:
+    for role, member in PUBLIC_GRANTS[ctx.type](props):
+        yield f"grants {role} to {member}"
 
 
 @rule("gcp-subnet-flow-logs", "Checks whether subnets have VPC flow logs and Private Google Access.",
@@ -210,7 +290,9 @@ def firewall(props: Any, ctx: Context) -> Iterator[str]:
     sources = list(need(props, "sourceRanges", []) or [])
     if not sources and not need(props, "sourceTags") and not need(props, "sourceServiceAccounts"):
         sources = ["0.0.0.0/0"]  # an ingress rule with no source applies to every address (the API's default source)
-    if not set(sources) & OPEN_CIDRS:
+    open_ranges = " and ".join(sorted(set(sources) & OPEN_CIDRS))  # 0.0.0.0/0 sorts before ::/0
+    # A disabled rule is not enforced: "the network behaves as if it did not exist" (pulumi-gcp 10.2.0).
+    if not open_ranges or need(props, "disabled") is True:
         return
     for allow in items(props, "allows"):
         # An allow without ports covers every port of its protocol; ICMP, ESP, AH and the like have none, and
@@ -218,7 +300,7 @@ def firewall(props: Any, ctx: Context) -> Iterator[str]:
         spans = [p.split("-") for p in items(allow, "ports")] or [["0", "65535"]]
         for span in spans:
             for hit in port_range_hits(int(span[0]), int(span[-1]), need(allow, "protocol")):
-                yield f"ingress from 0.0.0.0/0 to {hit}"
+                yield f"ingress from {open_ranges} to {hit}"
 
 
 @rule("gcp-ssl-policy-tls12", "Checks whether SSL policies require TLS 1.2 or newer with a modern profile.",
@@ -231,10 +313,14 @@ def ssl_policy(props: Any, ctx: Context) -> Iterator[str]:
         yield "profile COMPATIBLE allows weak ciphers"
 
 
-@rule("gcp-kms-key-rotation", "Checks whether Cloud KMS keys rotate at least every 90 days.",
+@rule("gcp-kms-key-rotation", "Checks whether Cloud KMS symmetric encryption keys rotate at least every 90 days.",
       severity="medium", types=("gcp:kms/cryptoKey:CryptoKey",), remediation="Set rotationPeriod to 7776000s or less.",
       frameworks={"PCI-DSS-v4": ("3.7.4",), "NIST-800-53": ("SC-12",), "SOC2": ("CC6.1",), "CIS": ("GCP 1.10",)})
 def gcp_kms_rotation(props: Any, ctx: Context) -> Iterator[str]:
+    # Cloud KMS rotates only symmetric encryption keys ("does not support automatic rotation of asymmetric keys",
+    # https://cloud.google.com/kms/docs/key-rotation); others take no rotationPeriod. Unset purpose is ENCRYPT_DECRYPT.
+    if need(props, "purpose", "ENCRYPT_DECRYPT") != "ENCRYPT_DECRYPT":
+        return
     period = need(props, "rotationPeriod")
     if not period or float(str(period).rstrip("s")) > _NINETY_DAYS_S:
         yield f"rotation period is {period or 'unset'}; rotate at least every 90 days (7776000s)"

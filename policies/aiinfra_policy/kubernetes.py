@@ -26,6 +26,12 @@ INTERNAL_ANNOTATIONS = {
     "cloud.google.com/load-balancer-type": ("Internal",),
     "service.beta.kubernetes.io/azure-load-balancer-internal": ("true",),
 }
+AWS_SCHEME, AWS_INTERNAL = "service.beta.kubernetes.io/aws-load-balancer-scheme", "service.beta.kubernetes.io/aws-load-balancer-internal"
+AWS_LB_TYPE, AWS_LBC_CLASS = "service.beta.kubernetes.io/aws-load-balancer-type", "service.k8s.aws/nlb"
+"""The AWS Load Balancer Controller takes a Service with its class, or type annotation `external` or `nlb-ip`, and makes
+its NLB internal unless the scheme annotation (or the deprecated internal: "false") says internet-facing: "If not
+specified, default is `internal`" (docs/guide/service/annotations.md; buildLoadBalancerScheme in
+pkg/service/model_build_load_balancer.go). The scheme annotation wins over the internal one."""
 
 
 def _containers(props: Any, ctx: Context) -> tuple[Any, list[Any]]:
@@ -85,19 +91,32 @@ def gpu_limits(props: Any, ctx: Context) -> Iterator[str]:
         yield "tolerates the accelerator taint but requests no accelerator: it would squat on GPU nodes"
 
 
-@rule("k8s-internal-load-balancer", "Checks whether LoadBalancer Services carry a cloud's internal annotation.",
+@rule("k8s-internal-load-balancer", "Checks whether LoadBalancer Services carry a cloud's internal annotation "
+      "(or are AWS Load Balancer Controller Services, internal unless annotated internet-facing).",
       severity="high", types=("kubernetes:core/v1:Service",), remediation="Annotate the Service as internal and publish through the global endpoint.",
       frameworks=EXPOSURE)  # CIS Kubernetes has no control for internal load balancers (5.7.4 is the default namespace)
 def internal_lb(props: Any, ctx: Context) -> Iterator[str]:
     if need(props, "spec.type", "ClusterIP") != "LoadBalancer":
         return
     annotations = raw(need(props, "metadata.annotations", {}) or {})
-    if any(str(raw(annotations.get(key, ""))) in values for key, values in INTERNAL_ANNOTATIONS.items()):
+    scheme = raw(annotations.get(AWS_SCHEME))
+    if scheme != "internet-facing" and any(str(raw(annotations.get(key, ""))) in values for key, values in INTERNAL_ANNOTATIONS.items()):
         return
-    unknown = next((key for key in INTERNAL_ANNOTATIONS if is_unknown(raw(annotations.get(key)))), None)
+    aws_controller = (raw(annotations.get(AWS_LB_TYPE)) in ("external", "nlb-ip")
+                      or need(props, "spec.loadBalancerClass") == AWS_LBC_CLASS)
+    if aws_controller and scheme is None:
+        legacy = raw(annotations.get(AWS_INTERNAL))
+        if is_unknown(legacy):
+            raise Unknown(f"metadata.annotations[{AWS_INTERNAL}]")
+        if str(legacy).lower() not in ("false", "f", "0"):
+            return
+    unknown = next((key for key in (*INTERNAL_ANNOTATIONS, AWS_LB_TYPE) if is_unknown(raw(annotations.get(key)))), None)
     if unknown is not None:  # the annotation that would make it internal is not known yet
         raise Unknown(f"metadata.annotations[{unknown}]")
-    yield "a LoadBalancer Service without an internal annotation gets a public address"
+    if scheme == "internet-facing":
+        yield f"{AWS_SCHEME} is internet-facing: the load balancer gets a public address"
+    else:
+        yield "a LoadBalancer Service without an internal annotation gets a public address"
 
 
 @rule("k8s-no-nodeport-services", "Checks whether Services avoid type NodePort.",

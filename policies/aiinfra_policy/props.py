@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -133,3 +134,9 @@ def as_json(value: Any, path: str) -> Any:
         except json.JSONDecodeError:
             return None
     return value
+
+
+def log_named(name: str) -> bool:
+    """Whether a resource name has a `log` or `logs` segment (split on '-', '_', '.'): `access-logs`, `log-archive`;
+    not `catalog` or `blog`. Marks the log buckets some rules exempt."""
+    return bool({"log", "logs"} & set(re.split(r"[-_.]", name.lower())))

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .common import ENVIRONMENT
-from .props import Unknowns, get, need
+from .props import Unknowns, get, log_named, need
 from .registry import Context, rule
 
 # Resource types that carry tags or labels, by where they keep them.
@@ -92,10 +92,11 @@ def _environment(props: Any, ctx: Context) -> str | None:
 
 
 @rule("gcs-bucket-versioning", "Checks whether Cloud Storage buckets keep object versions.",
-      severity="medium", types=("gcp:storage/bucket:Bucket",), remediation="Set versioning.enabled true (access-log buckets, named *log*, are exempt).",
+      severity="medium", types=("gcp:storage/bucket:Bucket",),
+      remediation="Set versioning.enabled true (access-log buckets, named with a log or logs segment, are exempt).",
       frameworks={"HIPAA": ("164.312(c)(1)",), "SOC2": ("A1.2",), "NIST-800-53": ("CP-9",), "GDPR": ("Art.32",)})
 def gcs_versioning(props: Any, ctx: Context) -> Iterator[str]:
-    if "log" in ctx.name:
+    if log_named(ctx.name):
         return
     if need(props, "versioning.enabled") is not True and not get(props, "softDeletePolicy.retentionDurationSeconds"):
         yield "versioning is off"

@@ -163,6 +163,21 @@ def test_residency_reads_the_azure_native_provider_location() -> None:
     assert run_stack("data-residency", [group], {"allowedRegions": ["westeurope"]}) == []
 
 
+def test_residency_reads_an_azure_location_given_by_its_display_name() -> None:
+    """Azure takes "West Europe" for westeurope; both the resource's location and the allowed list may use either."""
+    def build() -> None:
+        azure.resources.ResourceGroup("rg", location="West Europe")
+
+    type_, inputs = planned(build)["rg"]
+    group = resource(type_, inputs, "rg")
+    assert run_stack("data-residency", [group], {"allowedRegions": ["westeurope"]}) == []
+    assert run_stack("data-residency", [resource(type_, {"location": "westeurope"}, "rg")], {"allowedRegions": ["West Europe"]}) == []
+    assert [m for _, m in run_stack("data-residency", [group], {"allowedRegions": ["eastus2"]})] == [
+        "region westeurope is outside the allowed regions eastus2"]
+    assert run_stack("data-zone-residency", [resource(type_, {**inputs, "tags": {"data-zone": "eu"}}, "rg")],
+                     {"dataZones": {"eu": ["West Europe"]}}) == []
+
+
 def test_data_zones_allow_zones_of_their_regions_and_read_the_provider_region() -> None:
     zones = {"dataZones": {"eu": ["europe-west4", "eu-west-1"]}}
     zonal = resource("gcp:lustre/instance:Instance", {"location": "europe-west4-b", "labels": {"data-zone": "eu"}}, "fs")
