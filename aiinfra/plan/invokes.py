@@ -17,11 +17,11 @@ from typing import Any
 
 from pulumi._types import _py_properties, is_output_type
 
+from . import invoke_values as values
 from .goyaml import manifest_documents
+from .invoke_values import ACCOUNT_ID, AMI_ID, PLACEHOLDER_UUID  # noqa: F401 (PLACEHOLDER_UUID: tests import it here)
 from .sdk import sdk_class
 
-ACCOUNT_ID = "123456789012"
-PLACEHOLDER_UUID = "00000000-0000-4000-8000-000000000000"
 _DEFAULT_REGION = {"aws": "us-east-1", "gcp": "us-central1", "azure-native": "eastus2"}
 _REGION_INPUT = {"aws": "region", "gcp": "region", "azure-native": "location"}
 _LIST_LENGTH = 3  # enough for "first three AZs" style programs
@@ -33,12 +33,22 @@ def placeholder_result(token: str, args: dict[str, Any], provider: Mapping[str, 
     invoke names (its region answers region-dependent lookups, as the provider's own would); default: the stack's
     default provider, configured from stack config."""
     package = token.split(":", 1)[0]
-    region = str(args.get("region") or (provider or {}).get(_REGION_INPUT.get(package, "region"))
+    provider = provider or {}
+    region = str(args.get("region") or provider.get(_REGION_INPUT.get(package, "region"))
                  or _configured_region(package) or _DEFAULT_REGION.get(package, "region-1"))
+
+    def setting(key: str) -> Any:
+        """A provider setting as the provider reads it: the explicit provider's input, else `<package>:<key>` config."""
+        return provider.get(key) or _configured(f"{package}:{key}")
+
+    result = _typed_placeholder(token, args, region)
     special = _SPECIAL.get(token)
     if special is not None:
-        return special(args, region)
-    return {**_typed_placeholder(token, args, region), **_UNREAD.get(token, {})}
+        # Over the typed placeholder, so the fields the special values leave out keep their declared shape.
+        result = {**result, **special(args, region, setting)}
+    if package == "gcp" and "project" in result and not args.get("project"):
+        result["project"] = values.gcp_project(setting)  # the provider's default project answers
+    return {**result, **_UNREAD.get(token, {})}
 
 
 def _typed_placeholder(token: str, args: dict[str, Any], region: str) -> dict[str, Any]:
@@ -46,36 +56,33 @@ def _typed_placeholder(token: str, args: dict[str, Any], region: str) -> dict[st
     result_type = _result_type(token)
     if result_type is None:
         return {}
-    value = _placeholder(result_type, "", region, 0)
+    value = _placeholder(result_type, "", region, 0, "")
     # Echo the arguments the caller passed: results usually repeat them (name, filters, region).
     return {**value, **{k: v for k, v in args.items() if k in value and v is not None}}
 
 
 def _configured_region(package: str) -> str | None:
     """The provider's region from stack config (aws:region, gcp:region, azure-native:location), as the provider would use."""
+    key = {"aws": "aws:region", "gcp": "gcp:region", "azure-native": "azure-native:location"}.get(package)
+    return _configured(key) if key else None
+
+
+def _configured(key: str) -> str | None:
     from pulumi.runtime.config import get_config
 
-    key = {"aws": "aws:region", "gcp": "gcp:region", "azure-native": "azure-native:location"}.get(package)
-    return get_config(key) if key else None
+    return get_config(key)
 
 
-def _zones(args: dict[str, Any], region: str) -> dict[str, Any]:
-    # Six, the most a spec may ask for (us-east-1 has six): how many a region really has is known only on deploy.
-    names = [f"{region}{suffix}" for suffix in "abcdef"]
-    return {"names": names, "zoneIds": [f"use1-az{i}" for i in range(1, 7)], "id": region, "region": region,
-            "groupNames": [region], "state": "available"}
-
-
-def _instance_type_offerings(args: dict[str, Any], region: str) -> dict[str, Any]:
-    """Offline, every asked type is offered in every zone `_zones` gives (what EC2 offers is known only on deploy)."""
+def _instance_type_offerings(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str, Any]:
+    """Offline, every asked type is offered in every zone `aws_zones` gives (what EC2 offers is known only on deploy)."""
     types = [t for f in args.get("filters") or [] if f.get("name") == "instance-type" for t in f.get("values") or []]
-    pairs = [(t, zone) for t in types for zone in _zones(args, region)["names"]]
+    pairs = [(t, zone) for t in types for zone in values.aws_zones(args, region, setting)["names"]]
     return {"instanceTypes": [t for t, _ in pairs], "locations": [zone for _, zone in pairs],
             "locationTypes": ["availability-zone"] * len(pairs), "locationType": "availability-zone",
             "filters": args.get("filters") or [], "id": region, "region": region}
 
 
-def _machine_types(args: dict[str, Any], region: str) -> dict[str, Any]:
+def _machine_types(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str, Any]:
     """Offline, each machine type a filter names (`name = "..."`, OR-ed) is offered in every zone (what a zone offers
     is known only on deploy); a filter on anything else finds none."""
     names = re.findall(r'\bname\s*=\s*"([a-z0-9-]+)"', str(args.get("filter") or ""))
@@ -86,7 +93,7 @@ def _machine_types(args: dict[str, Any], region: str) -> dict[str, Any]:
             "project": args.get("project") or "placeholder-project", "zone": args.get("zone") or f"{region}-a"}
 
 
-def _tpu_accelerator_types(args: dict[str, Any], region: str) -> dict[str, Any]:
+def _tpu_accelerator_types(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str, Any]:
     """Offline, every Cloud TPU accelerator type the catalog knows is offered in every zone."""
     return {"types": list(_catalog_tpu_types()), "zone": args.get("zone") or f"{region}-a",
             "project": args.get("project") or "placeholder-project", "id": "tpu-accelerator-types"}
@@ -101,11 +108,11 @@ def _catalog_tpu_types() -> tuple[str, ...]:
                          for g in catalog.tpu_generations() for t in g.topologies}))
 
 
-def _gcp_zones(args: dict[str, Any], region: str) -> dict[str, Any]:
+def _gcp_zones(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str, Any]:
     return {"names": [f"{region}-{suffix}" for suffix in "abc"], "id": region, "region": region, "project": "placeholder-project"}
 
 
-def _policy_document(args: dict[str, Any], region: str) -> dict[str, Any]:
+def _policy_document(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str, Any]:
     statements = []
     for st in args.get("statements") or []:
         statement: dict[str, Any] = {"Effect": st.get("effect", "Allow")}
@@ -119,7 +126,7 @@ def _policy_document(args: dict[str, Any], region: str) -> dict[str, Any]:
     return {"json": doc, "minifiedJson": doc, "id": "policy-document"}
 
 
-def _session_context(args: dict[str, Any], region: str) -> dict[str, Any]:
+def _session_context(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str, Any]:
     """An assumed-role session resolves to its role; any other ARN (a user, a role) is its own issuer."""
     arn = str(args.get("arn") or "")
     match = re.fullmatch(r"arn:([\w-]+):sts::(\d{12}):assumed-role/([^/]+)/(.+)", arn)
@@ -131,13 +138,13 @@ def _session_context(args: dict[str, Any], region: str) -> dict[str, Any]:
             "issuerName": role, "sessionName": session, "id": arn}
 
 
-def _yaml_decode(args: dict[str, Any], region: str) -> dict[str, Any]:
+def _yaml_decode(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str, Any]:
     """k8s.yaml.ConfigFile/ConfigGroup: the provider parses the manifest text into its objects (empty documents
     dropped), from which the SDK registers one child per object; parsed here the same way."""
     return {"result": manifest_documents(str(args.get("text") or ""))}
 
 
-def _helm_template(args: dict[str, Any], region: str) -> dict[str, Any]:
+def _helm_template(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str, Any]:
     """k8s.helm.v3.Chart renders the chart with the provider's helm engine, which an offline plan cannot do (the chart
     must be fetched): the plan says so instead of silently showing a chart without objects."""
     import pulumi
@@ -148,26 +155,46 @@ def _helm_template(args: dict[str, Any], region: str) -> dict[str, Any]:
     return {"result": []}
 
 
+def _ami(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str, Any]:
+    """An EBS-backed x86_64 image with one root volume; its `ebs` map has the keys the provider documents (programs
+    read `ebs["snapshot_id"]`, `ebs["volume_size"]`)."""
+    snapshot = "snap-0123456789abcdef0"
+    ebs = {"delete_on_termination": "true", "encrypted": "false", "iops": "3000", "snapshot_id": snapshot,
+           "throughput": "125", "volume_size": "8", "volume_type": "gp3"}
+    return {"id": AMI_ID, "imageId": AMI_ID, "architecture": "x86_64", "name": "placeholder-ami",
+            "arn": f"arn:aws:ec2:{region}::image/{AMI_ID}", "rootDeviceName": "/dev/xvda", "rootDeviceType": "ebs",
+            "rootSnapshotId": snapshot, "virtualizationType": "hvm", "state": "available",
+            "blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": ebs, "noDevice": "", "virtualName": ""}]}
+
+
 _SPECIAL: dict[str, Any] = {
-    "aws:index/getAvailabilityZones:getAvailabilityZones": _zones,
-    "aws:index/getCallerIdentity:getCallerIdentity": lambda a, r: {
+    "aws:index/getAvailabilityZones:getAvailabilityZones": values.aws_zones,
+    "aws:index/getCallerIdentity:getCallerIdentity": lambda a, r, s: {
         "accountId": ACCOUNT_ID, "arn": f"arn:aws:sts::{ACCOUNT_ID}:assumed-role/deployer/aiinfra-plan",
         "userId": "AROAPLACEHOLDER:aiinfra-plan", "id": ACCOUNT_ID},
     "aws:iam/getSessionContext:getSessionContext": _session_context,
-    "aws:index/getRegion:getRegion": lambda a, r: {"name": r, "region": r, "id": r, "endpoint": f"ec2.{r}.amazonaws.com", "description": r},
-    "aws:index/getPartition:getPartition": lambda a, r: {
+    "aws:index/getRegion:getRegion": lambda a, r, s: {
+        "name": r, "region": r, "id": r, "endpoint": f"ec2.{r}.amazonaws.com", "description": r},
+    "aws:index/getPartition:getPartition": lambda a, r, s: {
         "partition": "aws", "dnsSuffix": "amazonaws.com", "id": "aws", "reverseDnsPrefix": "com.amazonaws"},
-    "aws:ec2/getAmi:getAmi": lambda a, r: {"id": "ami-0123456789abcdef0", "imageId": "ami-0123456789abcdef0", "architecture": "x86_64", "name": "placeholder-ami"},
-    "aws:ssm/getParameter:getParameter": lambda a, r: {"name": a.get("name", ""), "value": "ami-0123456789abcdef0", "insecureValue": "ami-0123456789abcdef0", "type": "String", "id": a.get("name", "")},
+    "aws:ec2/getAmi:getAmi": _ami,
+    "aws:ssm/getParameter:getParameter": values.ssm_parameter,
+    "aws:ecr/getAuthorizationToken:getAuthorizationToken": values.ecr_authorization_token,
     "aws:iam/getPolicyDocument:getPolicyDocument": _policy_document,
     "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _instance_type_offerings,
     "gcp:compute/getZones:getZones": _gcp_zones,
     "gcp:compute/getMachineTypes:getMachineTypes": _machine_types,
     "gcp:tpu/getV2AcceleratorTypes:getV2AcceleratorTypes": _tpu_accelerator_types,
-    "gcp:organizations/getClientConfig:getClientConfig": lambda a, r: {
-        "project": "placeholder-project", "region": r, "zone": f"{r}-a", "accessToken": "placeholder-token", "id": "client-config"},
-    "azure-native:authorization:getClientConfig": lambda a, r: {
-        "clientId": PLACEHOLDER_UUID, "objectId": PLACEHOLDER_UUID, "subscriptionId": PLACEHOLDER_UUID, "tenantId": PLACEHOLDER_UUID},
+    "gcp:organizations/getClientConfig:getClientConfig": values.gcp_client_config,
+    "gcp:organizations/getProject:getProject": values.gcp_project_lookup,
+    "gcp:container/getEngineVersions:getEngineVersions": values.gke_engine_versions,
+    "azure-native:authorization:getClientConfig": values.azure_client_config,
+    "azure-native:containerservice:listManagedClusterUserCredentials": values.aks_credentials("clusterUser"),
+    "azure-native:containerservice:listManagedClusterAdminCredentials": values.aks_credentials("clusterAdmin"),
+    "azure-native:containerservice:listManagedClusterMonitoringUserCredentials": values.aks_credentials("clusterMonitoringUser"),
+    "azure-native:containerservice:listFleetCredentials": values.aks_credentials("fleet"),
+    "azure-native:containerservice:listManagedNamespaceCredential": values.aks_credentials("clusterUser"),
+    "azure-native:containerservice:listNamespaceCredential": values.aks_credentials("clusterUser"),
     "kubernetes:yaml:decode": _yaml_decode,
     "kubernetes:helm:template": _helm_template,
 }
@@ -185,7 +212,9 @@ _UNREAD: dict[str, dict[str, Any]] = {
     # (components/gcp/reservations.py).
     "gcp:compute/getReservation:getReservation": {"specificReservations": []},
     # Kubernetes versions the cloud offers in a region: none reported, so the cluster's version is not compared
-    # (components/aws/cluster.py, components/gcp/cluster.py).
+    # (components/aws/cluster.py, components/gcp/offerings.py offered_master_version). Any version listed here would
+    # make that check refuse the others offline, so these stay empty even though a program indexing
+    # valid_master_versions[0] then fails; GKE's other version fields are filled (invoke_values.gke_engine_versions).
     "aws:eks/getClusterVersions:getClusterVersions": {"clusterVersions": []},
     "gcp:container/getEngineVersions:getEngineVersions": {"validMasterVersions": [], "releaseChannelLatestVersion": {}},
     # An Azure capacity reservation group reports no location or reservations (components/azure/reservations.py).
@@ -199,40 +228,45 @@ def _result_type(token: str) -> type | None:
     return sdk_class(token, "Result")
 
 
-def _placeholder(tp: Any, name: str, region: str, depth: int) -> Any:
+def _placeholder(tp: Any, name: str, region: str, depth: int, item: str) -> Any:
+    """`item`: the position of the value within placeholder lists ("-0", "-1-2"), which keeps list items distinct:
+    programs name resources after them (`for sid in ids: MountTarget(f"mt-{sid}")`), and equal names collide."""
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if origin is typing.Union:
         non_none = [a for a in args if a is not type(None)]
-        return _placeholder(non_none[0], name, region, depth) if non_none else None
+        return _placeholder(non_none[0], name, region, depth, item) if non_none else None
     if origin in (list, Sequence, typing.Sequence) or origin is getattr(typing, "List", None):
-        item = args[0] if args else str
-        return [_placeholder(item, name, region, depth + 1) for _ in range(_LIST_LENGTH if depth < _MAX_DEPTH else 0)]
+        item_type = args[0] if args else str
+        count = _LIST_LENGTH if depth < _MAX_DEPTH else 0
+        if item_type in (int, float):
+            return [1 + i for i in range(count)]
+        return [_placeholder(item_type, name, region, depth + 1, f"{item}-{i}") for i in range(count)]
     if origin in (dict, Mapping, typing.Mapping):
         return {}
     if isinstance(tp, type) and is_output_type(tp):
         if depth >= _MAX_DEPTH:
             return {}
         hints = _hints(tp)
-        return {wire: _placeholder(hints.get(py, str), wire, region, depth + 1) for py, wire, _ in _py_properties(tp)}
+        return {wire: _placeholder(hints.get(py, str), wire, region, depth + 1, item) for py, wire, _ in _py_properties(tp)}
     if tp is bool:
         return False
     if tp in (int, float):
         return 1
     if tp is str or isinstance(tp, str):
-        return _string_for(name, region)
+        return _string_for(name, region, item)
     return None
 
 
-def _string_for(name: str, region: str) -> str:
+def _string_for(name: str, region: str, item: str = "") -> str:
     lowered = name.lower()
     if lowered.endswith("arn"):
-        return f"arn:aws:iam::{ACCOUNT_ID}:placeholder/{name or 'value'}"
+        return f"arn:aws:iam::{ACCOUNT_ID}:placeholder/{name or 'value'}{item}"
     if lowered in ("region", "location"):
         return region
     if lowered.endswith("cidrblock") or lowered.endswith("cidr"):
-        return "10.0.0.0/16"
-    return f"placeholder-{name or 'value'}"
+        return f"10.{item.rsplit('-', 1)[-1] or 0}.0.0/16"  # the list item's own /16: distinct, not overlapping
+    return f"placeholder-{name or 'value'}{item}"
 
 
 def _hints(cls: type) -> dict[str, Any]:

@@ -365,8 +365,19 @@ def run_program(
         gc.set_threshold(*gc_threshold)
         pulumi.runtime.set_all_config({}, [])
         settings.reset_options()
+        _cancel_pending(loop)
         asyncio.set_event_loop(None)
         loop.close()
+
+
+def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel what a failed program left waiting (the SDK's RPC wrappers of registrations it will never finish), so
+    closing the loop does not print "Task was destroyed but it is pending!" under the program's error."""
+    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
 
 
 async def _maybe_await(value: Any) -> None:

@@ -206,5 +206,6 @@ def _first_zones(names: list[str], count: int, region: str) -> list[str]:
     # Known only once the zones are looked up (the spec cannot tell), so a config error raised as the program runs.
     if len(names) < count:
         raise pulumi.RunError(f"{region_path('aws', region)}.network.zones: {count}, but {region} has "
-                              f"{len(names)} standard availability zones ({', '.join(names)}); allowed: 2 to {len(names)}")
+                              f"{len(names)} standard availability zones ({', '.join(names)}); allowed: "
+                              f"{'2' if len(names) == 2 else f'2 to {len(names)}'}")
     return names[:count]

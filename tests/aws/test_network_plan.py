@@ -170,7 +170,7 @@ class _TwoZones(PlanMocks):
 @pytest.mark.parametrize(("region", "mocks", "message"), [
     ({"network": {"cidr": "10.9.0.0/16", "zones": 3}, "cluster": {}}, _TwoZones(),
      "platform.clouds.aws.regions.us-west-2.network.zones: 3, but us-west-2 has 2 standard availability zones "
-     "(us-west-2a, us-west-2b); allowed: 2 to 2"),
+     "(us-west-2a, us-west-2b); allowed: 2"),
     ({"network": {"cidr": "10.9.0.0/16", "zones": 2}, "cluster": {},
       "gpu_pools": {"l4": {"accelerator": "l4", "max_nodes": 1, "zones": ["us-west-2c"]}}}, PlanMocks(),
      "platform.clouds.aws.regions.us-west-2.gpu_pools.l4.zones: us-west-2c not among the network's zones; "

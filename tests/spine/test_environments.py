@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 
@@ -83,3 +84,17 @@ def test_the_reference_environments_keep_their_urns(stack: str) -> None:
     """A child renamed in a refactor is a resource replaced in every deployed environment: the reference stacks' own
     URNs are pinned here (the per-cloud snapshots pin test fixtures). Regenerate deliberately, with aliases."""
     assert_urns_match_snapshot([r.urn for r in planned(stack).resources], ROOT / "tests" / "spine" / "snapshots" / f"{stack}_urns.txt")
+
+
+@pytest.mark.parametrize("stack", ENVIRONMENTS)
+def test_the_readme_lists_the_rules_each_environment_reports(stack: str, tmp_path: Path) -> None:
+    from policy_helpers import RULES
+
+    out = tmp_path / "plan.json"
+    assert main(["plan", "--stack", stack, "--json", str(out), "-q"]) == 0
+    reported = {v["policy"] for v in json.loads(out.read_text())["policy"]["violations"]}
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("### Policy verdicts of the reference environments", 1)[1].split("\n\nUnknown values", 1)[0]
+    bullet = next(b for b in section.split("\n- ") if b.startswith(f"**{stack}**"))
+    listed = {name for name in re.findall(r"`([a-z0-9-]+)`", bullet) if name in RULES}
+    assert listed == reported, f"README says {sorted(listed)}; the plan reports {sorted(reported)}"

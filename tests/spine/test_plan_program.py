@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 import pulumi
 import pytest
+import yaml
 from helpers import write_program
 
 from aiinfra.cli import main
@@ -474,3 +476,22 @@ def test_an_invoke_given_a_value_the_preview_does_not_know_yet_answers_unknown(t
     policies = {r.name: r.inputs for r in result.of_type("aws:iam/policy:Policy")}
     assert policies["read"]["policy"] == UNKNOWN
     assert json.loads(policies["list"]["policy"])["Statement"][0]["Action"] in ("s3:ListBucket", ["s3:ListBucket"])
+
+
+def test_a_program_error_raised_while_registrations_wait_is_reported_alone(tmp_path: Path) -> None:
+    """A config error found once a lookup answers (here more zones than us-west-1 has) stops the program with
+    registrations still waiting; the plan prints that error only, not asyncio's "Task was destroyed but it is pending!"
+    for each task it left (seen at interpreter exit, hence a process of its own)."""
+    root = Path(__file__).resolve().parents[2]
+    dev = yaml.safe_load((root / "stacks" / "Pulumi.dev.yaml").read_text())
+    platform = dev["config"]["ai-infra:platform"]
+    region = platform["clouds"]["aws"]["regions"]["us-east-1"]
+    region["network"]["zones"] = 3
+    platform["clouds"] = {"aws": {"regions": {"us-west-1": region}}}
+    (tmp_path / "Pulumi.yaml").write_text(f"name: ai-infra\nruntime: python\nmain: {root / 'stacks'}\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text(yaml.safe_dump({"config": {"aws:region": "us-west-1", "ai-infra:platform": platform}}))
+    run = subprocess.run([sys.executable, "-m", "aiinfra.cli", "plan", "--program", str(tmp_path), "--stack", "dev",
+                          "--no-policy", "-q"], capture_output=True, text=True, cwd=root)
+    assert run.returncode == 1
+    assert run.stderr == ("error: platform.clouds.aws.regions.us-west-1.network.zones: 3, but us-west-1 has 2 standard "
+                          "availability zones (us-west-1a, us-west-1b); allowed: 2\n")
