@@ -74,7 +74,8 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> Layer:
             standalone_exporter=uses_standalone_dcgm(view, addons)), opts)
         accelerators = Accelerators(handle.name, AcceleratorsArgs(
             view=view, addons=addons, cluster=handle.resource, node_pools=handle.node_pools,
-            service_monitors=addons.monitoring is MonitoringMode.SELF_MANAGED, monitoring_ready=monitoring.ready), opts)
+            service_monitors=addons.monitoring is MonitoringMode.SELF_MANAGED, monitoring_ready=monitoring.ready,
+            efa_pools=[n for n, p in handle.spec.gpu_pools.items() if p.efa]), opts)
         cluster_flavors = flavors(view, addons.mig_strategy, addons.gpu_operator_on_gke)
         tenancy = Tenancy(handle.name, TenancyArgs(
             environment=platform.environment, teams=dict(platform.teams), flavors=cluster_flavors,
@@ -98,7 +99,7 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> Layer:
             outputs[handle.name]["lustre_claims"] = LustreVolumes(f"{handle.name}-lustre", LustreVolumesArgs(
                 environment=platform.environment, mounts=handle.lustre, teams=list(tenancy.teams),
                 namespaces=namespaces, cluster=handle.resource,
-                driver=driver), opts).claims
+                driver=driver, retain=platform.protected), opts).claims
         admission: tuple[pulumi.Resource, ...] = ()
         if handle.eks is not None:  # EKS: node group autoscaling, and target groups filled with pods
             eks = EksControllersArgs(handle.eks, handle.resource)
@@ -106,16 +107,21 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> Layer:
             lb_controller = LoadBalancerController(f"{handle.name}-lb-controller", eks, opts)
             outputs[handle.name]["lb_controller"] = lb_controller.outputs
             admission = (lb_controller.release,)
+        finalizers: tuple[pulumi.Resource, ...] = ()
+        if handle.autoneg is not None:  # a GKE cluster behind the GCP global load balancer
+            # Built before the inference Service, which depends on it (and on the IAM grant its backend calls need):
+            # autoneg's finalizer on the Service is removed only while the controller runs, so it must outlive it.
+            b = handle.autoneg
+            autoneg = Autoneg(f"{handle.name}-autoneg", AutonegArgs(
+                b.project, b.namespace, b.service_account, cluster=handle.resource, iam=[b.iam]), opts)
+            outputs[handle.name]["autoneg"] = autoneg.outputs
+            finalizers = (autoneg, b.iam)
         if handle.inference is not None:  # the Service the region's load balancer sends inference traffic to
             # Before this component, EKS's Load Balancer Controller component held the namespace, NetworkPolicy and binding.
             moved = PreviousParent(f"{handle.name}-lb-controller", LoadBalancerController.TYPE) if handle.eks else None
             inference = InferenceService(f"{handle.name}-inference", InferenceServiceArgs(
                 handle.inference, handle.resource, namespaces, retain_namespace=platform.protected,
-                previous_parent=moved, admission=admission), opts)
+                previous_parent=moved, admission=admission, finalizers=finalizers), opts)
             layer.inference_services[handle.name] = inference.service
             outputs[handle.name]["inference"] = inference.outputs
-        if handle.autoneg is not None:  # a GKE cluster behind the GCP global load balancer
-            b = handle.autoneg
-            outputs[handle.name]["autoneg"] = Autoneg(f"{handle.name}-autoneg", AutonegArgs(
-                b.project, b.namespace, b.service_account, cluster=handle.resource, iam=[b.iam]), opts).outputs
     return layer

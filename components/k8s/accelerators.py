@@ -1,5 +1,5 @@
 """Accelerator enablement on a cluster: the NVIDIA GPU Operator (or, on GKE, GKE's own GPU stack plus a standalone
-DCGM exporter), MIG and time-slicing configs, and the AWS Neuron device plugin.
+DCGM exporter), MIG and time-slicing configs, and the AWS Neuron and EFA device plugins.
 
 TPU pools need nothing here: GKE installs the TPU runtime and advertises `google.com/tpu` itself.
 """
@@ -16,7 +16,14 @@ from components.spec import AddonsSpec, Cloud
 
 from . import charts
 from .cluster import GPU_NAMESPACE, NEURON_NAMESPACE, ClusterView
-from .gpu_values import gpu_operator_values, neuron_values, standalone_dcgm_values, uses_gpu_operator, uses_standalone_dcgm
+from .gpu_values import (
+    efa_values,
+    gpu_operator_values,
+    neuron_values,
+    standalone_dcgm_values,
+    uses_gpu_operator,
+    uses_standalone_dcgm,
+)
 from .objects import child_opts, config_map, namespace
 from .sharing import DEVICE_PLUGIN_CONFIGMAP, MIG_CONFIGMAP, device_plugin_configs, mig_parted_config, operator_partitions_mig
 
@@ -25,6 +32,7 @@ from .sharing import DEVICE_PLUGIN_CONFIGMAP, MIG_CONFIGMAP, device_plugin_confi
 # the operator's DaemonSets, NFD and the dcgm-exporter chart use system-node-critical.
 CRITICAL_PRIORITY_CLASSES = ["system-node-critical", "system-cluster-critical"]
 GKE_CRITICAL_PODS = "100"
+EFA_NAMESPACE = "kube-system"
 
 
 @dataclass(frozen=True)
@@ -42,12 +50,15 @@ class AcceleratorsArgs:
     installs). Default off (managed Prometheus scrapes through its own config)."""
     monitoring_ready: Sequence[pulumi.Resource] = ()
     """Resources that install the ServiceMonitor CRD. Default none."""
+    efa_pools: Sequence[str] = ()
+    """Names of the accelerator pools whose nodes have EFA interfaces (EKS): the EFA device plugin advertises
+    `vpc.amazonaws.com/efa` on them. Default none."""
 
 
 class Accelerators(pulumi.ComponentResource):
     """`ai-infra:kubernetes:Accelerators`. Children, as the pools need them: `<name>-gpu-namespace`,
     `-gpu-critical-quota` (GKE), `-mig-config`, `-device-plugin-config`, `-gpu-operator` or `-dcgm-exporter`,
-    and `-neuron`. Nothing at all for a cluster with TPU pools only."""
+    `-neuron`, and `-efa` (EKS pools with EFA). Nothing at all for a cluster with TPU pools only."""
 
     def __init__(self, name: str, args: AcceleratorsArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:kubernetes:Accelerators", name, None, opts)
@@ -56,6 +67,7 @@ class Accelerators(pulumi.ComponentResource):
         self.gpu_operator: k8s.helm.v3.Release | None = None
         self.dcgm_exporter: k8s.helm.v3.Release | None = None
         self.neuron: k8s.helm.v3.Release | None = None
+        self.efa: k8s.helm.v3.Release | None = None
         operator = uses_gpu_operator(view, addons)
         standalone = uses_standalone_dcgm(view, addons)
         if operator or standalone:
@@ -79,10 +91,17 @@ class Accelerators(pulumi.ComponentResource):
         if view.neuron_pools:
             self.neuron = charts.release(f"{name}-neuron", charts.NEURON, NEURON_NAMESPACE, neuron_values(view),
                                          opts_for(), release_name="neuron")
+        if args.efa_pools and view.cloud is Cloud.AWS:
+            # Nothing else advertises `vpc.amazonaws.com/efa` (the cluster autoscaler is told the nodes have it);
+            # Into kube-system, as the chart's README installs it (aws/eks-charts stable/aws-efa-k8s-device-plugin).
+            self.efa = charts.release(f"{name}-efa", charts.EFA_DEVICE_PLUGIN, EFA_NAMESPACE,
+                                      efa_values(view, args.efa_pools), opts_for(),
+                                      release_name="aws-efa-k8s-device-plugin")
         self.register_outputs({
             "gpu_operator": self.gpu_operator is not None,
             "dcgm_exporter": self.dcgm_exporter is not None,
             "neuron_device_plugin": self.neuron is not None,
+            "efa_device_plugin": self.efa is not None,
         })
 
     def _critical_quota(self, name: str, args: AcceleratorsArgs, ns: k8s.core.v1.Namespace) -> k8s.core.v1.ResourceQuota:

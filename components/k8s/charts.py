@@ -61,6 +61,12 @@ AWS_LOAD_BALANCER_CONTROLLER = Chart(
     "aws/eks-charts gh-pages index.yaml (aws-load-balancer-controller-3.5.0.tgz, appVersion v3.5.0, created "
     "2026-08-03), master 5239609242f3430be50fb0b714a24d3ef2b47983 'aws-load-balancer-controller: v3.5.0'")
 
+EFA_DEVICE_PLUGIN = Chart(
+    "aws-efa-k8s-device-plugin", "v0.5.30", "https://aws.github.io/eks-charts",
+    "aws/eks-charts gh-pages index.yaml (aws-efa-k8s-device-plugin-v0.5.30.tgz, appVersion v0.5.20, created "
+    "2026-08-03); master 5239609242f3430be50fb0b714a24d3ef2b47983 stable/aws-efa-k8s-device-plugin/Chart.yaml "
+    "version v0.5.30 (last changed in bfe91c4b9257c80f754ad4b3d6a9a3c239b2b8ec); values read there")
+
 
 def release(name: str, chart: Chart, namespace: str, values: dict[str, Any], opts: pulumi.ResourceOptions,
             *, release_name: str, create_namespace: bool = False) -> k8s.helm.v3.Release:

@@ -1,13 +1,14 @@
 """Helm values of the accelerator stack per cloud (pure): NVIDIA GPU Operator, standalone DCGM exporter (GKE),
-AWS Neuron device plugin."""
+AWS Neuron and EFA device plugins."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from components.spec import AddonsSpec, Cloud, GpuDriver
 
-from .cluster import NEURON_DEVICE, ClusterView, GpuPool, tolerations
+from .cluster import NEURON_DEVICE, POOL_LABEL, ClusterView, GpuPool, tolerations
 from .sharing import (
     DEFAULT_DEVICE_PLUGIN_CONFIG,
     DEVICE_PLUGIN_CONFIGMAP,
@@ -127,3 +128,18 @@ def neuron_values(view: ClusterView) -> dict[str, Any]:
             {"key": NEURON_DEVICE, "operator": "Exists", "effect": "NoSchedule"},
             *tolerations(extra)]}
     return values
+
+
+def efa_values(view: ClusterView, efa_pools: Sequence[str]) -> dict[str, Any]:
+    """aws-efa-k8s-device-plugin chart values (aws/eks-charts stable/aws-efa-k8s-device-plugin v0.5.30): the
+    DaemonSet only on the EFA pools' nodes, tolerating their taints (the accelerator taint, the pool's own).
+
+    The chart's node affinity is one `matchExpressions` term per `supportedInstanceLabels.keys` entry, `In` the
+    listed values, plus `eks.amazonaws.com/compute-type NotIn [auto]` (templates/daemonset.yaml); keyed on the
+    `ai-infra/pool` label it selects exactly the pools with EFA interfaces (the chart's default is every EFA-capable
+    instance type, which includes pools without EFA). It already tolerates CriticalAddonsOnly."""
+    pools = [p for p in view.gpu_pools if p.name in set(efa_pools)]
+    return {
+        "supportedInstanceLabels": {"keys": [POOL_LABEL], "values": [p.name for p in pools]},
+        "tolerations": tolerations([t for p in pools for t in p.taints]),
+    }

@@ -10,6 +10,9 @@ In the Service's namespace (created here, under Pod Security `restricted`, unles
 - a NetworkPolicy admitting the load balancer's source ranges on the port: team namespaces deny ingress by default;
 - AWS: the TargetGroupBinding, which the AWS Load Balancer Controller serves. The Service and the binding wait for
   the controller's release: its Service mutator and the binding's CRD and webhooks must answer first.
+- GCP: the Service depends on the autoneg controller and its IAM grant (`finalizers`): autoneg puts the finalizer
+  `controller.autoneg.dev/neg` on it and removes it only while it runs and may call the backend service, so on
+  deletion the Service goes first.
 
 Readiness: Pulumi's default await for a Service waits for endpoints of running pods, which exist only once the
 application is deployed, after the platform. AWS and GCP skip the await (nothing waits on the Service). On Azure the
@@ -60,6 +63,11 @@ class InferenceServiceArgs:
     admission: tuple[pulumi.Resource, ...] = ()
     """Releases whose admission webhooks must answer before the Service and the binding are created (EKS: the Load
     Balancer Controller). Default none."""
+    finalizers: tuple[pulumi.Resource, ...] = ()
+    """What removes a finalizer it puts on the Service, and what that controller needs to do so (GKE: the autoneg
+    controller, whose `controller.autoneg.dev/neg` finalizer stays until it has taken the NEGs out of the backend
+    service, and the load balancer's IAM grant): the Service depends on them, so they are created first and deleted
+    after it. Default none."""
 
 
 class InferenceService(pulumi.ComponentResource):
@@ -88,7 +96,8 @@ class InferenceService(pulumi.ComponentResource):
                 type="LoadBalancer" if backend.load_balancer else "ClusterIP",
                 selector=spec.selector,
                 ports=[k8s.core.v1.ServicePortArgs(name="http", protocol="TCP", port=spec.port, target_port=spec.port)]),
-            opts=in_namespace)
+            # Deleted before whatever must remove its finalizers (autoneg): else it would stay Terminating.
+            opts=in_namespace.merge(pulumi.ResourceOptions(depends_on=list(args.finalizers))))
         if backend.sources:
             k8s.networking.v1.NetworkPolicy(
                 f"{name}-from-load-balancer",

@@ -67,7 +67,7 @@ class Monitoring(pulumi.ComponentResource):
         outputs: dict[str, object] = {"mode": args.mode.value}
         if args.mode is MonitoringMode.SELF_MANAGED:
             stack = charts.release(f"{name}-prometheus-stack", charts.KUBE_PROMETHEUS_STACK, MONITORING_NAMESPACE,
-                                   kube_prometheus_stack_values(), in_ns, release_name="kube-prometheus-stack")
+                                   kube_prometheus_stack_values(args.cloud), in_ns, release_name="kube-prometheus-stack")
             custom_resource(f"{name}-gpu-rules", prometheus_rule(MONITORING_NAMESPACE),
                             child_opts(self, cluster, [ns, stack]))
             self.ready = [stack]

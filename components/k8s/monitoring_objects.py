@@ -22,6 +22,8 @@ from typing import Any
 
 import yaml
 
+from components.spec import Cloud
+
 from .cluster import ACCELERATOR_LABEL, CAPACITY_LABEL, GPU_NAMESPACE, POOL_LABEL
 
 IDLE_UTILISATION_PERCENT = 10
@@ -39,6 +41,10 @@ AMA_CONFIGMAP = "ama-metrics-prometheus-config"
 AMA_CONFIG_KEY = "prometheus-config"
 AMP_COLLECTOR_USER = "aps-collector-user"
 """Kubernetes user of the AMP guide's manual (aws-auth) setup for the managed collector."""
+GMP_RULE_INTERVAL = "1m"
+"""Evaluation interval of our GMP rule groups. GMP's ClusterRules CRD requires `groups[].interval` up to v0.15.x
+(GoogleCloudPlatform/prometheus-engine v0.15.3, charts/operator/crds/monitoring.googleapis.com_clusterrules.yaml:
+`required: [interval, name, rules]`); from v0.17.0 it is optional with default 1m, the same value."""
 
 
 def team_label(gmp: bool) -> str:
@@ -89,8 +95,9 @@ def prometheus_rule(namespace: str) -> dict[str, Any]:
 
 def gmp_cluster_rules() -> dict[str, Any]:
     """ClusterRules: GMP's rule evaluator over metrics of every namespace (the exporter's and the teams')."""
+    groups = [{**group, "interval": GMP_RULE_INTERVAL} for group in alert_rule_groups(team_label(gmp=True))]
     return {"apiVersion": GMP_API, "kind": "ClusterRules", "metadata": {"name": "ai-infra-gpu"},
-            "spec": {"groups": alert_rule_groups(team_label(gmp=True))}}
+            "spec": {"groups": groups}}
 
 
 def gmp_cluster_pod_monitoring(exporter_labels: dict[str, str]) -> dict[str, Any]:
@@ -145,11 +152,16 @@ AMP_COLLECTOR_RULES: list[dict[str, Any]] = [
 ]
 
 
-def kube_prometheus_stack_values() -> dict[str, Any]:
+def kube_prometheus_stack_values(cloud: Cloud) -> dict[str, Any]:
     """kube-prometheus-stack values: load every ServiceMonitor, PodMonitor and PrometheusRule (not only the chart's
     own), Grafana picks up ConfigMaps labelled grafana_dashboard=1 in every namespace, kube-state-metrics exposes our
     pool labels (for per-pool views), and no scraping of control-plane components that EKS, GKE and AKS manage and
-    don't expose (their targets would only be down and alert)."""
+    don't expose (their targets would only be down and alert).
+
+    Cluster DNS: EKS and AKS run CoreDNS (metrics on 9153, the chart's `coreDns` default); GKE runs kube-dns, whose
+    `k8s-app: kube-dns` pods serve metrics on 10054/10055 (dnsmasq, skydns) and nothing on 9153, so there the
+    chart's `kubeDns` scrape replaces `coreDns` (both keys in kube-prometheus-stack 88.5.3 values.yaml)."""
+    gke = cloud is Cloud.GCP
     return {
         "prometheus": {"prometheusSpec": {
             "serviceMonitorSelectorNilUsesHelmValues": False,
@@ -164,4 +176,6 @@ def kube_prometheus_stack_values() -> dict[str, Any]:
         "kubeScheduler": {"enabled": False},
         "kubeEtcd": {"enabled": False},
         "kubeProxy": {"enabled": False},
+        "coreDns": {"enabled": not gke},
+        "kubeDns": {"enabled": gke},
     }

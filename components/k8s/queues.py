@@ -35,6 +35,15 @@ DEFAULT_FLAVOR = "default-flavor"
 """The flavor of cpu and memory: no node labels, so it never steers pods."""
 LOCAL_QUEUE = "default"
 """Kueue puts jobs without a `kueue.x-k8s.io/queue-name` label into the LocalQueue named `default`."""
+KUEUE_EXCLUDED_RESOURCE_PREFIXES = ("vpc.amazonaws.com/efa", "ephemeral-storage", "aws.amazon.com/neuroncore")
+"""Requested resources Kueue admits without quota. Kueue 0.19's default `quotaCheckStrategy: BlockUndeclared`
+checks every requested resource, so one no ClusterQueue covers leaves the workload pending with "resource ...
+unavailable in ClusterQueue" forever (kubernetes-sigs/kueue v0.19.2, apis/config/v1beta2/configuration_types.go `Resources`
+~576-596; pkg/scheduler/flavorassigner/flavorassigner.go ~1071; pkg/workload/workload.go ~468 matches by plain
+prefix). The queues cover cpu, memory and each flavor's device (nvidia.com/gpu or MIG, `aws.amazon.com/neuron`
+devices, google.com/tpu), not EFA interfaces, ephemeral storage or Neuron cores. Neuron quota counts devices: a
+pod asking for `aws.amazon.com/neuroncore` instead is admitted without Neuron quota (ask for devices to be counted).
+`aws.amazon.com/neuron` itself has none of these prefixes and stays quota-checked."""
 # Resource groups in a fixed order; a flavor belongs to exactly one group (a Kueue rule).
 GROUPS = ("nvidia", "neuron", "tpu")
 _TPU_TAINT = Taint(key=TPU_CHIP, value="present", effect="NoSchedule")
@@ -190,3 +199,10 @@ def admissible(team_name: str, teams: dict[str, TeamSpec], flavor_list: list[Fla
         for resource, amount in nominal(team).items():
             total[resource] = total.get(resource, 0) + amount
     return total
+
+
+def kueue_resources_config() -> dict[str, Any]:
+    """The `resources` block of Kueue's Configuration (`Resources.excludeResourcePrefixes`, kubernetes-sigs/kueue
+    v0.19.2 apis/config/v1beta2/configuration_types.go): see `KUEUE_EXCLUDED_RESOURCE_PREFIXES`. The strategy stays
+    the default BlockUndeclared (IgnoreUndeclared would refuse the prefixes, pkg/config/validation.go ~117)."""
+    return {"excludeResourcePrefixes": list(KUEUE_EXCLUDED_RESOURCE_PREFIXES)}

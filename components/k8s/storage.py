@@ -7,6 +7,9 @@ system (`lustre.<name>` in the spec), so a pod mounts `persistentVolumeClaim.cla
   file system belongs to the cloud layer.
 - Empty `storageClassName` and `volumeName` on the claim, `claimRef` on the volume: each binds only to the other,
   never to a dynamically provisioned volume or another team's claim.
+- `retain`: in a protected environment (where team namespaces are retained) volumes and claims are only forgotten
+  when a team or file system leaves the config: the retained workloads keep mounting them, and the `pvc-protection` /
+  `pv-protection` finalizers would hold a deletion until the provider's timeout on every `pulumi up`.
 """
 
 from __future__ import annotations
@@ -42,6 +45,10 @@ class LustreVolumesArgs:
     """The cluster component: every object is `deleted_with` it."""
     driver: Sequence[pulumi.Resource] = ()
     """What installs the CSI driver where the layer does; the volumes wait for it. Default none (a managed driver)."""
+    retain: bool = False
+    """`retain_on_delete` on every volume and claim: Pulumi forgets them instead of deleting them when a team or a file
+    system leaves the config or the stack is destroyed. Set where team namespaces are retained: their
+    pods keep mounting the claims, whose protection finalizers would block a deletion. Default off."""
 
 
 class LustreVolumes(pulumi.ComponentResource):
@@ -51,6 +58,7 @@ class LustreVolumes(pulumi.ComponentResource):
     def __init__(self, name: str, args: LustreVolumesArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:kubernetes:LustreVolumes", name, None, opts)
         claims: dict[str, list[str]] = {}
+        retain = pulumi.ResourceOptions(retain_on_delete=args.retain)
         for mount in args.mounts:
             labels = {**MANAGED_BY, "ai-infra/lustre": mount.name}
             waits = [*args.driver, *([mount.filesystem] if mount.filesystem is not None else [])]
@@ -67,7 +75,7 @@ class LustreVolumes(pulumi.ComponentResource):
                         claim_ref=k8s.core.v1.ObjectReferenceArgs(namespace=team, name=mount.name),
                         csi=k8s.core.v1.CSIPersistentVolumeSourceArgs(
                             driver=mount.driver, volume_handle=mount.volume_handle, volume_attributes=mount.attributes)),
-                    opts=child_opts(self, args.cluster, waits))
+                    opts=child_opts(self, args.cluster, waits).merge(retain))
                 k8s.core.v1.PersistentVolumeClaim(
                     f"{name}-{mount.name}-{team}-pvc",
                     metadata=k8s.meta.v1.ObjectMetaArgs(name=mount.name, namespace=team, labels=labels),
@@ -78,7 +86,8 @@ class LustreVolumes(pulumi.ComponentResource):
                     # resized"): after the file system grows, the volume's capacity follows (a volume's capacity may
                     # change) and the bound claim keeps the size it was created with.
                     opts=pulumi.ResourceOptions.merge(child_opts(self, args.cluster, [args.namespaces[team], pv]),
-                                                      pulumi.ResourceOptions(ignore_changes=["spec.resources"])))
+                                                      pulumi.ResourceOptions(ignore_changes=["spec.resources"],
+                                                                             retain_on_delete=args.retain)))
                 claims.setdefault(team, []).append(mount.name)
         self.claims = claims
         """Per team, the claims it can mount (file system names)."""

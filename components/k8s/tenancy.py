@@ -17,7 +17,7 @@ from components.spec import TeamSpec
 from . import charts
 from .cluster import KUEUE_NAMESPACE, NVIDIA_GPU, RESERVED_NAMESPACES, TPU_CHIP
 from .objects import PSA_MODES, RESTRICTED_PSA, child_opts, custom_resource, namespace
-from .queues import Flavor, admissible, cluster_queue, local_queue, resource_flavor
+from .queues import Flavor, admissible, cluster_queue, kueue_resources_config, local_queue, resource_flavor
 
 # Pod priority for Kueue workloads and pods alike: serving beats training beats batch. Batch never preempts.
 PRIORITY_CLASSES = {
@@ -35,10 +35,10 @@ TEAM_LABEL = "ai-infra/team"
 
 def kueue_manager_config() -> dict[str, Any]:
     """Kueue's Configuration: the chart's default (kubernetes-sigs/kueue v0.19.2, charts/kueue/values.yaml,
-    `managerConfig.controllerManagerConfigYaml`; the chart fills in internalCertManagement), plus
-    `managedJobsNamespaceSelector`. Without it Kueue's webhooks (`failurePolicy: Fail`) cover every namespace but
-    kube-system and kueue-system, so while its pod is not ready (a new cluster, a drained system node) the other
-    charts' Deployments, Jobs and Pods cannot be created. Selecting the team namespaces confines them to the
+    `managerConfig.controllerManagerConfigYaml`; the chart fills in internalCertManagement), plus `resources`
+    (`queues.kueue_resources_config`) and `managedJobsNamespaceSelector`. Without the selector Kueue's webhooks
+    (`failurePolicy: Fail`) cover every namespace but kube-system and kueue-system, so while its pod is not ready
+    (a new cluster, a drained system node) the other charts' Deployments, Jobs and Pods cannot be created. Selecting the team namespaces confines them to the
     workloads Kueue queues: the chart copies the selector into every job, pod and deployment webhook."""
     return {
         "apiVersion": "config.kueue.x-k8s.io/v1beta2",
@@ -56,6 +56,7 @@ def kueue_manager_config() -> dict[str, Any]:
             "batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/rayservice", "ray.io/raycluster",
             "jobset.x-k8s.io/jobset", "workload.codeflare.dev/appwrapper", "trainer.kubeflow.org/trainjob", "pod",
             "deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset"]},
+        "resources": kueue_resources_config(),  # resources admitted without quota (queues.py)
     }
 
 
@@ -99,8 +100,10 @@ class TenancyArgs:
     """The cluster component: every object is `deleted_with` it."""
     retain_namespaces: bool = False
     """Keep a team's namespace (its PVCs and workloads) in the cluster when the team leaves the config or the stack
-    is destroyed; Pulumi only forgets it. Default off; the composition turns it on where the platform protects
-    stateful resources."""
+    is destroyed; Pulumi only forgets it, and with it the team's ClusterQueue and LocalQueue (`retain_on_delete`):
+    while the retained workloads stay admitted, Kueue's `kueue.x-k8s.io/resource-in-use` finalizer would hold a
+    deleted ClusterQueue Terminating and the provider's delete would time out. Default off; the composition turns
+    it on where the platform protects stateful resources."""
 
 
 class Tenancy(pulumi.ComponentResource):
@@ -141,7 +144,7 @@ class TeamArgs:
 
 class Team(pulumi.ComponentResource):
     """`ai-infra:kubernetes:Team`. Children: `<name>-namespace`, `-network-policy`, `-quota`, `-limits`,
-    `-cluster-queue`, `-local-queue`."""
+    `-cluster-queue`, `-local-queue`. With `retain_namespaces` the namespace and both queues are `retain_on_delete`."""
 
     def __init__(self, name: str, args: TeamArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:kubernetes:Team", name, None, opts)
@@ -179,9 +182,15 @@ class Team(pulumi.ComponentResource):
             spec=k8s.core.v1.LimitRangeSpecArgs(limits=[
                 k8s.core.v1.LimitRangeItemArgs(type="Container", default_request=DEFAULT_REQUESTS)]),
             opts=in_ns)
-        queue_ready = child_opts(self, cluster, [self.namespace, *args.kueue_ready])
+        # Where the namespace is retained its workloads keep running, and Kueue keeps its `resource-in-use` finalizer
+        # on a ClusterQueue with admitted workloads (a Deployment's pods never finish): deleting the queues would wait
+        # until the provider's delete timeout on every `pulumi up`. They are forgotten with the namespace instead.
+        # The provider's `pulumi.com/skipAwait` does not help: on delete it is honoured for Namespaces, Pods and
+        # workload controllers only (pulumi-kubernetes provider/pkg/metadata/overrides.go, allowsSkipAwaitWithDelete),
+        # not for custom resources, so without retention the deletion waits (README, Known limits).
+        queue_ready = child_opts(self, cluster, [self.namespace, *args.kueue_ready]).merge(retain)
         self.cluster_queue = custom_resource(
             f"{name}-cluster-queue", cluster_queue(team, spec, tenancy.flavors, tenancy.environment), queue_ready)
-        custom_resource(f"{name}-local-queue", local_queue(team),
-                        child_opts(self, cluster, [self.namespace, self.cluster_queue]))
+        self.local_queue = custom_resource(f"{name}-local-queue", local_queue(team),
+                                           child_opts(self, cluster, [self.namespace, self.cluster_queue]).merge(retain))
         self.register_outputs({"namespace": team})

@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from aiinfra.plan.runtime import PlanResult
+from components.k8s.queues import KUEUE_EXCLUDED_RESOURCE_PREFIXES
 from components.k8s.tenancy import TEAM_LABEL, kueue_manager_config
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -36,7 +37,7 @@ def kueue_config(plan: PlanResult, cluster: str) -> dict[str, Any]:
     return yaml.safe_load(text)  # the chart reads it with fromYaml
 
 
-def test_the_config_is_the_charts_default_plus_the_namespace_selector(three_cloud_plan: PlanResult) -> None:
+def test_the_config_is_the_charts_default_plus_the_namespace_selector_and_resources(three_cloud_plan: PlanResult) -> None:
     """The value replaces the chart's whole default Configuration: everything else in it must stay as shipped."""
     default = yaml.safe_load(CHART_DEFAULT.read_text())
     kueue = [r for r in three_cloud_plan.of_type(RELEASE) if r.inputs["chart"].endswith("/kueue")]
@@ -44,6 +45,7 @@ def test_the_config_is_the_charts_default_plus_the_namespace_selector(three_clou
     for release in kueue:
         config = kueue_config(three_cloud_plan, release.name.removesuffix("-kueue"))
         selector = config.pop("managedJobsNamespaceSelector")
+        assert config.pop("resources") == {"excludeResourcePrefixes": list(KUEUE_EXCLUDED_RESOURCE_PREFIXES)}
         assert config == default
         assert selector == {"matchExpressions": [{"key": TEAM_LABEL, "operator": "Exists"}]}
     assert json.loads(json.dumps(kueue_manager_config())) == kueue_manager_config()  # plain data, as the chart reads it

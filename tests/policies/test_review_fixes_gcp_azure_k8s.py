@@ -127,8 +127,8 @@ def test_aws_load_balancer_controller_services_annotated_public_are_reported() -
 
 
 def test_an_unknown_controller_annotation_is_reported_as_unknown() -> None:
-    for annotations in ({f"{AWS}type": UNKNOWN}, {f"{AWS}type": "external", f"{AWS}internal": UNKNOWN}):
-        props = {"spec": {"type": "LoadBalancer"}, "metadata": {"annotations": annotations}}
+    for given in ({f"{AWS}type": UNKNOWN}, {f"{AWS}type": "external", f"{AWS}internal": UNKNOWN}):
+        props = {"spec": {"type": "LoadBalancer"}, "metadata": {"annotations": given}}
         assert "aws-load-balancer-" in unknown_reported("k8s-internal-load-balancer", "kubernetes:core/v1:Service", props)
 
 
