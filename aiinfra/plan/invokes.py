@@ -19,7 +19,7 @@ from pulumi._types import _py_properties, is_output_type
 
 from . import invoke_values as values
 from .goyaml import manifest_documents
-from .invoke_values import ACCOUNT_ID, AMI_ID, PLACEHOLDER_UUID  # noqa: F401 (PLACEHOLDER_UUID: tests import it here)
+from .invoke_values import ACCOUNT_ID, AMI_ID
 from .sdk import sdk_class
 
 _DEFAULT_REGION = {"aws": "us-east-1", "gcp": "us-central1", "azure-native": "eastus2"}
@@ -90,13 +90,13 @@ def _machine_types(args: dict[str, Any], region: str, setting: values.Setting) -
                  "bundledLocalSsds": [], "deprecateds": [], "maximumPersistentDisks": 1, "maximumPersistentDisksSizeGb": 1,
                  "architecture": "X86_64", "selfLink": f"placeholder-machine-type/{name}"} for name in names]
     return {"machineTypes": machines, "filter": str(args.get("filter") or ""), "id": "machine-types",
-            "project": args.get("project") or "placeholder-project", "zone": args.get("zone") or f"{region}-a"}
+            "project": args.get("project") or values.gcp_project(setting), "zone": args.get("zone") or f"{region}-a"}
 
 
 def _tpu_accelerator_types(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str, Any]:
     """Offline, every Cloud TPU accelerator type the catalog knows is offered in every zone."""
     return {"types": list(_catalog_tpu_types()), "zone": args.get("zone") or f"{region}-a",
-            "project": args.get("project") or "placeholder-project", "id": "tpu-accelerator-types"}
+            "project": args.get("project") or values.gcp_project(setting), "id": "tpu-accelerator-types"}
 
 
 @functools.cache
@@ -109,7 +109,8 @@ def _catalog_tpu_types() -> tuple[str, ...]:
 
 
 def _gcp_zones(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str, Any]:
-    return {"names": [f"{region}-{suffix}" for suffix in "abc"], "id": region, "region": region, "project": "placeholder-project"}
+    return {"names": [f"{region}-{suffix}" for suffix in "abc"], "id": region, "region": region,
+            "project": values.gcp_project(setting)}
 
 
 def _policy_document(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str, Any]:

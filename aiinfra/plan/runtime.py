@@ -221,7 +221,7 @@ class RecordingMonitor(mocks.MockMonitor):
         if request.remote:
             response = resource_pb2.RegisterResourceResponse(urn=urn)
         else:
-            response = self._register(request, inputs)
+            response = self._register(request, inputs, urn)
         provider = request.provider
         if request.custom and not provider and not request.type.startswith("pulumi:"):
             provider = self._default_provider(request.type.split(":", 1)[0], request.version)
@@ -254,7 +254,8 @@ class RecordingMonitor(mocks.MockMonitor):
             urns.append(urn)
         return sorted(set(urns) - {own})
 
-    def _register(self, request: resource_pb2.RegisterResourceRequest, inputs: dict[str, Any]) -> resource_pb2.RegisterResourceResponse:
+    def _register(self, request: resource_pb2.RegisterResourceRequest, inputs: dict[str, Any],
+                  urn: str) -> resource_pb2.RegisterResourceResponse:
         """The SDK's MockMonitor answer, computed from the wire form when the mocks are PlanMocks that answer with
         `answer` (see echo.py for why); the SDK's own round trip for other mocks and for special values."""
         if request.type == STACK_TYPE or not self._echoes:
@@ -264,7 +265,6 @@ class RecordingMonitor(mocks.MockMonitor):
         except SpecialValue:
             return super().RegisterResource(request)
         id_, state = self.mocks.answer(request.type, request.name, outputs)
-        urn = self.make_urn(request.parent, request.type, request.name)
         self.resources[urn] = mocks.MockMonitor.ResourceRegistration(urn, id_, state)
         obj = struct_pb2.Struct()
         obj.update(state)

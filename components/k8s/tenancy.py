@@ -38,8 +38,9 @@ def kueue_manager_config() -> dict[str, Any]:
     `managerConfig.controllerManagerConfigYaml`; the chart fills in internalCertManagement), plus `resources`
     (`queues.kueue_resources_config`) and `managedJobsNamespaceSelector`. Without the selector Kueue's webhooks
     (`failurePolicy: Fail`) cover every namespace but kube-system and kueue-system, so while its pod is not ready
-    (a new cluster, a drained system node) the other charts' Deployments, Jobs and Pods cannot be created. Selecting the team namespaces confines them to the
-    workloads Kueue queues: the chart copies the selector into every job, pod and deployment webhook."""
+    (a new cluster, a drained system node) the other charts' Deployments, Jobs and Pods cannot be created.
+    Selecting the team namespaces confines them to the workloads Kueue queues: the chart copies the selector into
+    every job, pod and deployment webhook."""
     return {
         "apiVersion": "config.kueue.x-k8s.io/v1beta2",
         "kind": "Configuration",
@@ -191,6 +192,6 @@ class Team(pulumi.ComponentResource):
         queue_ready = child_opts(self, cluster, [self.namespace, *args.kueue_ready]).merge(retain)
         self.cluster_queue = custom_resource(
             f"{name}-cluster-queue", cluster_queue(team, spec, tenancy.flavors, tenancy.environment), queue_ready)
-        self.local_queue = custom_resource(f"{name}-local-queue", local_queue(team),
-                                           child_opts(self, cluster, [self.namespace, self.cluster_queue]).merge(retain))
+        custom_resource(f"{name}-local-queue", local_queue(team),
+                        child_opts(self, cluster, [self.namespace, self.cluster_queue]).merge(retain))
         self.register_outputs({"namespace": team})

@@ -56,12 +56,14 @@ def resolve_gpu_pool(cloud: Cloud, pool: GpuPoolSpec) -> catalog.GpuInstance:
 
 def _check_not_tpu(cloud: Cloud, accelerator: str) -> None:
     """A TPU named as a GPU pool's accelerator is refused with where TPUs go: `tpu_slices`, on GCP only."""
-    tpu = next((g for g in catalog.tpu_generations() if accelerator in (g.name, g.accelerator)), None)
-    if tpu is not None:
-        raise catalog.CatalogError(
-            f"'{accelerator}' is a TPU, not a GPU: TPU slices are GCP-only and are declared under the region's "
-            f"tpu_slices (for example `{{generation: {tpu.name}, topology: {tpu.topologies[0]}}}`), not gpu_pools; "
-            f"GPU models on {cloud.value}: {', '.join(catalog.accelerators_on(cloud.value))}", argument="accelerator")
+    try:
+        tpu = catalog.tpu_generation(accelerator)  # by short name (v5e) or accelerator name (tpu-v5e)
+    except catalog.CatalogError:
+        return  # not a TPU: the catalog's own check names where the model is offered
+    raise catalog.CatalogError(
+        f"'{accelerator}' is a TPU, not a GPU: TPU slices are GCP-only and are declared under the region's "
+        f"tpu_slices (for example `{{generation: {tpu.name}, topology: {tpu.topologies[0]}}}`), not gpu_pools; "
+        f"GPU models on {cloud.value}: {', '.join(catalog.accelerators_on(cloud.value))}", argument="accelerator")
 
 
 def resolve_tpu(slice_: TpuSliceSpec) -> catalog.TpuSlicePlan:

@@ -15,7 +15,7 @@ import yaml
 
 from aiinfra.cli import main
 from aiinfra.plan import program
-from aiinfra.plan.invokes import PLACEHOLDER_UUID
+from aiinfra.plan.invoke_values import PLACEHOLDER_UUID
 from aiinfra.plan.project import load_project
 from aiinfra.plan.runtime import PlanMocks, PlanResult, ResourceRecord, run_program
 
