@@ -1,7 +1,10 @@
-"""Azure Blob state container (HTTPS, TLS 1.2, no public or shared-key access, versioning, CMK) and a Key Vault
-key for azurekeyvault://, with the data-plane roles the principals in `azureStateAdmins` need to use them."""
+"""Azure Blob state container (HTTPS, TLS 1.2, no public or shared-key access, versioning, blob and container soft
+delete, a delete lock on the account, CMK) and a Key Vault key for azurekeyvault://, with the data-plane roles the
+principals in `azureStateAdmins` need to use them and the read-only ones the principals in `azureStateReaders` need to
+preview."""
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -9,6 +12,7 @@ import pulumi
 import pulumi_azure_native as azure
 
 ADMINS = "azureStateAdmins"
+READERS = "azureStateReaders"
 PRINCIPAL_TYPES = ("User", "Group", "ServicePrincipal")
 _GUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _ALLOWED = ("a list of {principalId: <Microsoft Entra object ID, a GUID>, principalType: "
@@ -18,10 +22,11 @@ _ALLOWED = ("a list of {principalId: <Microsoft Entra object ID, a GUID>, princi
 KEY_VAULT_CRYPTO_USER = "12338af0-0e69-4776-bea7-57ae8d297424"  # encrypt/decrypt: what azurekeyvault:// calls
 KEY_VAULT_CRYPTO_SERVICE_ENCRYPTION_USER = "e147488a-f6f5-4113-8e2d-b22465e65bf6"  # wrap/unwrap: storage CMK
 STORAGE_BLOB_DATA_CONTRIBUTOR = "ba92f5b4-2d11-453d-a403-e96b0029c9fe"  # read/write/delete blobs: what azblob:// needs
+STORAGE_BLOB_DATA_READER = "2a2b9908-6ea1-4ae2-8e65-a410df84e7d1"  # read/list blobs: what a preview's azblob:// reads need
 
 
 @dataclass(frozen=True)
-class Admin:
+class Principal:
     principal_id: str
     principal_type: str
 
@@ -31,19 +36,36 @@ def keep(**options) -> pulumi.ResourceOptions:
     return pulumi.ResourceOptions(protect=True, retain_on_delete=True, **options)
 
 
-def read_admins(config: pulumi.Config) -> list[Admin]:
+def read_admins(config: pulumi.Config) -> list[Principal]:
     """The principals to grant data-plane access, from `azureStateAdmins`; a pulumi.RunError naming the key, the
     value and what is allowed when it is malformed (raised before anything is registered)."""
-    key = config.full_key(ADMINS)
+    return _read_principals(config, ADMINS)
+
+
+def read_readers(config: pulumi.Config, admins: list[Principal]) -> list[Principal]:
+    """The principals to grant read-only data-plane access (a CI preview identity), from `azureStateReaders`, checked
+    as `read_admins` checks its list; a principal that is an admin already reads and writes, so it is refused here."""
+    readers = _read_principals(config, READERS)
+    admin_ids = {a.principal_id for a in admins}
+    for i, reader in enumerate(readers):
+        if reader.principal_id in admin_ids:
+            raise pulumi.RunError(f"{config.full_key(READERS)}[{i}].principalId: got {reader.principal_id!r}, which "
+                                  f"{config.full_key(ADMINS)} lists too; allowed: principals that are not admins "
+                                  "(an admin can already read)")
+    return readers
+
+
+def _read_principals(config: pulumi.Config, name: str) -> list[Principal]:
+    key = config.full_key(name)
     try:
-        raw = config.get_object(ADMINS)
+        raw = config.get_object(name)
     except pulumi.ConfigTypeError as err:
         raise pulumi.RunError(f"{key}: got {err.value!r}, which is not a list; allowed: {_ALLOWED}") from None
     if raw is None:
         return []
     if not isinstance(raw, list):
         raise pulumi.RunError(f"{key}: got {raw!r}; allowed: {_ALLOWED}")
-    admins: list[Admin] = []
+    principals: list[Principal] = []
     for i, entry in enumerate(raw):
         where = f"{key}[{i}]"
         if not isinstance(entry, dict) or set(entry) != {"principalId", "principalType"}:
@@ -57,10 +79,10 @@ def read_admins(config: pulumi.Config) -> list[Admin]:
                                   "--query id -o tsv` (the service principal's object ID, not its application ID)")
         if principal_type not in PRINCIPAL_TYPES:
             raise pulumi.RunError(f"{where}.principalType: got {principal_type!r}; allowed: {', '.join(PRINCIPAL_TYPES)}")
-        if any(a.principal_id == principal_id.lower() for a in admins):
+        if any(p.principal_id == principal_id.lower() for p in principals):
             raise pulumi.RunError(f"{where}.principalId: got {principal_id!r} a second time; allowed: each principal once")
-        admins.append(Admin(principal_id.lower(), principal_type))
-    return admins
+        principals.append(Principal(principal_id.lower(), principal_type))
+    return principals
 
 
 def secrets_provider_url(key_uri_with_version: str) -> str:
@@ -85,7 +107,7 @@ def secrets_provider_url(key_uri_with_version: str) -> str:
     return f"azurekeyvault://{parts.netloc}/keys/{segments[1]}/{segments[2]}"
 
 
-def build(prefix: str, location: str, admins: list[Admin], admins_key: str) -> None:
+def build(prefix: str, location: str, admins: list[Principal], admins_key: str, readers: Sequence[Principal] = ()) -> None:
     client = azure.authorization.get_client_config()
     short = "".join(ch for ch in prefix.lower() if ch.isalnum())[:16]
     vault_name, account_name = f"kv{short}state"[:24], f"{short}state"[:24]
@@ -124,10 +146,18 @@ def build(prefix: str, location: str, admins: list[Admin], admins_key: str) -> N
             encryption_identity=azure.storage.EncryptionIdentityArgs(encryption_user_assigned_identity=identity.id),
             key_vault_properties=azure.storage.KeyVaultPropertiesArgs(key_vault_uri=vault.properties.vault_uri, key_name=key.name))),
         opts=keep(depends_on=[identity_crypto]))
+    # Nobody deletes the account by accident: Azure refuses until someone with Microsoft.Authorization/locks/delete
+    # (Owner, User Access Administrator) removes the lock. It covers the account's child resources too (the container,
+    # through Azure Resource Manager); a blob or container deleted through the data plane is what soft delete is for.
+    azure.authorization.ManagementLockByScope("state-account-lock", azure.authorization.ManagementLockByScopeArgs(
+        scope=account.id, level=azure.authorization.LockLevel.CAN_NOT_DELETE, lock_name="pulumi-state-no-delete",
+        notes="Pulumi state of every stack: deleting this account loses it."), opts=keep())
+    # Soft delete for 30 days, of blobs (state files, their versions) and of the container itself.
     azure.storage.BlobServiceProperties("state-blob-service", azure.storage.BlobServicePropertiesArgs(
         account_name=account.name, resource_group_name=group.name,
         blob_services_name="default", is_versioning_enabled=True,
-        delete_retention_policy=azure.storage.DeleteRetentionPolicyArgs(enabled=True, days=30)), opts=keep())
+        delete_retention_policy=azure.storage.DeleteRetentionPolicyArgs(enabled=True, days=30),
+        container_delete_retention_policy=azure.storage.DeleteRetentionPolicyArgs(enabled=True, days=30)), opts=keep())
     container = azure.storage.BlobContainer("state-container", azure.storage.BlobContainerArgs(
         container_name="pulumi-state", account_name=account.name, resource_group_name=group.name, public_access="None"),
         opts=keep())
@@ -141,6 +171,15 @@ def build(prefix: str, location: str, admins: list[Admin], admins_key: str) -> N
             azure.authorization.RoleAssignment(f"state-admin-{admin.principal_id}-{suffix}", azure.authorization.RoleAssignmentArgs(
                 scope=scope, principal_id=admin.principal_id,
                 principal_type=azure.authorization.PrincipalType(admin.principal_type),
+                role_definition_id=role(definition)), opts=pulumi.ResourceOptions(protect=True))
+    # Readers (the CI preview identity): a DIY backend's preview reads the checkpoint and takes no lock, and decrypts the
+    # stack's secrets: read on the container, and encrypt/decrypt on this key only (not on the whole vault).
+    for reader in readers:
+        for suffix, scope, definition in (("crypto-user", key.id, KEY_VAULT_CRYPTO_USER),
+                                          ("blob-reader", container.id, STORAGE_BLOB_DATA_READER)):
+            azure.authorization.RoleAssignment(f"state-reader-{reader.principal_id}-{suffix}", azure.authorization.RoleAssignmentArgs(
+                scope=scope, principal_id=reader.principal_id,
+                principal_type=azure.authorization.PrincipalType(reader.principal_type),
                 role_definition_id=role(definition)), opts=pulumi.ResourceOptions(protect=True))
     if not admins:
         pulumi.log.warn(

@@ -25,8 +25,10 @@ EXAMPLE = yaml.safe_load((BOOTSTRAP / "Pulumi.example.yaml").read_text())["confi
 KEY_VERSION = "0a1b2c3d4e5f60718293a4b5c6d7e8f9"
 KEY_VAULT_CRYPTO_USER = "12338af0-0e69-4776-bea7-57ae8d297424"
 STORAGE_BLOB_DATA_CONTRIBUTOR = "ba92f5b4-2d11-453d-a403-e96b0029c9fe"
+STORAGE_BLOB_DATA_READER = "2a2b9908-6ea1-4ae2-8e65-a410df84e7d1"
 KEY_VAULT_CRYPTO_SERVICE_ENCRYPTION_USER = "e147488a-f6f5-4113-8e2d-b22465e65bf6"
 ADMIN_A, ADMIN_B = "3f2504e0-4f89-41d3-9a0c-0305e82c3301", "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+READER = "9b2e8d4c-1f3a-4c5e-8a7b-6d0e2f4a1c3b"
 
 
 class CloudAnswers(PlanMocks):
@@ -110,7 +112,7 @@ EXPECTED_TYPES = {
     "azure": {"azure-native:resources:ResourceGroup", "azure-native:keyvault:Vault", "azure-native:keyvault:Key",
               "azure-native:managedidentity:UserAssignedIdentity", "azure-native:authorization:RoleAssignment",
               "azure-native:storage:StorageAccount", "azure-native:storage:BlobServiceProperties",
-              "azure-native:storage:BlobContainer"},
+              "azure-native:storage:BlobContainer", "azure-native:authorization:ManagementLockByScope"},
 }
 
 
@@ -120,10 +122,10 @@ def test_every_resource_of_each_cloud_is_protected(bootstrap, cloud: str) -> Non
     resources = custom(result)
     assert {r.type for r in resources} == EXPECTED_TYPES[cloud]
     assert [r.name for r in resources if not r.protect] == []
-    # Retained too, except the admins' grants: once unprotected, removing a principal must revoke its access.
-    admin_grants = [r.name for r in resources if r.name.startswith("state-admin-")]
-    assert [r.name for r in resources if not r.retainOnDelete] == admin_grants
-    assert len(admin_grants) == (4 if cloud == "azure" else 0)
+    # Retained too, except the admins' and readers' grants: once unprotected, removing a principal must revoke its access.
+    grants = [r.name for r in resources if r.name.startswith(("state-admin-", "state-reader-"))]
+    assert [r.name for r in resources if not r.retainOnDelete] == grants
+    assert len(grants) == (6 if cloud == "azure" else 0)
 
 
 def test_aws_bucket_name_is_kept_and_fits_s3(bootstrap) -> None:
@@ -147,6 +149,34 @@ def test_gcp_enables_cloud_kms_before_the_key_ring(bootstrap) -> None:
     api = result.one("gcp:projects/service:Service")
     assert api.inputs == {"service": "cloudkms.googleapis.com", "disableOnDestroy": False}
     assert api.urn in result.one("gcp:kms/keyRing:KeyRing").dependencies
+
+
+@pytest.mark.parametrize(("prefix", "why"), [
+    ("p" * 38, "at most 37 characters"),  # 38 + len("-pulumi-state-") + 12 digits = 64
+    ("Acme-ML", "lowercase letters"), ("-acme", "starting with a letter or digit"), ("acme.ml", "lowercase letters"),
+    ("goog-ml", 'not starting with "goog"'), ("acme-google", 'containing "google"'), ("acme-g00gle", "g00gle"),
+])
+def test_gcp_refuses_a_prefix_gcs_cannot_name_a_bucket_with_before_registering_anything(bootstrap, prefix: str,
+                                                                                       why: str) -> None:
+    with pytest.raises(pulumi.RunError) as err:
+        bootstrap(clouds=["azure", "gcp"], prefix=prefix)  # aws checks the prefix first, by S3's rules
+    message = str(err.value)
+    assert message.startswith(f"{NS}:prefix: got {prefix!r} ({len(prefix)} characters); with gcp in clouds")
+    assert "<prefix>-pulumi-state-<project number>" in message and why in message
+    assert bootstrap.answers.registered == []
+
+
+def test_gcp_bucket_name_is_kept_and_its_length_counts_the_real_project_number(bootstrap, monkeypatch) -> None:
+    result, _ = bootstrap(clouds=["gcp"], prefix="p" * 37)
+    assert result.one("gcp:storage/bucket:Bucket").inputs["name"].startswith("p" * 37 + "-pulumi-state-")
+    spec = importlib.util.spec_from_file_location("bootstrap_state_gcp", BOOTSTRAP / "state_gcp.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module.gcp.organizations, "get_project", lambda: type("Project", (), {"number": "1234567890"})())
+    assert module.check("ns:prefix", "p" * 39) == "1234567890"
+    assert len(module.bucket_name("p" * 39, "1234567890")) == 63
+    with pytest.raises(pulumi.RunError, match="at most 39 characters"):
+        module.check("ns:prefix", "p" * 40)
 
 
 def test_azure_exports_the_versioned_key_url_and_keeps_rotating(bootstrap) -> None:
@@ -174,7 +204,7 @@ def role(definition: str) -> str:
 def test_azure_grants_each_admin_crypto_user_on_the_vault_and_blob_contributor_on_the_container(bootstrap) -> None:
     result, _ = bootstrap(clouds=["azure"])
     grants = {(r.inputs["principalId"], r.inputs["principalType"], r.inputs["roleDefinitionId"], r.inputs["scope"])
-              for r in result.of_type("azure-native:authorization:RoleAssignment") if r.name != "state-identity-crypto"}
+              for r in result.of_type("azure-native:authorization:RoleAssignment") if r.name.startswith("state-admin-")}
     vault, container = "state-vault-id", "state-container-id"  # the mock engine's IDs: f"{name}-id"
     assert grants == {
         (ADMIN_A, "Group", role(KEY_VAULT_CRYPTO_USER), vault), (ADMIN_A, "Group", role(STORAGE_BLOB_DATA_CONTRIBUTOR), container),
@@ -184,8 +214,43 @@ def test_azure_grants_each_admin_crypto_user_on_the_vault_and_blob_contributor_o
     assert not [d for d in result.diagnostics if "azureStateAdmins" in d.message]
 
 
+def test_azure_grants_each_reader_blob_reader_on_the_container_and_crypto_user_on_the_key_alone(bootstrap) -> None:
+    """The preview identity reads the checkpoint and decrypts secrets; it must not be able to write the state."""
+    result, _ = bootstrap(clouds=["azure"])
+    grants = {(r.inputs["principalId"], r.inputs["principalType"], r.inputs["roleDefinitionId"], r.inputs["scope"])
+              for r in result.of_type("azure-native:authorization:RoleAssignment") if r.name.startswith("state-reader-")}
+    assert grants == {(READER, "ServicePrincipal", role(STORAGE_BLOB_DATA_READER), "state-container-id"),
+                      (READER, "ServicePrincipal", role(KEY_VAULT_CRYPTO_USER), "state-key-id")}
+    everyone = [r.inputs for r in result.of_type("azure-native:authorization:RoleAssignment")]
+    assert not [g for g in everyone if g["principalId"] == READER and g["roleDefinitionId"] == role(STORAGE_BLOB_DATA_CONTRIBUTOR)]
+    none, _ = bootstrap(clouds=["azure"], azureStateReaders=None)
+    assert not [r for r in none.resources if r.name.startswith("state-reader-")]
+
+
+def test_azure_refuses_a_reader_that_is_an_admin_or_malformed_before_registering_anything(bootstrap) -> None:
+    with pytest.raises(pulumi.RunError) as err:
+        bootstrap(azureStateReaders=[{"principalId": ADMIN_B.upper(), "principalType": "ServicePrincipal"}])
+    assert str(err.value).startswith(f"{NS}:azureStateReaders[0].principalId: got {ADMIN_B!r}, which {NS}:azureStateAdmins")
+    assert bootstrap.answers.registered == []
+    with pytest.raises(pulumi.RunError) as err:
+        bootstrap(azureStateReaders=[{"principalId": "preview-app", "principalType": "ServicePrincipal"}])
+    assert str(err.value).startswith(f"{NS}:azureStateReaders[0].principalId: got 'preview-app'; allowed: the object ID")
+    assert bootstrap.answers.registered == []
+
+
+def test_azure_state_account_cannot_be_deleted_and_containers_are_soft_deleted(bootstrap) -> None:
+    result, _ = bootstrap(clouds=["azure"])
+    lock = result.one("azure-native:authorization:ManagementLockByScope")
+    assert lock.inputs["level"] == "CanNotDelete" and lock.inputs["scope"] == "state-account-id"
+    assert lock.protect and lock.retainOnDelete
+    service = result.one("azure-native:storage:BlobServiceProperties").inputs
+    assert service["deleteRetentionPolicy"] == {"enabled": True, "days": 30}
+    assert service["containerDeleteRetentionPolicy"] == {"enabled": True, "days": 30}
+    assert service["isVersioningEnabled"] is True
+
+
 def test_azure_without_admins_deploys_and_warns_that_nobody_can_use_it(bootstrap) -> None:
-    result, _ = bootstrap(clouds=["azure"], azureStateAdmins=None)
+    result, _ = bootstrap(clouds=["azure"], azureStateAdmins=None, azureStateReaders=None)
     assert [r.name for r in result.of_type("azure-native:authorization:RoleAssignment")] == ["state-identity-crypto"]
     [warning] = [d.message for d in result.diagnostics if f"{NS}:azureStateAdmins is not set" in d.message and d.severity == "warning"]
     assert "nobody can use this backend" in warning and "Key Vault Crypto User" in warning
