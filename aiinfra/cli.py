@@ -80,16 +80,50 @@ def run() -> NoReturn:
     took 3.7 s of a 9.5 s `aiinfra plan --stack prod`. Nothing is left to do at exit by then: the plan's files are
     written and closed and the policy pack's process is stopped, so the streams are flushed and the process leaves.
     Exceptions (argparse's SystemExit, a bug's traceback) take the normal way out.
+
+    The reader of stdout may leave early (`aiinfra catalog | head`, `aiinfra plan ... 2>&1 | head -1`): the stream
+    then goes to /dev/null and the command carries on, so a plan still evaluates its policies, writes --json and
+    --markdown, and exits with its own code.
     """
-    try:
-        code = main()
-        sys.stdout.flush()
-    except BrokenPipeError:  # the reader left (`aiinfra catalog | head`): what it wanted was written
-        code = 0
+    sys.stdout, sys.stderr = _ReaderMayLeave(sys.stdout), _ReaderMayLeave(sys.stderr)
+    code = main()
+    sys.stdout.flush()
     try:
         sys.stderr.flush()
     finally:
         os._exit(code)
+
+
+class _ReaderMayLeave:
+    """An output stream that on a broken pipe (its reader gone) is pointed at /dev/null instead of failing the
+    command."""
+
+    def __init__(self, stream) -> None:  # noqa: ANN001 (a text stream)
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._to_devnull()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._to_devnull()
+            self._stream.flush()
+
+    def _to_devnull(self) -> None:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, self._stream.fileno())
+        finally:
+            os.close(devnull)
+
+    def __getattr__(self, name: str):  # noqa: ANN204 (everything else is the stream's)
+        return getattr(self._stream, name)
 
 
 class UserError(Exception):
@@ -149,7 +183,11 @@ def _read_base_plan(path: str) -> dict:
 
 def _check_output(option: str, path: str | None) -> None:
     """Fail before planning when an output file cannot be written where asked."""
-    if path is not None and not Path(path).resolve().parent.is_dir():
+    if path is None:
+        return
+    if Path(path).is_dir():
+        raise UserError(f"{option} {path}: is a directory; give a file path")
+    if not Path(path).resolve().parent.is_dir():
         raise UserError(f"{option} {path}: directory {Path(path).resolve().parent} does not exist")
 
 

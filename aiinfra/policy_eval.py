@@ -165,12 +165,23 @@ async def _stub(address: str) -> AsyncIterator[analyzer_pb2_grpc.AnalyzerStub]:
 
 def _policy_config(info: analyzer_pb2.AnalyzerInfo, config: dict[str, Any]) -> dict[str, analyzer_pb2.PolicyConfig]:
     """Reconcile the config file with each policy as the engine does: level from the policy's entry, else
-    `all`, else the policy's own; properties from the entry over the schema defaults."""
+    `all`, else the policy's own; properties from the entry over the schema defaults. Like the engine
+    (pulumi/pulumi pkg/resource/analyzer/config.go, parsePolicyPackConfig and applyConfig), `all` and each entry
+    take a level (`"mandatory"`) or an object with an `enforcementLevel` (`{"enforcementLevel": "mandatory"}`)."""
     known = {p.name for p in info.policies}
     unknown = sorted(set(config) - known - {"all"})
     if unknown:
         raise PolicyError(f"policy config names unknown policies: {', '.join(unknown)}; the pack has: {', '.join(sorted(known))}")
     default_level = config.get("all")
+    if isinstance(default_level, dict):
+        default_level = default_level.get("enforcementLevel")
+        if default_level is not None and not isinstance(default_level, str):
+            raise PolicyError(f"policy config 'all': enforcementLevel {default_level!r} is not a valid enforcement level; "
+                              f"allowed: {', '.join(_LEVELS)}")
+    elif default_level is not None and not isinstance(default_level, str):
+        raise PolicyError(f"policy config 'all': {default_level!r} is not a valid value; give an enforcement level or an object")
+    if default_level is not None and default_level not in _LEVELS:
+        raise PolicyError(f"policy config 'all': enforcement level {default_level!r}; allowed: {', '.join(_LEVELS)}")
     result = {}
     problems: list[str] = []
     for policy in info.policies:
@@ -187,6 +198,9 @@ def _policy_config(info: analyzer_pb2.AnalyzerInfo, config: dict[str, Any]) -> d
             level = entry
         elif isinstance(entry, dict):
             level = entry.get("enforcementLevel", level)
+            if not isinstance(level, str):
+                raise PolicyError(f"policy '{policy.name}': enforcementLevel {level!r} is not a valid enforcement level; "
+                                  f"allowed: {', '.join(_LEVELS)}")
             properties.update({k: v for k, v in entry.items() if k != "enforcementLevel"})
         elif entry is not None:
             raise PolicyError(f"policy '{policy.name}': {entry!r} is not a valid value; give an enforcement level or an object")

@@ -1,15 +1,236 @@
-"""Compare two plan documents (from `aiinfra plan --json`): resources added, changed and removed, by component."""
+"""Compare two plan documents (from `aiinfra plan --json`): resources added, updated, replaced and removed, by
+component, with the old and new value of each changed input.
+
+What the engine would do with a changed resource is worked out as it does, from what the plan records: the program's
+`ignoreChanges` paths are reset to the base's values before comparing (pkg/resource/deploy/step_generator.go,
+processIgnoreChanges); a change at or under one of the resource's `replaceOnChanges` paths replaces it (azure-native
+classes put the properties their API cannot update there, e.g. an AgentPool's osDiskSizeGB); and so does a change to a
+property the provider itself cannot update in place (FORCE_NEW, a small table of the types that hold data or take
+long to create). Any other change is an update. Secret values are compared and shown masked, so a base planned before
+the plan masked them (plaintext) and a head that does (`[secret]`) agree.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from typing import Any
 
 SECRET_SIG = "4dabf18193072939515e22adb298388d"
+_SECRET_VALUE = "1b47061264138c4ac30d75fd1eb44270"  # pulumi.runtime.rpc._special_secret_sig
+_OUTPUT_VALUE = "d0e6a833031e9bbcd3f4e8bde6ca49a4"  # an output value, secret when its "secret" is true
+_UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # pulumi.runtime.rpc.UNKNOWN
+SECRET_SHOWN = "[secret]"
+_MASKED = {SECRET_SIG: _SECRET_VALUE, "value": SECRET_SHOWN}
+_VALUE_WIDTH = 60
+"""The most characters of an old or new value shown; longer ones end in `…`."""
+
 # Options a diff reports, with the value a record without the field means (a base planned before the field existed).
 _OPTIONS = {"protect": False, "retainOnDelete": False, "ignoreChanges": [], "provider": "", "parent": "",
             "deleteBeforeReplace": None, "replaceOnChanges": [], "additionalSecretOutputs": [], "customTimeouts": {}}
+
+PROTECTED_NOTE = "protected: `pulumi up` will fail"
+RETAINED_NOTE = "retained in the cloud, only dropped from state"
+
+# Input properties a change to which makes the provider replace the resource, for bridged types that hold data or
+# take long to create (wire names, as the plan records them). Each entry was read in the provider's source; what
+# could not be confirmed for the provider versions this project pins is left out (and shows as an update):
+#   aws:eks/nodeGroup:NodeGroup: ForceNew in
+#     https://github.com/hashicorp/terraform-provider-aws/blob/012e0a32f0686212f447447fd3d81c3d0ce256ad/internal/service/eks/node_group.go
+#   aws:eks/cluster:Cluster: ForceNew in
+#     https://github.com/hashicorp/terraform-provider-aws/blob/00555dc5b38f92abbfa230badea0ed0754cea81e/internal/service/eks/cluster.go
+#     (vpcConfig.subnetIds is updatable there)
+#   aws:fsx/lustreFileSystem:LustreFileSystem: ForceNew in
+#     https://github.com/hashicorp/terraform-provider-aws/blob/06ee53d9fed4877dc55cefbe3ba1423b863eda61/internal/service/fsx/lustre_file_system.go
+#     (perUnitStorageThroughput is left out: ForceNew there, but pulumi-aws 7.51's own docs say it can be changed
+#     unless efaEnabled is set; a smaller storageCapacity replaces too, which a table of paths cannot express)
+#   aws:s3/bucket:Bucket, aws:s3/bucketV2:BucketV2 (both aws_s3_bucket): ForceNew in
+#     https://github.com/hashicorp/terraform-provider-aws/blob/0070bcd12c952f14c5434a6f351ef7b6fa791226/internal/service/s3/bucket.go
+#   gcp:storage/bucket:Bucket: ForceNew in
+#     https://github.com/hashicorp/terraform-provider-google/blob/e03b7622a26cf4e878f90bdccaca6aa3d03a7999/google/services/storage/resource_storage_bucket.go
+#   gcp:container/cluster:Cluster: ForceNew in
+#     https://github.com/hashicorp/terraform-provider-google/blob/e03b7622a26cf4e878f90bdccaca6aa3d03a7999/google/services/container/resource_container_cluster.go
+#   gcp:container/nodePool:NodePool: ForceNew in .../google/services/container/resource_container_node_pool.go and,
+#     for nodeConfig, .../google/services/container/node_config.go (same commit). nodeConfig.machineType, diskSizeGb
+#     and diskType are not: GKE updates them in place
+#   gcp:lustre/instance:Instance: ForceNew in .../google/services/lustre/resource_lustre_instance.go (same commit)
+#   kubernetes: pulumi-kubernetes' force-new table, every kind's metadata.name and metadata.namespace plus the kinds'
+#     own fields, and a Helm release's name and namespace:
+#     https://github.com/pulumi/pulumi-kubernetes/blob/94977969d64112b04e19945818a7d5d5f38f631d/provider/pkg/provider/diff.go
+#     https://github.com/pulumi/pulumi-kubernetes/blob/94977969d64112b04e19945818a7d5d5f38f631d/provider/pkg/provider/helm_release.go
+_AWS_BUCKET = ("bucket", "bucketPrefix")
+FORCE_NEW: dict[str, tuple[str, ...]] = {
+    "aws:eks/nodeGroup:NodeGroup": ("amiType", "capacityType", "clusterName", "diskSize", "instanceTypes",
+                                    "launchTemplate.id", "launchTemplate.name", "nodeGroupName", "nodeGroupNamePrefix",
+                                    "nodeRoleArn", "remoteAccess", "subnetIds"),
+    "aws:eks/cluster:Cluster": ("name", "roleArn", "bootstrapSelfManagedAddons",
+                                "accessConfig.bootstrapClusterCreatorAdminPermissions",
+                                "kubernetesNetworkConfig.ipFamily", "kubernetesNetworkConfig.serviceIpv4Cidr"),
+    "aws:fsx/lustreFileSystem:LustreFileSystem": ("deploymentType", "kmsKeyId", "subnetIds", "securityGroupIds",
+                                                  "storageType", "backupId", "importPath", "exportPath",
+                                                  "importedFileChunkSize", "driveCacheType", "copyTagsToBackups"),
+    "aws:s3/bucket:Bucket": _AWS_BUCKET,
+    "aws:s3/bucketV2:BucketV2": _AWS_BUCKET,
+    "gcp:storage/bucket:Bucket": ("name", "location", "project", "enableObjectRetention"),
+    "gcp:container/cluster:Cluster": ("name", "location", "project", "network", "subnetwork", "networkingMode",
+                                      "datapathProvider", "enableAutopilot", "enableTpu"),
+    "gcp:container/nodePool:NodePool": ("name", "namePrefix", "location", "cluster", "project", "maxPodsPerNode",
+                                        "placementPolicy.policyName", "nodeConfig.guestAccelerators",
+                                        "nodeConfig.spot", "nodeConfig.preemptible", "nodeConfig.serviceAccount",
+                                        "nodeConfig.oauthScopes", "nodeConfig.reservationAffinity",
+                                        "nodeConfig.bootDiskKmsKey", "nodeConfig.localSsdCount", "nodeConfig.metadata"),
+    "gcp:lustre/instance:Instance": ("instanceId", "location", "project", "network", "filesystem",
+                                     "perUnitStorageThroughput", "kmsKey"),
+    "kubernetes:core/v1:PersistentVolumeClaim": ("spec.accessModes", "spec.selector", "spec.storageClassName",
+                                                 "spec.volumeName"),
+    "kubernetes:core/v1:PersistentVolume": ("spec.csi", "spec.nfs", "spec.hostPath"),
+    "kubernetes:storage.k8s.io/v1:StorageClass": ("parameters", "provisioner"),
+    "kubernetes:apps/v1:Deployment": ("spec.selector",),
+    "kubernetes:apps/v1:DaemonSet": ("spec.selector",),
+    "kubernetes:apps/v1:StatefulSet": ("spec.podManagementPolicy", "spec.revisionHistoryLimit", "spec.selector",
+                                       "spec.serviceName", "spec.volumeClaimTemplates"),
+    "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": ("roleRef",),
+    "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding": ("roleRef",),
+    "kubernetes:core/v1:Service": ("spec.clusterIP",),
+    "kubernetes:helm.sh/v3:Release": ("name", "namespace"),
+}
+_KUBERNETES_IDENTITY = ("metadata.name", "metadata.namespace")
+
+
+def force_new_paths(type_: str) -> tuple[str, ...]:
+    """The table's paths for `type_`; for any Kubernetes object (not a patch, not a Helm release) its name and
+    namespace too."""
+    paths = FORCE_NEW.get(type_, ())
+    if type_.startswith("kubernetes:") and type_ != "kubernetes:helm.sh/v3:Release" and not type_.endswith("Patch"):
+        paths = _KUBERNETES_IDENTITY + paths
+    return paths
+
+
+# Property paths as the engine parses them (sdk/go/common/resource/properties_path.go): `a.b`, `a[0]`, `a["k.e.y"]`,
+# `a[*]`, `a.*`.
+_PATH_TOKEN = re.compile(r'\.?([^.\[\]"]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]|\[(\*)\]')
+
+
+def parse_path(path: str) -> list[str | int] | None:
+    """The segments of a property path (`*` a wildcard); None for a path that does not parse."""
+    segments: list[str | int] = []
+    position = 0
+    while position < len(path):
+        match = _PATH_TOKEN.match(path, position)
+        if match is None or match.end() == position:
+            return None
+        name, index, quoted, star = match.groups()
+        segments.append(name if name is not None else int(index) if index is not None
+                        else json.loads(f'"{quoted}"') if quoted is not None else star)
+        position = match.end()
+    return segments or None
+
+
+def format_path(segments: list[str | int]) -> str:
+    text = ""
+    for segment in segments:
+        if isinstance(segment, int):
+            text += f"[{segment}]"
+        elif re.fullmatch(r"[A-Za-z_$][\w$-]*", segment) or segment == "*":
+            text += f".{segment}" if text else segment
+        else:
+            text += f"[{json.dumps(segment)}]"
+    return text or "(value)"
+
+
+def _is_secret(value: Any) -> bool:
+    return isinstance(value, dict) and (value.get(SECRET_SIG) == _SECRET_VALUE
+                                        or (value.get(SECRET_SIG) == _OUTPUT_VALUE and bool(value.get("secret"))))
+
+
+def mask_secrets(value: Any) -> Any:
+    """`value` with every secret replaced by a secret holding `[secret]`: it stays marked secret, its text is gone."""
+    if _is_secret(value):
+        return dict(_MASKED)
+    if isinstance(value, dict):
+        return {k: mask_secrets(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [mask_secrets(v) for v in value]
+    return value
+
+
+_MISSING = object()
+
+
+def _get(value: Any, segments: list[str | int]) -> Any:
+    for segment in segments:
+        if isinstance(value, dict) and not _is_secret(value) and isinstance(segment, str) and segment in value:
+            value = value[segment]
+        elif isinstance(value, list) and isinstance(segment, int) and 0 <= segment < len(value):
+            value = value[segment]
+        else:
+            return _MISSING
+    return value
+
+
+def _reset(old: Any, new: Any, segments: list[str | int]) -> Any:
+    """`new` with the value at `segments` set to `old`'s (removed where `old` has none), as the engine applies an
+    ignoreChanges path; wildcards cover every key or index `new` has there."""
+    if not segments:
+        return old
+    head, rest = segments[0], segments[1:]
+    if isinstance(new, dict) and not _is_secret(new):
+        keys = list(new) if head == "*" else [head] if isinstance(head, str) else []
+        result = dict(new)
+        for key in keys:
+            before = old.get(key, _MISSING) if isinstance(old, dict) and not _is_secret(old) else _MISSING
+            if not rest:
+                if before is _MISSING:
+                    result.pop(key, None)
+                else:
+                    result[key] = before
+            elif key in result and before is not _MISSING:
+                result[key] = _reset(before, result[key], rest)
+        return result
+    if isinstance(new, list):
+        indexes = range(len(new)) if head == "*" else [head] if isinstance(head, int) and 0 <= head < len(new) else []
+        result = list(new)
+        for i in indexes:
+            before = old[i] if isinstance(old, list) and i < len(old) else _MISSING
+            if before is not _MISSING:
+                result[i] = before if not rest else _reset(before, result[i], rest)
+        return result
+    return new
+
+
+def _changes(before: Any, after: Any, path: list[str | int]) -> list[tuple[list[str | int], Any, Any]]:
+    """(path, old, new) of each changed leaf; an object or list present on one side only is one change."""
+    if isinstance(before, dict) and isinstance(after, dict) and not _is_secret(before) and not _is_secret(after):
+        found = []
+        for key in sorted(set(before) | set(after)):  # a null input is an unset one
+            a, b = before.get(key), after.get(key)
+            found += _changes(_MISSING if a is None else a, _MISSING if b is None else b, [*path, key])
+        return found
+    if isinstance(before, list) and isinstance(after, list):
+        found = []
+        for i in range(max(len(before), len(after))):
+            found += _changes(before[i] if i < len(before) else _MISSING, after[i] if i < len(after) else _MISSING,
+                              [*path, i])
+        return found
+    return [] if before == after else [(path, before, after)]
+
+
+def _covers(pattern: list[str | int], path: list[str | int]) -> bool:
+    """`path` is at or under `pattern` (`*` matching any one key or index)."""
+    return len(pattern) <= len(path) and all(p == "*" or p == q for p, q in zip(pattern, path))
+
+
+def shown(value: Any) -> str:
+    """A value for the reader: secrets masked, unknowns named, long text cut."""
+    if value is _MISSING:
+        return "(unset)"
+    if _is_secret(value):
+        return SECRET_SHOWN
+    if value == _UNKNOWN:
+        return "[unknown]"
+    text = json.dumps(mask_secrets(value), separators=(",", ":"), ensure_ascii=False).replace(f'"{_UNKNOWN}"', "[unknown]")
+    return text if len(text) <= _VALUE_WIDTH else text[: _VALUE_WIDTH - 1] + "…"
 
 
 def _component_of(urn: str, by_urn: dict[str, dict[str, Any]]) -> str:
@@ -24,21 +245,11 @@ def _component_of(urn: str, by_urn: dict[str, dict[str, Any]]) -> str:
     return f"{top['type'].split(':')[-1]} {top['name']}"
 
 
-def _changed_paths(before: Any, after: Any, path: str = "") -> list[str]:
-    if isinstance(before, dict) and isinstance(after, dict):
-        if SECRET_SIG in before or SECRET_SIG in after:
-            return [path or "(value)"] if before != after else []
-        paths: list[str] = []
-        for key in sorted(set(before) | set(after)):
-            paths += _changed_paths(before.get(key), after.get(key), f"{path}.{key}" if path else key)
-        return paths
-    return [] if before == after else [path or "(value)"]
-
-
 def _inputs(record: dict[str, Any]) -> dict[str, Any]:
-    """A record's inputs to compare. A provider's settings are compared by value: the plan records an object setting as
-    its JSON text, as the engine sends it (earlier plans held the parsed object), and the JSON's spacing is no change."""
-    inputs = record.get("inputs", {})
+    """A record's inputs to compare, secrets masked. A provider's settings are compared by value: the plan records an
+    object setting as its JSON text, as the engine sends it (earlier plans held the parsed object), and the JSON's
+    spacing is no change."""
+    inputs = mask_secrets(record.get("inputs", {}))
     if not str(record.get("type", "")).startswith("pulumi:providers:"):
         return inputs
     parsed = {}
@@ -52,39 +263,112 @@ def _inputs(record: dict[str, Any]) -> dict[str, Any]:
     return parsed
 
 
+def _changed_entry(old: dict[str, Any], new: dict[str, Any], before: str, urn: str,
+                   users: int) -> dict[str, Any] | None:
+    old_inputs, new_inputs = _inputs(old), _inputs(new)
+    for path in new.get("ignoreChanges") or []:  # the engine keeps the base's value there
+        segments = parse_path(path)
+        if segments is not None:
+            new_inputs = _reset(old_inputs, new_inputs, segments)
+    changes = _changes(old_inputs, new_inputs, [])
+    options = [o for o, unset in _OPTIONS.items() if old.get(o, unset) != new.get(o, unset)
+               and (o != "parent" or before == urn)]
+    if before != urn:
+        options.append(f"moved from {before.split('::', 2)[-1]} (aliased)")
+    if not changes and not options:
+        return None
+    replace_on = [p for p in map(parse_path, [*(new.get("replaceOnChanges") or []), *force_new_paths(new["type"])]) if p]
+    replacing = []
+    for path, _, _ in changes:
+        # At or under a replace path; or a whole object changed that holds one whose value differs.
+        if any(_covers(p, path) or (_covers(path, p) and _get(old_inputs, p) != _get(new_inputs, p)) for p in replace_on):
+            replacing.append(format_path(path))
+    entry: dict[str, Any] = {
+        "urn": urn, "type": new["type"], "action": "replace" if replacing else "update",
+        "inputs": [format_path(path) for path, _, _ in changes],
+        "changes": [{"path": format_path(path), "old": shown(a), "new": shown(b)} for path, a, b in changes],
+        "replaceBecause": replacing, "options": options, "notes": []}
+    if replacing and old.get("protect"):
+        entry["protected"] = True
+        entry["notes"].append(PROTECTED_NOTE)
+    if replacing and old.get("retainOnDelete"):
+        entry["notes"].append("the replaced one is retained in the cloud, only dropped from state")
+    if changes and new["type"].startswith("pulumi:providers:"):
+        entry["notes"].append(f"provider settings changed: the {users} resource{'s' if users != 1 else ''} using this "
+                              "provider may update, or be replaced where they cannot take the change in place")
+    return entry
+
+
 def diff_plans(base: dict[str, Any], head: dict[str, Any]) -> dict[str, Any]:
-    """JSON-serialisable diff: per component, the URNs added/removed and changed inputs/options."""
+    """JSON-serialisable diff: per component, the resources added, changed in place, replaced and removed."""
     old = {r["urn"]: r for r in base.get("resources", [])}
     new = {r["urn"]: r for r in head.get("resources", [])}
     # A new URN whose aliases name a URN of the base is that resource, moved (renamed or re-parented): the engine
     # updates it in place, so it is no removal and addition.
     moved = {alias: urn for urn in sorted(set(new) - set(old)) for alias in new[urn].get("aliases", [])
              if alias in old and alias not in new}
-    groups: dict[str, dict[str, list]] = defaultdict(lambda: {"added": [], "removed": [], "changed": []})
+    users: dict[str, int] = defaultdict(int)  # resources per provider URN (a reference is `<urn>::<id>`)
+    for record in new.values():
+        if record.get("provider"):
+            users[record["provider"].rsplit("::", 1)[0]] += 1
+    groups: dict[str, dict[str, list]] = defaultdict(lambda: {"added": [], "changed": [], "replaced": [], "removed": []})
     for urn in sorted(set(new) - set(old) - set(moved.values())):
         groups[_component_of(urn, new)]["added"].append({"urn": urn, "type": new[urn]["type"]})
     for urn in sorted(set(old) - set(new) - set(moved)):
-        groups[_component_of(urn, old)]["removed"].append({"urn": urn, "type": old[urn]["type"]})
+        entry: dict[str, Any] = {"urn": urn, "type": old[urn]["type"], "notes": []}
+        if old[urn].get("protect"):
+            entry["protected"] = True
+            entry["notes"].append(PROTECTED_NOTE)
+        if old[urn].get("retainOnDelete"):
+            entry["retained"] = True
+            entry["notes"].append(RETAINED_NOTE)
+        groups[_component_of(urn, old)]["removed"].append(entry)
     pairs = [(urn, urn) for urn in sorted(set(old) & set(new))] + sorted(moved.items())
     for before, urn in pairs:
-        inputs = _changed_paths(_inputs(old[before]), _inputs(new[urn]))
-        options = [o for o, unset in _OPTIONS.items() if old[before].get(o, unset) != new[urn].get(o, unset)
-                   and (o != "parent" or before == urn)]
-        if before != urn:
-            options.append(f"moved from {before.split('::', 2)[-1]} (aliased)")
-        if inputs or options:
-            groups[_component_of(urn, new)]["changed"].append({"urn": urn, "type": new[urn]["type"], "inputs": inputs, "options": options})
-    counts = {kind: sum(len(g[kind]) for g in groups.values()) for kind in ("added", "changed", "removed")}
-    return {"stack": head.get("stack"), "base_stack": base.get("stack"), "counts": counts,
+        entry = _changed_entry(old[before], new[urn], before, urn, users[urn])
+        if entry is not None:
+            groups[_component_of(urn, new)]["replaced" if entry["action"] == "replace" else "changed"].append(entry)
+    counts = {kind: sum(len(g[kind]) for g in groups.values()) for kind in ("added", "changed", "replaced", "removed")}
+    protected = [e["urn"] for g in groups.values() for e in g["removed"] + g["replaced"] if e.get("protected")]
+    return {"stack": head.get("stack"), "base_stack": base.get("stack"), "counts": counts, "protected": protected,
             "components": {name: groups[name] for name in sorted(groups)}}
 
 
+def counts_line(counts: dict[str, int]) -> str:
+    return (f"+{counts['added']} added, ~{counts['changed']} changed, ±{counts.get('replaced', 0)} replaced, "
+            f"-{counts['removed']} removed")
+
+
+def describe_changes(entry: dict[str, Any], limit: int | None = None) -> list[str]:
+    """`path old → new` for each changed input (`(replaces)` on those that force the replacement), then the options."""
+    replacing = set(entry.get("replaceBecause", []))
+    parts = [f"{c['path']} {c['old']} → {c['new']}" + (" (replaces)" if c["path"] in replacing else "")
+             for c in entry.get("changes", [])] or list(entry.get("inputs", []))
+    if limit is not None and len(parts) > limit:
+        parts = [*parts[:limit], f"… {len(parts) - limit} more"]
+    return parts + list(entry.get("options", []))
+
+
+def _name(urn: str) -> str:
+    return urn.split("::")[-1]
+
+
+_TEXT_CHANGES_PER_RESOURCE = 12
+
+
 def render_diff_text(diff: dict[str, Any]) -> str:
-    c = diff["counts"]
-    lines = [f"\nDiff against base: +{c['added']} added, ~{c['changed']} changed, -{c['removed']} removed"]
+    lines = [f"\nDiff against base: {counts_line(diff['counts'])}"]
     for component, group in diff["components"].items():
         lines.append(f"  {component}")
-        lines += [f"    + {e['urn'].split('::')[-1]} ({e['type']})" for e in group["added"]]
-        lines += [f"    ~ {e['urn'].split('::')[-1]}: {', '.join(e['inputs'] + e['options'])}" for e in group["changed"]]
-        lines += [f"    - {e['urn'].split('::')[-1]} ({e['type']})" for e in group["removed"]]
+        lines += [f"    + {_name(e['urn'])} ({e['type']})" for e in group["added"]]
+        for mark, kind in (("~", "changed"), ("±", "replaced")):
+            for e in group.get(kind, []):
+                text = f"    {mark} {_name(e['urn'])}{' replace' if kind == 'replaced' else ''}: "
+                text += ", ".join(describe_changes(e, _TEXT_CHANGES_PER_RESOURCE))
+                lines.append(text + "".join(f" [{note}]" for note in e.get("notes", [])))
+        lines += [f"    - {_name(e['urn'])} ({e['type']})" + "".join(f" [{note}]" for note in e.get("notes", []))
+                  for e in group["removed"]]
+    if diff.get("protected"):
+        lines.append(f"  warning: {len(diff['protected'])} protected resource(s) would be deleted or replaced; "
+                     "`pulumi up` will fail until they are unprotected")
     return "\n".join(lines)

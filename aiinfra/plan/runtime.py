@@ -23,6 +23,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from .diagnostics import Diagnostic, RecordingEngine
+from .diff import mask_secrets
 from .echo import SpecialValue, echo_properties, known_only
 from .engine_options import options_of
 from .invokes import placeholder_result
@@ -94,11 +95,13 @@ class PlanResult:
         return found[0]
 
     def to_json(self) -> dict[str, Any]:
+        """The plan document (`aiinfra plan --json`). Secret values are masked: each stays a secret (the SDK's
+        marker, so a reader still sees it is one) holding `[secret]`. The policy pack gets the records themselves."""
         return {
             "project": self.project,
             "stack": self.stack,
-            "resources": [r.to_json() for r in self.resources],
-            "outputs": self.outputs,
+            "resources": [{**r.to_json(), "inputs": mask_secrets(r.inputs)} for r in self.resources],
+            "outputs": mask_secrets(self.outputs),
             "diagnostics": [d.to_json() for d in self.diagnostics],
         }
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from components.catalog import find_instance
+from components.catalog import find_instance, tpu_generations
 
 from .diagnostics import render_diagnostics
+from .diff import SECRET_SIG, mask_secrets
 from .runtime import UNKNOWN, PlanResult, ResourceRecord
 
 Facts = Callable[[dict[str, Any]], str]
@@ -49,20 +51,58 @@ def _aws_node_group(i: dict[str, Any]) -> str:
     return f"{types} {_get(i, 'amiType') or ''} {_get(i, 'capacityType') or 'ON_DEMAND'} {_range(sc.get('minSize'), sc.get('maxSize'))}"
 
 
+def _tpu_chips(machine_type: Any) -> tuple[str, int] | None:
+    """(`tpu-v5p`, chips per VM) of a GKE TPU machine type, from the catalog's TPU table."""
+    for generation in tpu_generations():
+        for chips, name in generation.machine_types.items():
+            if name == machine_type:
+                return generation.accelerator, chips
+    return None
+
+
+def _slice_chips(topology: str) -> int | None:
+    try:
+        return math.prod(int(d) for d in topology.split("x"))
+    except ValueError:
+        return None
+
+
 def _gcp_node_pool(i: dict[str, Any]) -> str:
     nc = _get(i, "nodeConfig") or {}
+    machine = nc.get("machineType", "?")
     accels = ",".join(f"{a.get('count')}x {a.get('type')}" for a in nc.get("guestAccelerators") or [])
+    tpu = _tpu_chips(machine)
+    if tpu is not None:  # a TPU machine type names its chips only in its name: `ct5p-hightpu-4t`
+        accels = f"({tpu[1]}x {tpu[0]})"
     auto = _get(i, "autoscaling") or {}
     size = _range(auto.get("totalMinNodeCount", auto.get("minNodeCount")), auto.get("totalMaxNodeCount", auto.get("maxNodeCount"))) if auto else f"{_get(i, 'nodeCount')} nodes"
     topo = _get(i, "placementPolicy", "tpuTopology")
-    extra = f" tpu {topo}" if topo else ""
+    chips = _slice_chips(topo) if isinstance(topo, str) else None
+    extra = f" tpu slice {topo}" + (f" ({chips} chips)" if chips else "") if topo else ""
     spot = " spot" if nc.get("spot") else ""
-    return f"{nc.get('machineType', '?')} {accels}{extra}{spot} {size}".replace("  ", " ")
+    return f"{machine} {accels}{extra}{spot} {size}".replace("  ", " ")
 
 
 def _azure_agent_pool(i: dict[str, Any]) -> str:
     size = _with_accelerators("azure", _get(i, "vmSize"))
     return f"{size} {_get(i, 'scaleSetPriority') or 'Regular'} {_range(_get(i, 'minCount'), _get(i, 'maxCount'))}"
+
+
+def _aks_cluster(i: dict[str, Any]) -> str:
+    """Version, upgrade channel and privacy; then the pools the cluster resource itself creates (the system pool),
+    sized as EKS and GKE system pools are."""
+    text = (f"k8s {_get(i, 'kubernetesVersion') or 'AKS default'}, "
+            f"upgrade channel={_get(i, 'autoUpgradeProfile', 'upgradeChannel') or 'none'}, "
+            f"private={_get(i, 'apiServerAccessProfile', 'enablePrivateCluster')}")
+    for pool in _get(i, "agentPoolProfiles") or []:
+        if not isinstance(pool, dict):
+            continue
+        nodes = (_range(pool.get("minCount"), pool.get("maxCount")) if pool.get("enableAutoScaling")
+                 else f"{pool.get('count', '?')} nodes")
+        mode, name = str(pool.get("mode") or "user").lower(), pool.get("name", "?")
+        label = f"{mode} pool" + (f" {name}" if name != mode else "")
+        text += f"; {label}: {_with_accelerators('azure', pool.get('vmSize'))} {nodes}"
+    return text
 
 
 def _throughput(i: dict[str, Any]) -> str:
@@ -81,8 +121,7 @@ FACTS: dict[str, Facts] = {
     "gcp:lustre/instance:Instance": lambda i: f"{_get(i, 'capacityGib')} GiB{_throughput(i)}",
     "gcp:tpu/v2QueuedResource:V2QueuedResource": lambda i: "TPU VM queued resource",
     "gcp:compute/network:Network": lambda i: "custom-mode VPC" if _get(i, "autoCreateSubnetworks") is False else "VPC",
-    "azure-native:containerservice:ManagedCluster": lambda i: f"k8s {_get(i, 'kubernetesVersion') or 'AKS default'}, "
-    f"upgrade channel={_get(i, 'autoUpgradeProfile', 'upgradeChannel') or 'none'}, private={_get(i, 'apiServerAccessProfile', 'enablePrivateCluster')}",
+    "azure-native:containerservice:ManagedCluster": _aks_cluster,
     "azure-native:containerservice:AgentPool": _azure_agent_pool,
     "azure-native:storagecache:AmlFilesystem": lambda i: f"{_get(i, 'storageCapacityTiB')} TiB {_get(i, 'sku', 'name')}",
     "azure-native:network:VirtualNetwork": lambda i: ",".join(_get(i, "addressSpace", "addressPrefixes") or []),
@@ -207,12 +246,24 @@ def _facts(resources: list[ResourceRecord]) -> list[str]:
     for record in sorted(resources, key=lambda r: (r.name, r.type)):  # registration order varies from run to run
         extractor = FACTS.get(record.type)
         if extractor is not None:
-            text = extractor(record.inputs).replace(UNKNOWN, "?")  # a value known only after deploy reads as '?'
+            # Secrets read as `[secret]`, and a value known only after deploy as '?'.
+            text = extractor(_unwrapped(mask_secrets(record.inputs))).replace(UNKNOWN, "?")
             lines.append(f"{record.type.split(':')[-1]} {record.name}: {' '.join(text.split())}")
     counts = Counter(COUNTED[r.type] for r in resources if r.type in COUNTED)
     if counts:
         lines.append(", ".join(_count(n, *what) for what, n in sorted(counts.items())))
     return lines
+
+
+def _unwrapped(value: Any) -> Any:
+    """Masked secrets (`{sig: secret, "value": "[secret]"}`) as their `[secret]` text."""
+    if isinstance(value, dict):
+        if SECRET_SIG in value:
+            return value.get("value")
+        return {k: _unwrapped(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unwrapped(v) for v in value]
+    return value
 
 
 def _count(n: int, singular: str, plural: str) -> str:

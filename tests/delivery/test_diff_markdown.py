@@ -31,13 +31,16 @@ def test_diff_finds_added_removed_and_changed_inputs(tmp_path: Path) -> None:
     web["inputs"]["instanceType"] = "t3.large"
     web["protect"] = True
     diff = diff_plans(base, head)
-    assert diff["counts"] == {"added": 2, "changed": 1, "removed": 2}
+    assert diff["counts"] == {"added": 2, "changed": 1, "replaced": 0, "removed": 2}
     group = diff["components"]["(outside components)"]
     assert sorted(e["urn"].split("::")[-1] for e in group["added"]) == ["renamed-subnet-0", "renamed-subnet-1"]
     assert sorted(e["urn"].split("::")[-1] for e in group["removed"]) == ["demo-subnet-0", "demo-subnet-1"]
-    assert group["changed"] == [{"urn": web["urn"], "type": "aws:ec2/instance:Instance", "inputs": ["instanceType"], "options": ["protect"]}]
+    [entry] = group["changed"]
+    assert (entry["urn"], entry["action"], entry["inputs"], entry["options"]) == (web["urn"], "update", ["instanceType"], ["protect"])
+    assert entry["changes"] == [{"path": "instanceType", "old": '"t3.micro"', "new": '"t3.large"'}]
     text = render_diff_text(diff)
-    assert "+2 added, ~1 changed, -2 removed" in text and "web: instanceType, protect" in text
+    assert "+2 added, ~1 changed, ±0 replaced, -2 removed" in text
+    assert '    ~ web: instanceType "t3.micro" → "t3.large", protect' in text.splitlines()
 
 
 def test_options_planned_since_the_base_are_no_change_but_a_changed_timeout_is(tmp_path: Path) -> None:
@@ -48,7 +51,7 @@ def test_options_planned_since_the_base_are_no_change_but_a_changed_timeout_is(t
     for record in base["resources"]:
         for option in ("deleteBeforeReplace", "additionalSecretOutputs", "customTimeouts"):
             del record[option]
-    assert diff_plans(base, head)["counts"] == {"added": 0, "changed": 0, "removed": 0}
+    assert diff_plans(base, head)["counts"] == {"added": 0, "changed": 0, "replaced": 0, "removed": 0}
     web = next(r for r in head["resources"] if r["name"] == "web")
     web["customTimeouts"], web["deleteBeforeReplace"] = {"create": 1800.0}, True
     [entry] = diff_plans(base, head)["components"]["(outside components)"]["changed"]
@@ -89,12 +92,12 @@ def test_a_resource_moved_with_an_alias_is_shown_moved_not_replaced() -> None:
     old_urn = "urn:pulumi:s::p::acme:index:Old$aws:s3/bucket:Bucket::data"
     assert old_urn in moved["aliases"]  # the alias spec resolved to the URN the base has
     diff = diff_plans(base, head)
-    assert diff["counts"] == {"added": 0, "changed": 1, "removed": 0}
+    assert diff["counts"] == {"added": 0, "changed": 1, "replaced": 0, "removed": 0}
     [entry] = diff["components"]["New new"]["changed"]
     assert entry["inputs"] == ["acl"] and entry["options"] == ["moved from acme:index:Old$aws:s3/bucket:Bucket::data (aliased)"]
     # Without the alias it is what the engine would do too: a replacement.
     moved["aliases"] = []
-    assert diff_plans(base, head)["counts"] == {"added": 1, "changed": 0, "removed": 1}
+    assert diff_plans(base, head)["counts"] == {"added": 1, "changed": 0, "replaced": 0, "removed": 1}
 
 
 def test_diff_groups_by_top_level_component() -> None:
@@ -118,7 +121,8 @@ def test_markdown_shows_counts_and_failing_rules_but_never_secret_values(tmp_pat
         {"policy": "required-tags", "enforcementLevel": "advisory", "urn": "urn:x::vpc", "message": "missing tags: team"}]}
     body = render_markdown(head)
     assert "`demo`: ❌ blocked" in body
-    assert "+2 added, ~1 changed, -2 removed" in body
+    assert "+2 added, ~1 changed, ±0 replaced, -2 removed" in body
+    assert "`password` `(unset)` → `[secret]`" in body  # a new secret input: shown as one, its value never
     assert "| mandatory | `aws-ec2-no-public-ip` | `web` | the instance gets a public IP address |" in body
     assert "hunter2" not in body
     comment = combine([body, render_markdown(base)])
@@ -158,13 +162,204 @@ def test_a_comment_over_githubs_limit_drops_the_summaries_first() -> None:
     assert comment.count("| mandatory | `rule-2` |") == 3
 
 
-def test_a_comment_still_over_the_limit_is_cut_at_the_end() -> None:
+def test_a_comment_still_over_the_limit_is_cut_section_by_section() -> None:
     comment = combine([_section("prod", 50, 10), "x" * GITHUB_COMMENT_LIMIT])
     assert len(comment) <= GITHUB_COMMENT_LIMIT
     assert comment.startswith(MARKER) and "### `prod`: ❌ blocked" in comment
-    assert comment.endswith("… cut to fit GitHub's comment limit; the job log has the rest.\n")
+    assert comment.count("| mandatory | `rule-") == 50  # the small section is whole; the huge one is cut
+    assert "… cut to fit GitHub's comment limit; the job log has the rest.\n" in comment
 
 
 def test_a_comment_within_the_limit_is_left_whole() -> None:
     sections = [_section("dev", 2, 20)]
     assert combine(sections) == "\n".join([MARKER, "## ai-infra plan", "", *sections])
+
+
+# --- what the engine would do with a change: update, replace, ignore -------------------------------------------------
+
+STACK_URN = "urn:pulumi:prod::ai-infra::pulumi:pulumi:Stack::ai-infra-prod"
+
+
+def _record(type_: str, name: str, inputs: dict, **options: object) -> dict:
+    return {"urn": f"urn:pulumi:prod::ai-infra::{type_}::{name}", "type": type_, "name": name, "parent": STACK_URN,
+            "custom": True, "provider": "", "protect": False, "retainOnDelete": False, "ignoreChanges": [],
+            "replaceOnChanges": [], "inputs": inputs, **options}
+
+
+def _plans(*records: dict) -> tuple[dict, dict]:
+    stack = {"urn": STACK_URN, "type": "pulumi:pulumi:Stack", "name": "ai-infra-prod", "parent": "", "custom": False,
+             "inputs": {}}
+    base = {"project": "ai-infra", "stack": "prod", "resources": [stack, *records]}
+    return base, copy.deepcopy(base)
+
+
+def _only_entry(diff: dict) -> dict:
+    [entry] = [e for g in diff["components"].values() for kind in ("changed", "replaced") for e in g[kind]]
+    return entry
+
+
+def test_a_change_under_the_records_own_replace_on_changes_is_a_replacement() -> None:
+    """azure-native classes name the properties their API cannot update in replaceOnChanges (AgentPool osDiskSizeGB):
+    the engine replaces the pool, and the diff must not read as an in-place change."""
+    pool = _record("azure-native:containerservice:AgentPool", "gpu", {"osDiskSizeGB": 128, "maxCount": 4, "tags": {"a": "1"}},
+                   replaceOnChanges=["osDiskSizeGB", "gpuProfile"])
+    base, head = _plans(pool)
+    head["resources"][1]["inputs"].update(osDiskSizeGB=256, maxCount=6)
+    diff = diff_plans(base, head)
+    assert diff["counts"] == {"added": 0, "changed": 0, "replaced": 1, "removed": 0}
+    entry = _only_entry(diff)
+    assert (entry["action"], entry["replaceBecause"]) == ("replace", ["osDiskSizeGB"])
+    assert "    ± gpu replace: maxCount 4 → 6, osDiskSizeGB 128 → 256 (replaces)" in render_diff_text(diff).splitlines()
+    body = render_markdown({**head, "diff": diff, "policy": {"pack": "p", "violations": []}})
+    assert "- ± replaced `gpu`: `maxCount` `4` → `6`, `osDiskSizeGB` `128` → `256` (replaces)" in body
+    assert "| component | added | changed | replaced | removed |" in body and "±1 replaced" in body
+    # Only the other property: an update.
+    head["resources"][1]["inputs"]["osDiskSizeGB"] = 128
+    assert diff_plans(base, head)["counts"] == {"added": 0, "changed": 1, "replaced": 0, "removed": 0}
+
+
+def test_bridged_types_replace_on_the_properties_their_provider_cannot_update() -> None:
+    group = _record("aws:eks/nodeGroup:NodeGroup", "train", {"instanceTypes": ["p5.48xlarge"], "capacityType": "ON_DEMAND",
+                                                            "scalingConfig": {"minSize": 0, "maxSize": 4}})
+    bucket = _record("gcp:storage/bucket:Bucket", "data", {"name": "acme-data", "location": "US", "labels": {"team": "ml"}})
+    pool = _record("gcp:container/nodePool:NodePool", "cpu", {"nodeConfig": {"machineType": "e2-standard-4", "spot": False}})
+    claim = _record("kubernetes:core/v1:PersistentVolumeClaim", "train",
+                    {"metadata": {"name": "train"}, "spec": {"storageClassName": "", "volumeName": "pv-a"}})
+    base, head = _plans(group, bucket, pool, claim)
+    group, bucket, pool, claim = head["resources"][1:]
+    group["inputs"]["instanceTypes"] = ["p5e.48xlarge"]
+    bucket["inputs"]["labels"]["team"] = "infra"
+    pool["inputs"]["nodeConfig"]["machineType"] = "e2-standard-8"  # GKE resizes nodes in place
+    claim["inputs"]["spec"]["volumeName"] = "pv-b"
+    diff = diff_plans(base, head)["components"]["(outside components)"]
+    assert [(e["urn"].split("::")[-1], e["replaceBecause"]) for e in diff["replaced"]] == [
+        ("train", ["instanceTypes[0]"]), ("train", ["spec.volumeName"])]
+    assert sorted(e["urn"].split("::")[-1] for e in diff["changed"]) == ["cpu", "data"]
+    bucket["inputs"]["location"] = "EU"
+    assert any(e["urn"].endswith("::data") for e in diff_plans(base, head)["components"]["(outside components)"]["replaced"])
+
+
+def test_ignored_paths_are_no_change_as_the_engine_resets_them() -> None:
+    """ignoreChanges paths as the plan records them (camelCase, `[i]` indexes): the engine keeps the base's value."""
+    claim = _record("kubernetes:core/v1:PersistentVolumeClaim", "train",
+                    {"spec": {"resources": {"requests": {"storage": "100Gi"}}, "storageClassName": ""}},
+                    ignoreChanges=["spec.resources"])
+    pool = _record("gcp:container/nodePool:NodePool", "gpu", {"initialNodeCount": 1, "nodeConfig": {"machineType": "a"}},
+                   ignoreChanges=["initialNodeCount", "nodeCount"])
+    aks = _record("azure-native:containerservice:ManagedCluster", "aks",
+                  {"agentPoolProfiles": [{"count": 2, "maxCount": 5}]}, ignoreChanges=["agentPoolProfiles[0].count"])
+    base, head = _plans(claim, pool, aks)
+    claim, pool, aks = head["resources"][1:]
+    claim["inputs"]["spec"]["resources"]["requests"]["storage"] = "200Gi"
+    pool["inputs"]["initialNodeCount"] = 3
+    aks["inputs"]["agentPoolProfiles"][0]["count"] = 4
+    assert diff_plans(base, head)["counts"] == {"added": 0, "changed": 0, "replaced": 0, "removed": 0}
+    aks["inputs"]["agentPoolProfiles"][0]["maxCount"] = 8  # the neighbour of an ignored path still counts
+    entry = _only_entry(diff_plans(base, head))
+    assert entry["inputs"] == ["agentPoolProfiles[0].maxCount"] and entry["changes"][0]["old"] == "5"
+
+
+def test_values_are_shown_masked_when_secret_and_cut_when_long() -> None:
+    secret = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": "hunter2"}
+    vpc = _record("aws:ec2/vpc:Vpc", "vpc", {"cidrBlock": "10.0.0.0/16", "password": secret, "note": "a"})
+    base, head = _plans(vpc)
+    inputs = head["resources"][1]["inputs"]
+    inputs.update(cidrBlock="10.1.0.0/16", note="x" * 500, password={**secret, "value": "hunter3"})
+    entry = _only_entry(diff_plans(base, head))
+    changes = {c["path"]: (c["old"], c["new"]) for c in entry["changes"]}
+    assert changes["cidrBlock"] == ('"10.0.0.0/16"', '"10.1.0.0/16"')
+    assert "password" not in changes  # secrets are compared masked: a changed secret value cannot be told offline
+    assert changes["note"][1].endswith("…") and len(changes["note"][1]) <= 60
+    inputs["password"] = "plain"
+    text = render_diff_text(diff_plans(base, head))
+    assert 'password [secret] → "plain"' in text and "hunter" not in text
+
+
+def test_deleting_or_replacing_a_protected_resource_is_flagged_and_the_verdict_warns() -> None:
+    bucket = _record("aws:s3/bucket:Bucket", "data", {"bucket": "acme-data"}, protect=True, retainOnDelete=True)
+    logs = _record("aws:cloudwatch/logGroup:LogGroup", "logs", {"name": "l"}, protect=True)
+    scratch = _record("aws:s3/bucket:Bucket", "scratch", {"bucket": "acme-scratch"}, retainOnDelete=True)
+    base, head = _plans(bucket, logs, scratch)
+    head["resources"] = [head["resources"][0], head["resources"][1]]
+    head["resources"][1]["inputs"]["bucket"] = "acme-data-2"
+    diff = diff_plans(base, head)
+    assert diff["protected"] == [logs["urn"], bucket["urn"]] or sorted(diff["protected"]) == sorted([logs["urn"], bucket["urn"]])
+    lines = render_diff_text(diff).splitlines()
+    assert "    - logs (aws:cloudwatch/logGroup:LogGroup) [protected: `pulumi up` will fail]" in lines
+    assert "    - scratch (aws:s3/bucket:Bucket) [retained in the cloud, only dropped from state]" in lines
+    assert any(line.startswith("    ± data replace: bucket") and "[protected: `pulumi up` will fail]" in line for line in lines)
+    body = render_markdown({**head, "diff": diff, "policy": {"pack": "p", "violations": []}})
+    heading = body.splitlines()[0]
+    assert "✅" not in heading and "⚠️ 2 protected resources would be deleted or replaced: `pulumi up` will fail" in heading
+    assert "- `scratch` (`aws:s3/bucket:Bucket`) (retained in the cloud, only dropped from state)" in body
+
+
+def test_a_provider_whose_settings_change_says_what_it_reaches() -> None:
+    provider = _record("pulumi:providers:gcp", "default_9_0_0", {"project": "acme-ml-prod"})
+    bucket = _record("gcp:storage/bucket:Bucket", "data", {"name": "d"}, provider=f"{provider['urn']}::id")
+    base, head = _plans(provider, bucket)
+    head["resources"][1]["inputs"]["project"] = "acme-ml-prod-2"
+    entry = _only_entry(diff_plans(base, head))
+    assert entry["notes"] == ["provider settings changed: the 1 resource using this provider may update, or be "
+                              "replaced where they cannot take the change in place"]
+
+
+def test_without_policy_the_verdict_does_not_say_it_passes() -> None:
+    body = render_markdown({"stack": "dev", "resources": []})
+    assert body.splitlines()[0] == "### `dev`: policy not evaluated"
+    assert "✅" not in body
+    assert render_markdown({"stack": "dev", "resources": [], "policy": {"pack": "p", "violations": []}}).startswith(
+        "### `dev`: ✅ passes")
+
+
+def test_long_tables_and_lists_say_how_many_rows_were_left_out() -> None:
+    records = [_record("aws:ec2/vpc:Vpc", f"vpc-{i:03}", {"cidrBlock": "10.0.0.0/16"}) for i in range(60)]
+    for r in records:
+        r["parent"] = f"urn:pulumi:prod::ai-infra::acme:index:Net::{r['name']}"
+    comps = [{"urn": r["parent"], "type": "acme:index:Net", "name": r["name"], "parent": STACK_URN, "custom": False,
+              "inputs": {}} for r in records]
+    base, head = _plans(*comps, *records)
+    for r in head["resources"]:
+        if r["type"] == "aws:ec2/vpc:Vpc":
+            r["inputs"]["cidrBlock"] = "10.9.0.0/16"
+    body = render_markdown({**head, "diff": diff_plans(base, head)})
+    assert "| … 10 more | | | | |" in body
+    assert body.count("- ~ `vpc-") == 50 and "- … 10 more" in body
+
+
+def test_each_changed_properties_line_is_capped() -> None:
+    vpc = _record("aws:ec2/vpc:Vpc", "vpc", {f"key{i}": i for i in range(200)})
+    base, head = _plans(vpc)
+    head["resources"][1]["inputs"] = {f"key{i}": i + 1 for i in range(200)}
+    body = render_markdown({**head, "diff": diff_plans(base, head)})
+    line = next(x for x in body.splitlines() if x.startswith("- ~ `vpc`"))
+    assert len(line) <= 600 and line.endswith("…") and line.count("`") % 2 == 0
+
+
+def test_a_cut_comment_keeps_every_verdict_and_closes_what_it_opened() -> None:
+    """Per-section cuts: one environment's long diff cannot push the others' verdict lines out, and a cut inside
+    `<details>` closes it, so the rest of the comment does not fall into it."""
+    records = [_record("aws:ec2/vpc:Vpc", f"vpc-{i:04}", {"tags": {f"k{j}": "x" * 20 for j in range(30)}})
+               for i in range(200)]
+    base, head = _plans(*records)
+    for r in head["resources"][1:]:
+        r["inputs"]["tags"] = {k: "y" * 20 for k in r["inputs"]["tags"]}
+    diff = diff_plans(base, head)
+
+    def section(stack: str, mandatory: int) -> str:
+        return render_markdown({**head, "stack": stack, "diff": diff, "policy": {"pack": "p", "violations": [
+            {"policy": f"rule-{i}", "enforcementLevel": "mandatory", "urn": f"urn:x::r{i}", "message": "m"}
+            for i in range(mandatory)]}}, "summary line\n" * 500)
+
+    sections = [section("dev", 0), section("staging", 2), _section("prod", 3, 10)]
+    assert len("".join(sections)) > GITHUB_COMMENT_LIMIT
+    comment = combine(sections, limit=40_000)
+    assert len(comment) <= 40_000
+    for stack, verdict in (("dev", "✅ passes"), ("staging", "❌ blocked"), ("prod", "❌ blocked")):
+        assert f"### `{stack}`: {verdict}" in comment
+    assert comment.count("<details") == comment.count("</details>") > 0
+    assert comment.count("```") % 2 == 0
+    assert comment.count("| mandatory | `rule-2` |") == 1  # the small section is whole
+    assert comment.count("… cut to fit GitHub's comment limit; the job log has the rest.") == 2
+    for part in comment.split("### ")[1:3]:  # each cut section ends its details before the note
+        assert part.rstrip().endswith("</details>\n\n… cut to fit GitHub's comment limit; the job log has the rest.")
