@@ -120,9 +120,11 @@ def gcp_project_lookup(args: dict[str, Any], region: str, setting: Setting) -> d
     return {"projectId": project, "name": project, "id": f"projects/{project}"}
 
 
-# GKE-shaped placeholders, not a claim about what GKE offers (only the cloud knows, per region and day).
-GKE_CHANNEL_VERSIONS = {"RAPID": "1.34.1-gke.1829001", "REGULAR": "1.33.5-gke.1162000",
-                        "STABLE": "1.32.9-gke.1108000", "EXTENDED": "1.31.13-gke.1023000"}
+# GKE-shaped placeholders, not a claim about what GKE offers (only the cloud knows, per region and day). Each channel's
+# default is at least 1.34.1-gke.2364000: a GKE cluster without kubernetes_version in a Lustre region is checked
+# against that floor (components/gcp/offerings.py signed_modules_channel), and the offline plan must pass it.
+GKE_CHANNEL_VERSIONS = {"RAPID": "1.35.0-gke.2398000", "REGULAR": "1.34.1-gke.3971001",
+                        "STABLE": "1.34.1-gke.2541000", "EXTENDED": "1.34.1-gke.2476000"}
 
 
 def gke_engine_versions(args: dict[str, Any], region: str, setting: Setting) -> dict[str, Any]:

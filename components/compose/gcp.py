@@ -30,7 +30,7 @@ from components.gcp.load_balancer import (
 )
 from components.gcp.lustre import BucketLink, Lustre, LustreArgs
 from components.gcp.network import GFE_RANGES, Network, NetworkArgs
-from components.gcp.offerings import ZoneOfferings, offered_master_version, one_zone
+from components.gcp.offerings import ZoneOfferings, offered_master_version, one_zone, signed_modules_channel
 from components.gcp.reservations import reserved_machine_type
 from components.gcp.project import Project, ProjectArgs, required_apis
 from components.gcp.storage import AccessLogBucket, AccessLogBucketArgs, Bucket, BucketArgs
@@ -203,15 +203,20 @@ def _cluster(platform: Platform, cloud_spec: GcpCloudSpec, ctx: GcpContext, spec
              invoke: pulumi.InvokeOutputOptions, key: pulumi.Output[str], opts: pulumi.ResourceOptions,
              out: dict[str, Any]) -> ClusterHandle:
     assert spec.cluster is not None
-    version = spec.cluster.kubernetes_version
+    version, channel = spec.cluster.kubernetes_version, spec.cluster.upgrade_channel.value.upper()
+    version_path = f"{region_path('gcp', ctx.region)}.cluster.kubernetes_version"
+    # With Lustre, CPU and TPU pools load signed kernel modules (cluster.py node_config), which need a floor version
+    # of GKE: checked for the version the cluster will get, pinned or the channel's default.
+    signed_modules = bool(spec.lustre)
     cluster = Cluster(name, ClusterArgs(
         ctx, spec.cluster, cluster_name=name, network_id=network.vpc.id, subnet_id=network.subnet.id, vpc_cidr=spec.network.cidr,
         node_locations=zones, zone_count=spec.network.zones, kms_key_id=key,
         lustre_csi=bool(spec.lustre), gcs_fuse_csi=bool(spec.buckets), gateway_api=spec.inference is not None,
         managed_prometheus=platform.addons.monitoring is MonitoringMode.MANAGED,
-        master_version=offered_master_version(
-            ctx.project, ctx.region, version, spec.cluster.upgrade_channel.value.upper(),
-            f"{region_path('gcp', ctx.region)}.cluster.kubernetes_version", invoke) if version else None), opts)
+        master_version=offered_master_version(ctx.project, ctx.region, version, channel, version_path, invoke,
+                                              signed_modules=signed_modules) if version else None,
+        release_channel=signed_modules_channel(ctx.project, ctx.region, channel, version_path, invoke)
+        if signed_modules and not version else None), opts)
     pools: list[pulumi.Resource] = []
     for pool_name, pool in spec.gpu_pools.items():
         row = resolve_gpu_pool(Cloud.GCP, pool)

@@ -140,6 +140,10 @@ class ClusterArgs:
     """`spec.kubernetes_version` once GKE is known to offer it in the region and release channel
     (gcp/offerings.py offered_master_version).
     Default: `spec.kubernetes_version` as given (unset: the release channel's default)."""
+    release_channel: pulumi.Input[str] | None = None
+    """`spec.upgrade_channel` as GKE names it (REGULAR), once the channel's default version is known to be high enough
+    (gcp/offerings.py signed_modules_channel, for a cluster without kubernetes_version in a Lustre region).
+    Default: `spec.upgrade_channel` as given."""
 
 
 class Cluster(pulumi.ComponentResource):
@@ -213,7 +217,8 @@ class Cluster(pulumi.ComponentResource):
             workload_identity_config=gcp.container.ClusterWorkloadIdentityConfigArgs(workload_pool=f"{ctx.project}.svc.id.goog"),
             database_encryption=gcp.container.ClusterDatabaseEncryptionArgs(state="ENCRYPTED", key_name=args.kms_key_id),
             enable_shielded_nodes=True,
-            release_channel=gcp.container.ClusterReleaseChannelArgs(channel=spec.upgrade_channel.value.upper()),
+            release_channel=gcp.container.ClusterReleaseChannelArgs(
+                channel=args.release_channel if args.release_channel is not None else spec.upgrade_channel.value.upper()),
             min_master_version=args.master_version if args.master_version is not None else spec.kubernetes_version,
             # Dataplane V2 enforces NetworkPolicy itself (eBPF); the Calico network_policy addon must stay off.
             datapath_provider="ADVANCED_DATAPATH",

@@ -94,8 +94,8 @@ class GlobalLoadBalancerArgs:
 
 
 class GlobalLoadBalancer(pulumi.ComponentResource):
-    """`ai-infra:gcp:GlobalLoadBalancer`. Children: `<name>-ip`, `<name>-cert` (managed, unless a certificate is
-    configured), `<name>-ssl-policy`, `<name>-health`, `<name>-armor` (unless waf is off), `<name>-backend`,
+    """`ai-infra:gcp:GlobalLoadBalancer`. Children: `<name>-ip` (protected outside dev), `<name>-cert` (managed, unless
+    a certificate is configured), `<name>-ssl-policy`, `<name>-health`, `<name>-armor` (unless waf is off), `<name>-backend`,
     `<name>-urlmap`, `<name>-https-proxy`, `<name>-https`, `<name>-redirect`, `<name>-http-proxy`, `<name>-http`,
     `<name>-autoneg-role`, `<name>-autoneg`."""
 
@@ -107,8 +107,11 @@ class GlobalLoadBalancer(pulumi.ComponentResource):
         ctx, spec = args.context, args.spec
         child = pulumi.ResourceOptions(parent=self)
         project = ctx.project
+        # DNS names this address: protected outside dev, so no update replaces or deletes it (a new address would
+        # break every record pointing at the old one). Not retained: an address left behind keeps billing.
         self.address = gcp.compute.GlobalAddress(f"{name}-ip", gcp.compute.GlobalAddressArgs(
-            project=project, address_type="EXTERNAL", ip_version="IPV4"), opts=child)
+            project=project, address_type="EXTERNAL", ip_version="IPV4"),
+            opts=pulumi.ResourceOptions(parent=self, protect=ctx.protected))
         certificates: list[pulumi.Input[str]]
         if spec.certificate:
             certificates = [spec.certificate]

@@ -71,7 +71,9 @@ class Lustre(pulumi.ComponentResource):
             capacity_gib=str(spec.size_gib), per_unit_storage_throughput=str(args.tier.throughput_mbps_per_tib),
             kms_key=args.kms_key_id, gke_support_enabled=True, labels=extra or None,
             description=f"{args.fs_name} ({ctx.environment}, {ctx.region})"),
-            opts=ctx.stateful(self, depends_on=[args.peering]))
+            # instance_id is fixed, so a replacement (tier, file system name, network and KMS key are immutable) must
+            # delete the old instance first or fail with ALREADY_EXISTS; `protect` still refuses it outside dev.
+            opts=ctx.stateful(self, depends_on=[args.peering], delete_before_replace=True))
         outputs: dict[str, object] = {"instance_id": instance_id, "mount_point": self.instance.mount_point}
         if args.bucket is not None:
             link = args.bucket

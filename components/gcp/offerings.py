@@ -1,7 +1,8 @@
 """What a region offers, asked during `pulumi preview`: Compute Engine machine types (GKE GPU and TPU node pools) and
-Cloud TPU accelerator types (TPU VMs and queued resources) per zone, and GKE master versions. A pool, slice or cluster
-the region cannot serve stops the run with its config path (`components/spec/offerings.py`) instead of failing at GKE
-or Cloud TPU midway through `pulumi up`; `checked_unless_unknown` is the check all of them (and reservations.py) share.
+Cloud TPU accelerator types (TPU VMs and queued resources) per zone, and the versions of GKE's release channels
+(`components/spec/gcp.py` pinned_minor_check, signed_modules_problem). A pool, slice or cluster the region cannot serve
+stops the run with its config path (`components/spec/offerings.py`) instead of failing at GKE or Cloud TPU midway
+through `pulumi up`; `checked_unless_unknown` is the check all of them (and reservations.py) share.
 Azure has no such lookup in azure-native, so AKS pools are not checked."""
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from typing import Any
 import pulumi
 import pulumi_gcp as gcp
 
-from components.spec.offerings import channel_version_problem, kubernetes_version_problem, minor, zone_offering_problem
+from components.spec.gcp import pinned_minor_check, signed_modules_problem
+from components.spec.offerings import zone_offering_problem
 
 ByZone = dict[str, set[str]]
 
@@ -71,20 +73,44 @@ class ZoneOfferings:
 
 
 def offered_master_version(project: str, region: str, version: str, channel: str, path: str,
-                           opts: pulumi.InvokeOutputOptions) -> pulumi.Output[str]:
-    """`version` (a Kubernetes minor such as 1.33) once GKE lists a master version of that minor in the region and
-    the cluster's release channel `channel` (RAPID, REGULAR, STABLE) reaches it (projects.locations.getServerConfig,
-    asked at preview); else the run stops with the error for config path `path` before the cluster is created."""
-    found = gcp.container.get_engine_versions_output(project=project, location=region, opts=opts)
+                           opts: pulumi.InvokeOutputOptions, signed_modules: bool = False) -> pulumi.Output[str]:
+    """`version` (a Kubernetes minor such as 1.33) once the cluster's GKE release channel `channel` (RAPID, REGULAR,
+    STABLE) offers it in the region (projects.locations.getServerConfig, asked at preview; `pinned_minor_check`): a
+    minor newer than the channel offers stops the run with the error for config path `path` before the cluster is
+    created; one it no longer offers (past its end of support) is a warning. `signed_modules` (a region with Managed
+    Lustre): the minor's newest patch in the channel, which GKE creates the cluster at, must also be at least
+    SIGNED_MODULES_VERSION."""
+    # With a prefix the data source keeps each channel's first (newest) valid version of that minor, and only for the
+    # channels that have one (terraform-provider-google, data_source_google_container_engine_versions.go).
+    of_minor = gcp.container.get_engine_versions_output(project=project, location=region, version_prefix=f"{version}.", opts=opts)
+    every = gcp.container.get_engine_versions_output(project=project, location=region, opts=opts)
 
     def problem(answers: list) -> str | None:  # noqa: ANN001
-        valid, latest = answers
-        minors = {minor(v) for v in valid}
-        return (kubernetes_version_problem(path, "GKE", region, version, minors)
-                or channel_version_problem(path, region, version, channel, latest))
+        newest, in_channel = answers
+        error, warning = pinned_minor_check(path, region, version, channel, newest, in_channel)
+        if warning:
+            pulumi.log.warn(warning)
+        if error or not signed_modules:
+            return error
+        return signed_modules_problem(path, region, channel, version, in_channel, newest)
 
-    return checked_unless_unknown(version, pulumi.Output.all(found.valid_master_versions,
-                                                             found.release_channel_latest_version), problem)
+    return checked_unless_unknown(version, pulumi.Output.all(every.release_channel_latest_version,
+                                                             of_minor.release_channel_latest_version), problem)
+
+
+def signed_modules_channel(project: str, region: str, channel: str, path: str,
+                           opts: pulumi.InvokeOutputOptions) -> pulumi.Output[str]:
+    """`channel`, for a cluster without kubernetes_version in a region with Managed Lustre, once the channel's default
+    version (what GKE creates the cluster at) is at least SIGNED_MODULES_VERSION; else the run stops with the error
+    for config path `path` (the unset kubernetes_version) before the cluster is created."""
+    every = gcp.container.get_engine_versions_output(project=project, location=region, opts=opts)
+
+    def problem(answers: list) -> str | None:  # noqa: ANN001
+        newest, defaults = answers
+        return signed_modules_problem(path, region, channel, None, defaults, newest)
+
+    return checked_unless_unknown(channel, pulumi.Output.all(every.release_channel_latest_version,
+                                                             every.release_channel_default_version), problem)
 
 
 def checked_unless_unknown(value: pulumi.Input[str], answers: pulumi.Output[Any],

@@ -6,6 +6,7 @@ pool's config path (`components/spec/offerings.py`, zonal_reservation_problem)."
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import pulumi
@@ -16,6 +17,7 @@ from components.spec.offerings import zonal_reservation_problem
 
 from .offerings import checked_unless_unknown
 
+
 def reserved_machine_type(project: str, reservation: str, zones: pulumi.Input[Sequence[str]],
                           machine_type: pulumi.Input[str], path: str, fix: str,
                           opts: pulumi.InvokeOutputOptions) -> pulumi.Output[str]:
@@ -25,21 +27,39 @@ def reserved_machine_type(project: str, reservation: str, zones: pulumi.Input[Se
     shared, name = reservation_parts(reservation)
     owner = shared or project
 
-    def lookup(zone: str) -> pulumi.Output[tuple[str, str | None]]:
+    def lookup(zone: str) -> pulumi.Output[tuple[str, str | None, str]]:
         found = gcp.compute.get_reservation_output(name=name, zone=zone, project=owner, opts=opts)
-        # A reservation the API does not find comes back without a self link (the data source clears it on a 404).
-        return found.apply(lambda r: (zone, _machine_type(r) if r.self_link else None))
+        # pulumi-gcp 10.2.0's data source reads the reservation, then lists its blocks, and that listing fails the
+        # invoke when the reservation is missing (404) or unreadable (403 on a shared reservation's owner project):
+        # "Error listing ReservationBlocks". A failed lookup is "not in this zone", so the run stops with the pool's
+        # config path and fix (and the API's answer) instead of the raw provider error. `recover` also keeps the
+        # failed invoke from failing the program at exit. An answer without a self link is a reservation not found.
+        return found.apply(lambda r: (zone, _machine_type(r) if r.self_link else None, "")).recover(
+            lambda error: (zone, None, _api_answer(error)))
 
     def answers(zone_list: Sequence[str]) -> pulumi.Output[list]:
         return pulumi.Output.all(zone_list, machine_type, *[lookup(zone) for zone in zone_list])
 
     def problem(values: list) -> str | None:  # noqa: ANN001
         zone_list, wanted, *held = values
-        found = {zone: machine for zone, machine in held if machine is not None}
-        return zonal_reservation_problem(path, reservation, zone_list, found, wanted, fix)
+        found = {zone: machine for zone, machine, _ in held if machine is not None}
+        message = zonal_reservation_problem(path, reservation, zone_list, found, wanted, fix)
+        failed = [f"{zone}: {answer}" for zone, _, answer in held if answer]
+        return f"{message} (Compute Engine answered {'; '.join(failed)})" if message and failed else message
 
     # The region's zones (getZones) wait for the project's APIs too: on that first preview they are unknown as well.
     return checked_unless_unknown(machine_type, pulumi.Output.from_input(zones).apply(answers), problem)
+
+
+_INVOKE_PREFIX = re.compile(r"^(?:invoke of|invocation of) \S+ (?:failed|returned an error):\s*")
+
+
+def _api_answer(error: Exception) -> str:
+    """What the API said, without the SDK's and the engine's "invoke of <token> failed:" wrappers (first line)."""
+    text = str(error).strip()
+    while (prefix := _INVOKE_PREFIX.match(text)) is not None:
+        text = text[prefix.end():]
+    return text.splitlines()[0] if text else type(error).__name__
 
 
 def _machine_type(found: gcp.compute.GetReservationResult) -> str:

@@ -88,7 +88,9 @@ class ClusterSpec(SpecModel):
     kubernetes_version: Annotated[str, Field(pattern=KUBERNETES_VERSION_PATTERN)] | None = None
     """Minor version such as "1.33". Default: EKS runs 1.35 (the newest minor with a pinned Cluster Autoscaler; with
     the Kubernetes layer on, EKS takes 1.32 to 1.35 only); GKE and AKS follow `upgrade_channel`. GKE in a region with
-    Managed Lustre takes 1.34 or later (signed kernel modules on Secure Boot nodes)."""
+    Managed Lustre takes 1.34 or later (signed kernel modules on Secure Boot nodes), and `pulumi preview` checks that
+    the version the cluster gets (the minor's newest patch in the channel, or the channel's default when unset) is
+    1.34.1-gke.2364000 or later."""
     api_access: ApiAccess = ApiAccess.PRIVATE
     """Default `private`: the API endpoint has no public address."""
     authorized_cidrs: list[IPv4Network] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from ipaddress import IPv4Network
 from typing import Annotated
 
@@ -16,6 +16,7 @@ from components import catalog
 from .cloud import CloudSpec, RegionSpec
 from .common import GCP_PROJECT_PATTERN, GCP_ZONE_PATTERN, Cloud, Name
 from .compute import CapacityType, GpuDriver, GpuPoolSpec, Placement, TpuMode, TpuSliceSpec
+from .offerings import GKE_CHANNELS, channel_version_problem, minor
 from .resolve import resolve_gpu_pool, resolve_tpu
 
 Path = tuple[str | int, ...]
@@ -64,10 +65,13 @@ TPU_VM_CAPACITY = (CapacityType.ON_DEMAND, CapacityType.SPOT, CapacityType.RESER
 QUEUED_RESOURCE_CAPACITY = (CapacityType.ON_DEMAND,)
 """Capacity a queued resource (mode `queued_resource`) takes: pulumi-gcp 10.2.0's `tpu.V2QueuedResource` has no
 spot, guaranteed/reservation or queueing-policy fields, so only the default (on-demand) request can be expressed."""
-SIGNED_MODULES_MINOR = (1, 34)
+SIGNED_MODULES_VERSION = "1.34.1-gke.2364000"
 """GKE loads Google-signed out-of-tree kernel modules (the Managed Lustre client) on Secure Boot CPU and TPU nodes
-under secure kernel module loading, from 1.34.1-gke.2364000 (cloud.google.com/kubernetes-engine/security/secure-modules-cos);
-below it the Lustre CSI driver needs Secure Boot off (GoogleCloudPlatform/lustre-csi-driver docs/installation.md)."""
+under secure kernel module loading (ENFORCE_SIGNED_MODULES) from this version (cloud.google.com/kubernetes-engine/
+security/secure-modules-cos, "Requirements and limitations"); below it the Lustre CSI driver needs Secure Boot off
+(GoogleCloudPlatform/lustre-csi-driver docs/installation.md)."""
+SIGNED_MODULES_MINOR = (1, 34)
+"""The minor of SIGNED_MODULES_VERSION: what the config checks can refuse before any lookup."""
 # Flex-start node pools may use compact placement only on these machine series (cluster-toolkit gke-node-pool).
 DWS_COMPACT_MACHINES = ("a3-ultragpu-", "a4-")
 _ZONE = re.compile(r"^(?P<region>[a-z]+-[a-z]+\d+)-[a-z]$")
@@ -126,6 +130,61 @@ def tpu_zone(cloud_spec: GcpCloudSpec, region: str, slice_name: str) -> str | No
     first zone looked up at deploy time."""
     explicit = cloud_spec.tpu_zones.get(region, {}).get(slice_name)
     return explicit or next(iter(cloud_spec.zones.get(region, [])), None)
+
+
+def gke_version_key(version: str) -> tuple[int, ...]:
+    """Orders GKE versions: 1.34.1-gke.2364000 -> (1, 34, 1, 2364000); a minor, 1.34 -> (1, 34)."""
+    return tuple(int(number) for number in re.findall(r"\d+", version))
+
+
+def pinned_minor_check(path: str, region: str, version: str, channel: str, newest: Mapping[str, str],
+                       of_minor: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """(error, warning) for a cluster in GKE release channel `channel` pinned to Kubernetes minor `version`.
+
+    `newest`: each channel's newest version in `region`; `of_minor`: each channel's newest version of `version`, for
+    the channels that offer it (getServerConfig `channels[].validVersions`: a cluster in a channel is created only at
+    a version of its channel, "Master version must be one of "STABLE" channel supported versions"; the project-wide
+    validMasterVersions also lists versions of no channel). An empty `newest` (the offline plan) has nothing to compare.
+    A minor newer than the channel offers is refused: GKE creates no cluster there. One older than the channel offers
+    is a warning: kubernetes_version is the cluster's minimum, GKE upgrades an existing cluster past a minor at its end
+    of support and drops the minor from the channel; a new cluster at it GKE refuses itself."""
+    latest = newest.get(channel)
+    if not latest or channel in of_minor:
+        return None, None
+    if gke_version_key(version) > gke_version_key(minor(latest)):
+        return channel_version_problem(path, region, version, channel, newest), None
+    return None, (f"{path}: GKE's {channel.lower()} release channel in {region} no longer offers Kubernetes {version} (it "
+                  f"offers up to {minor(latest)}): GKE upgrades an existing cluster past it at its end of support and creates "
+                  f"no new one at it; set kubernetes_version to the cluster's current minor (up to {minor(latest)}), or "
+                  "remove it to follow the channel")
+
+
+def signed_modules_problem(path: str, region: str, channel: str, version: str | None, gets: Mapping[str, str],
+                           newest: Mapping[str, str]) -> str | None:
+    """None when the version a cluster with Managed Lustre gets in GKE release channel `channel` is at least
+    SIGNED_MODULES_VERSION, or is not reported; else the error for the cluster at config path `path`.
+
+    `gets`: per channel, the version a cluster gets there in `region`: its pinned minor `version`'s newest patch in the
+    channel (the GKE API's version alias "1.X" "picks the highest valid patch+gke.N patch in the 1.X version"), or
+    with `version` unset the channel's default. `newest`: each channel's newest version there, for a newer minor to set instead."""
+    floor = gke_version_key(SIGNED_MODULES_VERSION)
+    got = gets.get(channel, "")
+    if not got or gke_version_key(got) >= floor:
+        return None
+    if version:
+        what = f"Kubernetes {version} is at most {got} in GKE's {channel.lower()} release channel in {region}"
+    else:
+        what = f"unset, so the cluster takes the default of GKE's {channel.lower()} release channel in {region}, {got}"
+    fixes = []
+    latest = newest.get(channel, "")
+    if latest and gke_version_key(latest) >= floor and minor(latest) != version:
+        fixes.append(f"set kubernetes_version to {minor(latest)} ({latest} in the channel)")
+    channels = [c.lower() for c in GKE_CHANNELS if c != channel and gke_version_key(gets.get(c, "")) >= floor]
+    if channels:
+        fixes.append(f"set upgrade_channel to {' or '.join(channels)}")
+    fix = " or ".join(fixes) or f"wait until the channel offers {SIGNED_MODULES_VERSION} or later, or move Lustre to another region"
+    return (f"{path}: {what}; with Managed Lustre in the region the CPU and TPU nodes load the Lustre client under secure "
+            f"kernel module loading (ENFORCE_SIGNED_MODULES), which GKE allows from {SIGNED_MODULES_VERSION}: {fix}")
 
 
 def initial_nodes_per_zone(min_nodes: int, zones: int) -> int:

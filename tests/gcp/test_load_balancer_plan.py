@@ -28,6 +28,15 @@ def test_one_external_managed_backend_service_behind_an_https_forwarding_rule(pr
     assert health == {"portSpecification": "USE_SERVING_PORT", "requestPath": "/health"}
 
 
+def test_the_anycast_ip_dns_points_at_is_protected_outside_dev_but_not_retained(prod_plan: PlanResult, plan_gcp,  # noqa: ANN001
+                                                                                  prod_config) -> None:  # noqa: ANN001
+    address = prod_plan.one("gcp:compute/globalAddress:GlobalAddress", "prod-global-ip")
+    assert (address.protect, address.retainOnDelete) == (True, False)
+    assert (address.inputs["addressType"], address.inputs["ipVersion"]) == ("EXTERNAL", "IPV4")
+    dev = plan_gcp(prod_config, environment="dev").one("gcp:compute/globalAddress:GlobalAddress", "dev-global-ip")
+    assert (dev.protect, dev.retainOnDelete) == (False, False)
+
+
 def test_tls_policy_and_certificate(prod_plan: PlanResult, plan_gcp, prod_config) -> None:  # noqa: ANN001
     policy = by_name(prod_plan, "prod-global-ssl-policy")
     assert (policy["minTlsVersion"], policy["profile"]) == ("TLS_1_2", "RESTRICTED")  # HIPAA profile

@@ -17,6 +17,8 @@ STATEFUL = {
 }
 PROTECTED_ONLY = {"gcp:container/cluster:Cluster"}
 """Protected outside dev but deleted, not kept, when finally unprotected and removed."""
+ENDPOINT_IP = ("gcp:compute/globalAddress:GlobalAddress", "prod-global-ip")
+"""The global endpoint's anycast IP, which DNS points at: protected like a cluster (Lustre's internal range is not)."""
 SNAPSHOT = Path(__file__).parent / "snapshots" / "prod_urns.txt"
 
 
@@ -25,9 +27,10 @@ def test_stateful_resources_are_protected_outside_dev(prod_plan: PlanResult, dev
     assert {r.type for r in prod} == STATEFUL
     for record in prod:
         assert record.protect and record.retainOnDelete, record.name
-    clusters = [r for r in prod_plan.resources if r.type in PROTECTED_ONLY]
-    assert clusters and all(r.protect and not r.retainOnDelete for r in clusters)
-    assert not [r for r in prod_plan.resources if r.protect and r.type not in STATEFUL | PROTECTED_ONLY]
+    protected_only = [r for r in prod_plan.resources if r.type in PROTECTED_ONLY] + [prod_plan.one(*ENDPOINT_IP)]
+    assert {r.type for r in protected_only} == PROTECTED_ONLY | {ENDPOINT_IP[0]}
+    assert all(r.protect and not r.retainOnDelete for r in protected_only)
+    assert not [r for r in prod_plan.resources if r.protect and r not in protected_only and r.type not in STATEFUL]
     dev = [r for r in dev_plan.resources if r.type in STATEFUL]
     assert dev and not any(r.protect or r.retainOnDelete for r in dev)
 

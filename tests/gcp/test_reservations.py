@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import grpc
 import pulumi
 import pytest
 from gcp.support import PROJECT, by_name, gcp_platform
+from pulumi.runtime import rpc
 
 from aiinfra.plan.runtime import PlanMocks, PlanResult, run_program
 from components.compose import build_platform
@@ -122,3 +124,56 @@ def test_a_reserved_pool_depends_on_the_services_its_lookups_wait_for() -> None:
     services = {r.urn for r in plan.of_type("gcp:projects/service:Service")}
     pool = next(r for r in plan.resources if r.name == "test-us-central1-h100-pool")
     assert services and services <= set(pool.dependencies)
+
+
+class _RpcError(grpc.RpcError):
+    """The engine's answer to an invoke the provider failed: a gRPC error whose details carry the provider's message."""
+
+    def __init__(self, details: str) -> None:
+        super().__init__(details)
+        self._details = details
+
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.UNKNOWN
+
+    def details(self) -> str:
+        return self._details
+
+
+# pulumi-gcp 10.2.0's data source lists the reservation's blocks after reading it, and fails on a 404 or 403 there.
+NOT_FOUND = ("Error listing ReservationBlocks: googleapi: Error 404: The resource "
+             "'projects/{project}/zones/{zone}/reservations/{name}' was not found, notFound")
+
+
+@pytest.mark.parametrize(("reservation", "project"), [("a3-res", PROJECT),
+                                                      ("projects/capacity-owner/reservations/a3-res", "capacity-owner")])
+def test_a_reservation_lookup_that_fails_is_a_reservation_not_in_that_zone(monkeypatch: pytest.MonkeyPatch,
+                                                                           reservation: str, project: str) -> None:
+    # The provider's error (a missing reservation, or no permission on a shared one's owner project) becomes the
+    # pool's error: its config path and the fix, followed by what Compute Engine said.
+    from aiinfra.plan.runtime import RecordingMonitor
+
+    answer = RecordingMonitor.Invoke
+
+    def engine_invoke(self, request):  # noqa: ANN001, ANN202
+        args = rpc.deserialize_properties(request.args)
+        if request.tok == RESERVATION and args["zone"] != "us-central1-a":
+            raise _RpcError(f"invocation of {RESERVATION} returned an error: " + NOT_FOUND.format(**args))
+        return answer(self, request)
+
+    monkeypatch.setattr(RecordingMonitor, "Invoke", engine_invoke)
+    with pytest.raises(pulumi.RunError) as caught:
+        _plan({"gpu_pools": {"h100": {**H100, "reservation": reservation}}}, _Reservations({"a3-res": ("abc", "a3-highgpu-8g")}))
+    assert str(caught.value) == (
+        f"{REGION}.gpu_pools.h100: reservation {reservation} is not in us-central1-b, us-central1-c (it is in us-central1-a): "
+        "set gpu_pools.h100.zones to the reservation's zones (Compute Engine answered "
+        f"us-central1-b: {NOT_FOUND.format(project=project, zone='us-central1-b', name='a3-res')}; "
+        f"us-central1-c: {NOT_FOUND.format(project=project, zone='us-central1-c', name='a3-res')})")
+
+
+def test_only_the_pools_own_zones_are_looked_up() -> None:
+    # A zone the pool does not run in is never asked, so it cannot fail the lookup.
+    mocks = _Reservations({"a3-res": ("a", "a3-highgpu-8g")})
+    plan = _plan({"gpu_pools": {"h100": {**H100, "zones": ["us-central1-a"]}}}, mocks)
+    assert [a["zone"] for a in mocks.asked] == ["us-central1-a"]
+    assert by_name(plan, "test-us-central1-h100-pool")["nodeConfig"]["machineType"] == "a3-highgpu-8g"

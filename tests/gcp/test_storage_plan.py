@@ -86,6 +86,9 @@ def test_lustre_takes_the_catalog_tier_cmek_and_gke_support(prod_plan: PlanResul
     assert (inputs["location"], inputs["instanceId"], inputs["filesystem"]) == ("us-central1-a", "prod-us-central1-scratch", "scratch")
     assert inputs["network"] == "prod-us-central1-vpc-id"
     assert lustre.protect and lustre.retainOnDelete
+    # A fixed instance_id: a replacement (tier, file system, network, key are immutable) deletes the old one first
+    # instead of failing with ALREADY_EXISTS; `protect` still refuses it outside dev.
+    assert lustre.deleteBeforeReplace is True
     peering = prod_plan.one("gcp:servicenetworking/connection:Connection")
     grant = prod_plan.one("gcp:kms/cryptoKeyIAMMember:CryptoKeyIAMMember", "prod-us-central1-key-lustre")
     assert peering.urn in lustre.dependencies and grant.urn in lustre.dependencies

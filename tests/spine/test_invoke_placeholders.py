@@ -17,6 +17,7 @@ from pulumi_azure_native import authorization, containerservice
 from aiinfra.plan.invokes import _result_properties, _result_type, placeholder_result
 from aiinfra.plan.runtime import PlanResult, run_program
 from components.gcp.offerings import offered_master_version
+from components.spec.gcp import SIGNED_MODULES_VERSION, gke_version_key
 
 
 def plan(program, config: dict[str, str] | None = None) -> PlanResult:  # noqa: ANN001
@@ -172,3 +173,7 @@ def test_gke_versions_are_gke_shaped_and_our_version_check_stays_unanswered() ->
     assert all(GKE_VERSION.fullmatch(v) for v in [*outputs["defaults"].values(), *outputs["latest"], *outputs["nodes"]])
     assert outputs["nodes"] and outputs["prefixed"].startswith("1.30.")
     assert outputs["masters"] == [] and outputs["checked"] == "1.99"
+    # A GKE cluster without kubernetes_version in a Lustre region takes its channel's default, which must reach the
+    # secure kernel module loading floor (components/gcp/offerings.py signed_modules_channel): offline, every one does.
+    floor = gke_version_key(SIGNED_MODULES_VERSION)
+    assert all(gke_version_key(v) >= floor for v in outputs["defaults"].values())
