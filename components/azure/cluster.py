@@ -1,6 +1,7 @@
 """An AKS cluster: private API server, Entra ID with Azure RBAC and no local accounts, workload identity,
 Azure CNI overlay with Cilium (or Calico), the Azure Policy add-on, CMK node disks with encryption at host,
-Container Insights and control-plane audit logs in the region's workspace, and an auto-upgrade channel."""
+Container Insights and control-plane audit logs in the region's workspace, and an auto-upgrade channel whose
+upgrades (and node image upgrades) wait for a weekly planned-maintenance window."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from components.spec.azure import AKS_SYSTEM_POOL, AZURE_ZONES, AksNetworkPolicy
 
 from .base import AzureComponent
 from .context import AzureContext, grant, send_logs
+from .lustre import MAINTENANCE_DAY, MAINTENANCE_TIME_UTC
 
 DEFAULT_SYSTEM_VM_SIZE = "Standard_D4ds_v5"  # on the VNet encryption hardware list (Ddsv5)
 # AKS has no "regular" channel: rapid -> rapid, regular -> stable (latest patch of minor N-1),
@@ -29,6 +31,15 @@ AKS_AAD_SERVER_ID = "6dae42f8-4368-4678-94ff-3960e28e3630"
 _AUDIT_LOG_CATEGORIES = ("kube-audit-admin", "guard", "cluster-autoscaler")
 _DNS_SERVICE_IP_OFFSET = 10
 _INSIGHTS_STREAM = "Microsoft-ContainerInsights-Group-Default"
+_MINOR_VERSION_CHANNELS = ("rapid", "stable")
+MAINTENANCE_CONFIGS = {"upgrade": "aksManagedAutoUpgradeSchedule", "nodeos": "aksManagedNodeOSUpgradeSchedule"}
+"""Child-name suffix -> AKS planned-maintenance configuration. AKS knows these two names only: the first schedules the
+auto-upgrade channel's Kubernetes upgrades, the second the node OS channel's node image upgrades
+(learn.microsoft.com/azure/aks/planned-maintenance)."""
+MAINTENANCE_HOURS = 8
+"""Length of the weekly window (AKS takes 4 to 24 hours: MaintenanceWindow.durationHours). It opens when Azure
+Managed Lustre's weekly window does (lustre.py), so training sees one maintenance window a week, not two; 8 hours
+leave large GPU pools time to drain and reimage node by node."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +73,8 @@ class ClusterArgs:
 
 class Cluster(AzureComponent):
     """`ai-infra:azure:Cluster`. Children: `<name>-aks-identity`, `-aks-network`, `-aks-des-reader`, `-aks`, `-aks-audit`,
-    `-aks-insights`, `-aks-insights-link`, and with `deployer` `-aks-deployer-admin`."""
+    `-aks-maintenance-upgrade`, `-aks-maintenance-nodeos`, `-aks-insights`, `-aks-insights-link`, and with `deployer`
+    `-aks-deployer-admin`."""
 
     def __init__(self, name: str, args: ClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:azure:Cluster", name, opts)
@@ -159,6 +171,7 @@ class Cluster(AzureComponent):
             ),
         )
         send_logs(f"{name}-aks-audit", self, self.cluster.id, args.workspace_id, categories=_AUDIT_LOG_CATEGORIES)
+        self._maintenance_windows(name, ctx)
         if args.deployer is not None:
             # Reaches the API server's authorization within five minutes (learn.microsoft.com/azure/aks/manage-azure-rbac):
             # the README says to rerun a first `pulumi up` that the Kubernetes layer finds Forbidden.
@@ -169,12 +182,36 @@ class Cluster(AzureComponent):
         self.cluster_name: pulumi.Output[str] = self.cluster.name
         self.resource_group_name: pulumi.Output[str] = pulumi.Output.from_input(ctx.group)
         self.principal_id: pulumi.Output[str] = self.identity.principal_id
+        self.upgrade_channel = auto_upgrade
+        """The AKS auto-upgrade channel (`rapid`, `stable` or `patch`); separate agent pools ignore what it owns."""
         credentials = azure_native.containerservice.list_managed_cluster_user_credentials_output(
             resource_group_name=ctx.group, resource_name=self.cluster.name, format="exec")
         server = self.cluster.fqdn if public_fqdn else None
         self.kubeconfig: pulumi.Output[str] = pulumi.Output.secret(pulumi.Output.all(credentials.kubeconfigs, server).apply(
             lambda v: exec_kubeconfig(base64.b64decode(v[0][0].value).decode(), name, v[1])))
         self.register_outputs({"cluster_id": self.cluster.id, "name": self.cluster.name, "kubeconfig": self.kubeconfig})
+
+    def _maintenance_windows(self, name: str, ctx: AzureContext) -> None:
+        """Without planned maintenance AKS upgrades (and drains) nodes whenever its channels have something new, GPU
+        training pools included. Both schedules get the same weekly window; AKS may still act outside it for urgent
+        fixes, and treats the window as best effort."""
+        cs = azure_native.containerservice
+        for suffix, config_name in MAINTENANCE_CONFIGS.items():
+            # Keyword arguments, not MaintenanceConfigurationArgs: its cluster name (`resource_name`) clashes with the
+            # Pulumi resource name, as on AgentPool (gpu_pool.py).
+            cs.MaintenanceConfiguration(
+                f"{name}-aks-maintenance-{suffix}",
+                resource_group_name=ctx.group,
+                resource_name_=self.cluster.name,
+                config_name=config_name,
+                maintenance_window=cs.MaintenanceWindowArgs(
+                    schedule=cs.ScheduleArgs(weekly=cs.WeeklyScheduleArgs(day_of_week=MAINTENANCE_DAY, interval_weeks=1)),
+                    duration_hours=MAINTENANCE_HOURS,
+                    start_time=MAINTENANCE_TIME_UTC,  # "HH:mm", in utc_offset's time
+                    utc_offset="+00:00",
+                ),
+                opts=pulumi.ResourceOptions(parent=self),
+            )
 
     def _container_insights(self, name: str, ctx: AzureContext, workspace_id: pulumi.Input[str]) -> None:
         """With Entra ID auth (`useAADAuth`) the monitoring agent sends what a data collection rule associated
@@ -218,9 +255,17 @@ def _monitor_profile() -> azure_native.containerservice.ManagedClusterAzureMonit
 def _ignored_changes(upgrade_channel: str) -> list[str]:
     """The autoscaler owns the system pool's node count; channels that move minor versions own the version."""
     ignored = ["agentPoolProfiles[0].count"]
-    if upgrade_channel in ("rapid", "stable"):
+    if upgrade_channel in _MINOR_VERSION_CHANNELS:
         ignored += ["kubernetesVersion", "agentPoolProfiles[0].orchestratorVersion"]
     return ignored
+
+
+def agent_pool_ignored_changes(upgrade_channel: str) -> list[str]:
+    """What a separate AgentPool of the cluster leaves to AKS, as `_ignored_changes` does for the system pool: the
+    autoscaler's node count, and under a channel that moves minor versions the pool's version. After such an upgrade a
+    refresh copies the new orchestratorVersion into the pool's inputs (azure-native's Read applies what changed in
+    Azure to them), and the next `up`, which sets none, would update every pool to take it out again."""
+    return ["count", *(["orchestratorVersion"] if upgrade_channel in _MINOR_VERSION_CHANNELS else [])]
 
 
 def _network_profile(args: ClusterArgs) -> azure_native.containerservice.ContainerServiceNetworkProfileArgs:

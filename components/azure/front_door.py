@@ -4,7 +4,9 @@ a WAF policy in prevention mode, TLS 1.2 minimum on the custom domain, and acces
 
 Premium reaches each region privately: the origin is the region's internal inference load balancer, through
 the Private Link service the AKS cloud provider creates for it. Standard has no Private Link, so its origins
-are public addresses that only Front Door's backend range may reach (the network component's NSG rule)."""
+are public addresses that only Front Door's backend range may reach (the network component's NSG rule). That range
+serves every Front Door customer: only the ingress, checking the X-Azure-FDID header against `front_door_id`, can tell
+this profile's requests from theirs."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ _SKU = {AzureFrontDoorTier.STANDARD: "Standard_AzureFrontDoor", AzureFrontDoorTi
 _MANAGED_RULE_SETS = (("Microsoft_DefaultRuleSet", "2.1", "Block"), ("Microsoft_BotManagerRuleSet", "1.0", None))
 _PROBE_INTERVAL_SECONDS = 30
 _ORIGIN_RESPONSE_TIMEOUT_SECONDS = 120  # generation requests can take a while
+_PRIVATE_LINK_STATUS = "sharedPrivateLinkResource.status"
 ORIGIN_MAX_NAME = 50
 """Microsoft.Cdn profiles/originGroups/origins names: 1-50 characters
 (learn.microsoft.com/azure/templates/microsoft.cdn/2023-05-01/profiles/origingroups/origins)."""
@@ -172,7 +175,12 @@ class FrontDoor(AzureComponent):
         )
         send_logs(f"{name}-logs", self, self.profile.id, args.workspace_id, category_group="allLogs")
         self.host_name: pulumi.Output[str] = self.endpoint.host_name
-        self.register_outputs({"endpoint_host_name": self.endpoint.host_name, "profile_id": self.profile.id})
+        self.front_door_id: pulumi.Output[str] = self.profile.front_door_id
+        """The profile's Front Door ID, which Front Door sends to every origin in the `X-Azure-FDID` header. A public
+        origin (Standard) is reachable from every Front Door profile, any customer's, through the AzureFrontDoor.Backend
+        service tag: the ingress must refuse requests whose header differs (learn.microsoft.com/azure/frontdoor/origin-security)."""
+        self.register_outputs({"endpoint_host_name": self.endpoint.host_name, "profile_id": self.profile.id,
+                               "front_door_id": self.front_door_id})
 
     def _origin(self, name: str, rg: pulumi.Input[str], profile: pulumi.Input[str], group: azure_native.cdn.AFDOriginGroup,
                 origin: FrontDoorOrigin, premium: bool, domain: str | None) -> azure_native.cdn.AFDOrigin:
@@ -202,7 +210,11 @@ class FrontDoor(AzureComponent):
                 enforce_certificate_name_check=True,
                 shared_private_link_resource=private_link,
             ),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[origin.depends_on] if origin.depends_on else None),
+            # Azure reports the connection's approval (Pending -> Approved, after `az network private-endpoint-connection
+            # approve`) in sharedPrivateLinkResource.status, which is input-shaped: a refresh copies it into the inputs
+            # and the next `up` would update the origin to take it out again.
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[origin.depends_on] if origin.depends_on else None,
+                                        ignore_changes=[_PRIVATE_LINK_STATUS] if premium else None),
         )
 
     def _custom_domain(self, name: str, rg: pulumi.Input[str], ctx: AzureContext, spec: GlobalEndpointSpec) -> azure_native.cdn.AFDCustomDomain:

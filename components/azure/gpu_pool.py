@@ -24,6 +24,7 @@ from components.spec import (
 from components.spec.azure import AZURE_ZONES, aks_mig_profile, aks_pool_name
 
 from .base import AzureComponent
+from .cluster import agent_pool_ignored_changes
 from .context import AzureContext, grant
 from .reservations import checked_reservation_group
 
@@ -81,6 +82,9 @@ class GpuPoolArgs:
     node_subnet_id: pulumi.Input[str]
     zones: int
     """Network zones; the pool uses `pool.zones` or all of them."""
+    upgrade_channel: str
+    """The cluster's AKS auto-upgrade channel (`Cluster.upgrade_channel`): one that moves minor versions owns the
+    pool's orchestratorVersion."""
 
 
 class GpuPool(AzureComponent):
@@ -129,9 +133,11 @@ class GpuPool(AzureComponent):
         # The keyword form (`resource_name_`) is checked just the same: an unknown keyword is a TypeError.
         self.agent_pool = azure_native.containerservice.AgentPool(
             f"{name}-agentpool",
-            # The cluster autoscaler owns the node count. AKS takes the settings in REPLACED_ON_CHANGE only when it
-            # creates a pool: a change replaces the pool (azure-native deletes it first: its name is fixed).
-            opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on, ignore_changes=["count"],
+            # The cluster autoscaler owns the node count, the upgrade channel may own the version. AKS takes the
+            # settings in REPLACED_ON_CHANGE only when it creates a pool: a change replaces the pool (azure-native
+            # deletes it first: its name is fixed).
+            opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on,
+                                        ignore_changes=agent_pool_ignored_changes(args.upgrade_channel),
                                         replace_on_changes=list(REPLACED_ON_CHANGE)),
             **settings,
         )

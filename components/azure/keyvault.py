@@ -111,7 +111,12 @@ class KeyVault(AzureComponent):
                 ),
                 tags=ctx.tags(),
             ),
-            opts=ctx.stateful(self),
+            # azure-native deletes a key through Key Vault's data plane, from the machine running Pulumi
+            # (pulumi-azure-native provider/pkg/resources/customresources/custom_keyvault.go, DeleteKey on
+            # https://<vault>.vault.azure.net): that needs a data-plane role and a network path, and this vault
+            # refuses public traffic. The key goes with its vault instead (soft-deleted with it), so a destroy of an
+            # unprotected environment deletes only the vault, through ARM. Protected environments retain both.
+            opts=ctx.stateful(self, deleted_with=self.vault),
         )
         # The vault URI as the key reports it (https://<vault>.vault.azure.net/keys/cmk), so it is right in
         # sovereign clouds too and stays unknown until the key exists.

@@ -90,7 +90,7 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
             pools = [
                 GpuPool(f"{name}-{pool_name}", GpuPoolArgs(
                     ctx, pool_name, pool, resolve_gpu_pool(Cloud.AZURE, pool), cluster.cluster_name, cluster.principal_id,
-                    network.subnet_ids["nodes"], spec.network.zones))
+                    network.subnet_ids["nodes"], spec.network.zones, cluster.upgrade_channel))
                 for pool_name, pool in spec.gpu_pools.items()
             ]
             mounts = tuple(amlfs_mount(fs_name, spec.lustre[fs_name].size_gib, name, fs.mgs_address, fs)
@@ -131,7 +131,8 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
             endpoint, [replace(origin, depends_on=services.get(cluster_name)) for cluster_name, origin in origins],
             health_check_path=next(s.inference.health_check_path for s in cloud_spec.regions.values() if s.inference),
             workspace_id=workspaces[list(cloud_spec.regions).index(first)]))
-        return {"front_door": {"host_name": door.host_name, "domain": endpoint.domain}}
+        # front_door_id: the X-Azure-FDID header value an origin checks to accept its own Front Door only.
+        return {"front_door": {"host_name": door.host_name, "domain": endpoint.domain, "front_door_id": door.front_door_id}}
 
     return CloudResult(outputs=outputs, clusters=clusters, after_kubernetes=front_door)
 

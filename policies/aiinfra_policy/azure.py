@@ -56,6 +56,19 @@ def aks_des(props: Any, ctx: Context) -> Iterator[str]:
         yield "node disks use platform-managed keys; set diskEncryptionSetID"
 
 
+@rule("azure-aks-kms-etcd", "Checks whether AKS encrypts Kubernetes Secrets in etcd with a customer-managed Key Vault key (KMS).",
+      severity="high", types=AKS,
+      remediation="Set securityProfile.azureKeyVaultKms {enabled: true, keyId: <versioned key ID>, keyVaultNetworkAccess: "
+                  "Private, keyVaultResourceId: <vault ID>}; a private vault needs API Server VNet Integration "
+                  "(apiServerAccessProfile.enableVnetIntegration and a delegated subnetId).",
+      frameworks={**ENC, "CIS": ("AKS 5.3.1",)})
+def aks_kms(props: Any, ctx: Context) -> Iterator[str]:
+    # The EKS and GKE rules' counterpart. AKS encrypts etcd at rest with platform-managed keys; the KMS plugin adds the
+    # customer's key (learn.microsoft.com/azure/aks/use-kms-etcd-encryption). ai-infra's clusters don't set it yet.
+    if need(props, "securityProfile.azureKeyVaultKms.enabled", False) is not True:
+        yield "Kubernetes Secrets in etcd are not encrypted with a customer-managed Key Vault key (azureKeyVaultKms is off)"
+
+
 @rule("azure-agentpool-no-public-ip", "Checks whether AKS node pools give nodes no public IPs.",
       severity="high", types=POOLS + AKS, remediation="Set enableNodePublicIP false.", frameworks={**EXPOSURE, "CIS": ("AKS 5.4.1",)})
 def pool_public_ip(props: Any, ctx: Context) -> Iterator[str]:

@@ -43,9 +43,11 @@ BASELINE = {"profiles": ["baseline"], "mandatory": ["critical", "high"], "params
     "environment": "unknown", "privilegedWorkloads": AZURE_LUSTRE_CSI_NODE}}
 """`baseline.json`, the default for `aiinfra plan --program` on any project: high-impact rules block, the rest advise.
 `environment: unknown`: rules that relax dev read each resource's environment tag (a template's dev stack)."""
-ALWAYS_ADVISORY = {"azure-storage-no-shared-key", "azure-vnet-transit-encryption-enforced"}
+ALWAYS_ADVISORY = {"azure-aks-kms-etcd", "azure-storage-no-shared-key", "azure-vnet-transit-encryption-enforced"}
 """Documented exceptions: Azure Managed Lustre's blob integration needs shared-key access on its account; Azure VNet
-encryption cannot drop unencrypted flows yet (every Azure network runs `transit_encryption: monitor`)."""
+encryption cannot drop unencrypted flows yet (every Azure network runs `transit_encryption: monitor`); AKS clusters
+don't turn on the Key Vault KMS plugin yet (a private vault needs API Server VNet Integration and a delegated subnet
+the Azure network layout has no room for: README, Known limits)."""
 
 
 def stack_settings(stack_file: Path) -> dict:

@@ -146,9 +146,10 @@ def test_clusters_are_protected_outside_dev_and_node_pools_are_not(prod_plan: Pl
     assert not dev.protect and not dev.retainOnDelete
 
 
-def test_autoscaled_counts_are_ignored(prod_plan: PlanResult) -> None:
+def test_autoscaled_counts_and_channel_owned_versions_are_ignored(prod_plan: PlanResult) -> None:
+    # prod's channel (regular -> AKS stable) moves minor versions: it owns each pool's version, as the system pool's
     for record in prod_plan.of_type(POOL):
-        assert record.ignoreChanges == ["count"], record.name
+        assert record.ignoreChanges == ["count", "orchestratorVersion"], record.name
 
 
 def test_cluster_waits_for_its_role_assignments(prod_plan: PlanResult) -> None:
@@ -196,6 +197,6 @@ def test_settings_aks_fixes_at_creation_replace_the_pool_and_the_autoscaler_owns
     wire = {v.fget._pulumi_name for v in vars(AgentPoolArgs).values() if isinstance(v, property) and hasattr(v.fget, "_pulumi_name")}
     assert "vmSize" in wire and set(REPLACED_ON_CHANGE) <= wire
     for record in prod_plan.of_type(POOL):
-        assert record.replaceOnChanges == list(REPLACED_ON_CHANGE) and record.ignoreChanges == ["count"]
+        assert record.replaceOnChanges == list(REPLACED_ON_CHANGE) and record.ignoreChanges[0] == "count"
         # spot, reservation and zones are among them: changing a pool's capacity type replaces it instead of failing
         assert {"scaleSetPriority", "capacityReservationGroupID", "availabilityZones"} <= set(record.replaceOnChanges)

@@ -6,9 +6,13 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+import pulumi
 import pytest
+from helpers import platform_dict
 
-from aiinfra.plan.runtime import PlanResult
+from aiinfra.plan.runtime import PlanMocks, PlanResult, run_program
+from components.compose import build_platform
+from components.spec import load_platform
 
 CDN = "azure-native:cdn:"
 
@@ -131,3 +135,33 @@ def test_a_customer_certificate_is_read_by_the_profiles_own_identity(prod_config
 def test_a_managed_certificate_gives_the_profile_no_identity(prod_plan: PlanResult) -> None:
     assert "identity" not in prod_plan.one(f"{CDN}Profile", "prod-frontdoor-profile").inputs
     assert not [r for r in prod_plan.of_type("azure-native:authorization:RoleAssignment") if "certificate" in r.name]
+
+
+FRONT_DOOR_ID = "8c2f3a6e-1b7d-4e9a-9f00-0123456789ab"
+
+
+class FrontDoorIdMocks(PlanMocks):
+    """The profile reports its Front Door ID (`frontDoorId`), as Azure does once it exists."""
+
+    def answer(self, type_: str, name: str, outputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        resource_id, outputs = super().answer(type_, name, outputs)
+        if type_ == f"{CDN}Profile":
+            outputs = {**outputs, "frontDoorId": FRONT_DOOR_ID}
+        return resource_id, outputs
+
+
+def test_the_stack_exports_the_front_door_id_public_origins_must_check(prod_config: dict[str, Any]) -> None:
+    # Front Door Standard's origins admit the AzureFrontDoor.Backend service tag, which every Front Door profile (any
+    # customer's) sends from; only the X-Azure-FDID header, checked by the ingress against this ID, tells them apart.
+    config = copy.deepcopy(prod_config)
+    config["global_endpoint"]["azure_tier"] = "standard"
+    spec = load_platform(platform_dict({"azure": config}, addons={"enabled": False}, environment="staging"))
+
+    def program() -> None:
+        for key, value in build_platform(spec).items():
+            pulumi.export(key, value)
+
+    plan = run_program(program, project="ai-infra", stack="staging", mocks_=FrontDoorIdMocks())
+    exported = plan.outputs["azure"]["front_door"]
+    assert exported["front_door_id"] == FRONT_DOOR_ID
+    assert set(exported) == {"host_name", "domain", "front_door_id"} and exported["domain"] == "infer.example.com"
