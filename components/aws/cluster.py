@@ -1,6 +1,7 @@
 """An EKS cluster: private API endpoint (public only by opt-in, CIDR-restricted), secrets envelope-encrypted with
 the region's KMS key, control-plane logs (api, audit, authenticator) in a KMS-encrypted log group, access entries
-instead of aws-auth, an OIDC provider for IRSA, the VPC CNI on its own IRSA role, and the system node group."""
+instead of aws-auth, an OIDC provider for IRSA, the VPC CNI on its own IRSA role, kube-proxy and CoreDNS as EKS
+add-ons at the cluster's Kubernetes version, and the system node group."""
 
 from __future__ import annotations
 
@@ -29,6 +30,13 @@ ADMIN_POLICY = "AmazonEKSClusterAdminPolicy"
 NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryPullOnly")
 CNI_POLICY = "AmazonEKS_CNI_Policy"
 FSX_CSI_ADDON = "aws-fsx-csi-driver"
+# EKS installs self-managed copies of kube-proxy and CoreDNS with a new cluster and never upgrades them ("Update the
+# CoreDNS Amazon EKS self-managed add-on", EKS user guide): as EKS add-ons they move with the Kubernetes version.
+KUBE_PROXY_ADDON = "kube-proxy"
+COREDNS_ADDON = "coredns"
+# Without a policy EKS takes EXTENDED (UpgradePolicyRequest); explicit, so a STANDARD cluster (auto-upgraded by EKS at
+# the end of standard support, outside Pulumi) is a reviewed change. Extended support costs more per cluster hour.
+SUPPORT_TYPE = "EXTENDED"
 
 
 @dataclass(frozen=True)
@@ -45,19 +53,24 @@ class ClusterArgs:
     """Days control-plane logs are kept (the network's flow log retention: one audit look-back per region)."""
     fsx_csi: bool = False
     """Install the FSx for Lustre CSI driver add-on (regions with a Lustre file system). Default off."""
-    deployer_arn: str | None = None
-    """IAM role or user ARN running the deployment (for an assumed role, the role: its session's issuer). It gets
-    cluster-admin like `spec.admins`, so the Kubernetes layer can install into the cluster. Default: admins only."""
+    deployers: Sequence[str] = ()
+    """IAM role or user ARNs deploying (`clouds.aws.deployers`, else the role running the deployment: its session's
+    issuer). They get cluster-admin like `spec.admins`, so the Kubernetes layer can install into the cluster.
+    Default: admins only."""
 
 
 class Cluster(pulumi.ComponentResource):
     """`ai-infra:aws:Cluster`. Children: `<name>-cluster-role` (+ policy), `<name>-control-plane-logs`, `<name>-eks`
     (protected outside dev), `<name>-api-from-vpc` and `-api-from-<cidr>` (API ingress), `<name>-oidc`,
     `<name>-admin-<hash>` access entries, `<name>-node-role` (+ policies), `<name>-vpc-cni-role`, `<name>-vpc-cni`,
-    `<name>-system-lt`, `<name>-system-nodegroup`, and with `fsx_csi` `<name>-fsx-csi`."""
+    `<name>-kube-proxy`, `<name>-system-lt`, `<name>-system-nodegroup`, `<name>-coredns`, and with `fsx_csi`
+    `<name>-fsx-csi`."""
 
     cluster: aws.eks.Cluster
     cluster_name: pulumi.Output[str]
+    kubernetes_version: pulumi.Output[str]
+    """The cluster's Kubernetes version once EKS runs it: node groups and add-ons follow it, so they update after the
+    control plane on a version change (EKS refuses the next minor while a node group is still a minor behind)."""
     security_group_id: pulumi.Output[str]
     """The security group EKS gives the control plane and managed nodes."""
     node_role_arn: pulumi.Output[str]
@@ -67,8 +80,8 @@ class Cluster(pulumi.ComponentResource):
     """Secret kubeconfig authenticating through `aws eks get-token` (no static credentials)."""
     cni: aws.eks.Addon
     node_prerequisites: list[pulumi.Resource]
-    """What every node group waits for, and outlives on destroy: the VPC CNI add-on and the node role's policy
-    attachments (detached first, a draining node group's instances and ENIs could no longer be cleaned up)."""
+    """What every node group waits for, and outlives on destroy: the VPC CNI and kube-proxy add-ons and the node role's
+    policy attachments (detached first, a draining node group's instances and ENIs could no longer be cleaned up)."""
 
     def __init__(self, name: str, args: ClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:aws:Cluster", name, None, opts)
@@ -97,11 +110,13 @@ class Cluster(pulumi.ComponentResource):
             kubernetes_network_config=aws.eks.ClusterKubernetesNetworkConfigArgs(
                 service_ipv4_cidr=str(args.service_cidr), ip_family="ipv4"),
             deletion_protection=ctx.protected,
+            upgrade_policy=aws.eks.ClusterUpgradePolicyArgs(support_type=SUPPORT_TYPE),
             region=ctx.region,
         # Also Pulumi-protected outside dev: `pulumi destroy` or a refactor that drops the cluster fails instead of
         # deleting it. Not retained on delete, so an intended teardown never leaves a running cluster behind.
         ), opts=pulumi.ResourceOptions(parent=self, depends_on=[logs, *role.attachments], protect=ctx.protected))
         self.cluster_name = self.cluster.name
+        self.kubernetes_version = self.cluster.version
         self.security_group_id = self.cluster.vpc_config.cluster_security_group_id
         self.api_ingress = self._api_ingress(args.vpc_cidr, [] if public else spec.authorized_cidrs)
         self.oidc_issuer = self.cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)
@@ -110,19 +125,21 @@ class Cluster(pulumi.ComponentResource):
         self.oidc_provider_arn = oidc.arn
         # One entry per principal (EKS allows no more), named by the ARN's hash: stable whatever the list order,
         # and the same whether a principal is the deployer, an admin, or both.
-        for admin in dict.fromkeys([*spec.admins, *filter(None, [args.deployer_arn])]):
+        for admin in dict.fromkeys([*spec.admins, *args.deployers]):
             self._admin(admin)
         node_role = self._role("node-role", json.dumps(assume_role("ec2.amazonaws.com")), NODE_POLICIES, "EKS nodes")
         self.node_role_arn = node_role.arn
         cni_trust = render(lambda arn, issuer: irsa_trust(arn, issuer, "kube-system", "aws-node"), oidc.arn, self.oidc_issuer)
         cni_role = self._role("vpc-cni-role", cni_trust, [CNI_POLICY], "VPC CNI (aws-node) through IRSA")
         self.cni = aws.eks.Addon(f"{name}-vpc-cni", aws.eks.AddonArgs(
-            cluster_name=self.cluster.name, addon_name="vpc-cni", service_account_role_arn=cni_role.arn,
+            cluster_name=self.cluster.name, addon_name="vpc-cni", addon_version=self._addon_version("vpc-cni"),
+            service_account_role_arn=cni_role.arn,
             # Network policy enforcement, so tenant namespaces can be isolated by the Kubernetes layer.
             configuration_values=json.dumps({"enableNetworkPolicy": "true"}),
             resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE", region=ctx.region,
         ), opts=pulumi.ResourceOptions(parent=self, depends_on=cni_role.attachments))
-        self.node_prerequisites = [self.cni, *node_role.attachments]
+        self.kube_proxy = self._bootstrap_addon("kube-proxy", KUBE_PROXY_ADDON, [])
+        self.node_prerequisites = [self.cni, self.kube_proxy, *node_role.attachments]
         system = spec.system_pool
         instance_type = system.instance_type or SYSTEM_INSTANCE_TYPE
         template = launch_template(f"{name}-system", self, ctx, args.kms_key_arn, LaunchTemplateSettings(SYSTEM_DISK_GIB))
@@ -131,7 +148,9 @@ class Cluster(pulumi.ComponentResource):
             instance_types=[instance_type], ami_type=system_ami_type(instance_type),
             capacity_type="ON_DEMAND", min_nodes=system.min_nodes, max_nodes=system.max_nodes,
             labels={"ai-infra/pool": "system"}, tags=self.cluster.name.apply(autoscaler_tags),
-            depends_on=self.node_prerequisites))
+            kubernetes_version=self.kubernetes_version, depends_on=self.node_prerequisites))
+        # Its pods need nodes: created without any, the add-on stays DEGRADED and the create times out.
+        self.coredns = self._bootstrap_addon("coredns", COREDNS_ADDON, [self.system_nodes])
         self.fsx_csi = self._fsx_csi() if args.fsx_csi else None
         self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(
             self.cluster.name, self.cluster.endpoint, self.cluster.certificate_authority.data,
@@ -154,16 +173,30 @@ class Cluster(pulumi.ComponentResource):
         systems. No IAM role: mounting (the node plugin) calls no AWS API, and the controller's AWS calls are for
         dynamic provisioning (fsx:CreateFileSystem, DeleteFileSystem, UpdateFileSystem), which nothing here uses;
         Retain-policy volumes never reach DeleteVolume. With IMDSv2 hop limit 1 its pods get no node credentials either."""
-        # The build EKS picks by default for the cluster's Kubernetes version (not the most recent), so it is always one
-        # EKS offers for that version, and a Kubernetes upgrade moves the add-on along.
-        version = aws.eks.get_addon_version_output(addon_name=FSX_CSI_ADDON, kubernetes_version=self.cluster.version,
-                                                   region=self._ctx.region).version
         return aws.eks.Addon(f"{self._name}-fsx-csi", aws.eks.AddonArgs(
-            cluster_name=self.cluster.name, addon_name=FSX_CSI_ADDON, addon_version=version,
+            cluster_name=self.cluster.name, addon_name=FSX_CSI_ADDON, addon_version=self._addon_version(FSX_CSI_ADDON),
             # The add-on's configuration is this code's (defaults, no configuration values): creating takes over a
             # self-managed copy of the driver and an upgrade resets in-cluster edits, as for the VPC CNI above.
             resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE", region=self._ctx.region,
         ), opts=pulumi.ResourceOptions(parent=self, depends_on=[self.system_nodes]))
+
+    def _addon_version(self, addon: str) -> pulumi.Output[str]:
+        """The build EKS picks by default for `addon` on the cluster's Kubernetes version (not the most recent): always
+        one EKS offers for that version, and a Kubernetes upgrade moves the add-on along (EKS upgrades no add-on itself).
+        EKS moves its default build over time; a later run then updates the add-on in place."""
+        found = aws.eks.get_addon_version_output(addon_name=addon, kubernetes_version=self.kubernetes_version,
+                                                 region=self._ctx.region, opts=pulumi.InvokeOutputOptions(parent=self))
+        return found.version
+
+    def _bootstrap_addon(self, suffix: str, addon: str, depends_on: Sequence[pulumi.Resource]) -> aws.eks.Addon:
+        """`<name>-<suffix>`: one of the copies EKS installs with every cluster, as an EKS add-on. OVERWRITE on create
+        takes over the self-managed copy (an existing cluster's too); PRESERVE on update keeps in-cluster tuning (CoreDNS
+        replicas, kube-proxy mode) through version updates. `preserve`: dropping the add-on from code leaves DNS and
+        Service routing running."""
+        return aws.eks.Addon(f"{self._name}-{suffix}", aws.eks.AddonArgs(
+            cluster_name=self.cluster.name, addon_name=addon, addon_version=self._addon_version(addon),
+            resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="PRESERVE", preserve=True,
+            region=self._ctx.region), opts=pulumi.ResourceOptions(parent=self, depends_on=list(depends_on)))
 
     def _offered_version(self, spec: ClusterSpec) -> pulumi.Output[str]:
         """The cluster's Kubernetes version once EKS lists it in the region (DescribeClusterVersions, asked at preview:

@@ -102,6 +102,10 @@ class InferenceEndpoint(pulumi.ComponentResource):
             ssl_policy=TLS_POLICY, certificate_arn=spec.certificate,
             default_actions=[aws.lb.ListenerDefaultActionArgs(type="forward", target_group_arn=self.target_group.arn)],
             region=ctx.region), opts=child)
+        # The TargetGroupBinding's `networking` asks the Load Balancer Controller for this same permission: it compares
+        # rules without their descriptions, finds this one and adds none, and it revokes only rules whose description
+        # carries its label (elbv2.k8s.aws/targetGroupBinding=shared), so it never removes this one (pkg/networking
+        # networking_manager.go, security_group_reconciler.go). The description must stay free of key=value pairs.
         aws.vpc.SecurityGroupIngressRule(f"{name}-nodes-from-lb", aws.vpc.SecurityGroupIngressRuleArgs(
             security_group_id=args.node_security_group_id, referenced_security_group_id=group.id, ip_protocol="tcp",
             from_port=spec.port, to_port=spec.port, description=f"{name} load balancer to inference pods",

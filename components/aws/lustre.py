@@ -1,6 +1,7 @@
 """FSx for Lustre: PERSISTENT_2 (or SCRATCH_2 for dev) in one private subnet, KMS-encrypted, Lustre ports open to
-the cluster only, logs in a KMS-encrypted log group, and a data repository association to an S3 prefix with
-automatic import and export (deletions are imported, never exported)."""
+the cluster only, logs in a KMS-encrypted log group, daily backups when protected and not linked to a bucket, and a
+data repository association to an S3 prefix with automatic import and export (deletions are imported, never
+exported)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,11 @@ IMPORT_EVENTS = ["NEW", "CHANGED", "DELETED"]
 # clears its scratch space, or an `rm -r` in the wrong directory, must not remove the dataset the bucket holds.
 EXPORT_EVENTS = ["NEW", "CHANGED"]
 PERSISTENT = "PERSISTENT_2"
+# Automatic daily backups of a protected file system without a bucket, the only copy of its data: FSx keeps none
+# unless asked (CreateFileSystemLustreConfiguration AutomaticBackupRetentionDays: "The default is 0"). A week of
+# daily backups to restore from after a bad write. Linked file systems get none: FSx backs up only persistent file
+# systems "not linked to a data repository" (CreateBackup); their bucket holds the data.
+BACKUP_RETENTION_DAYS = 7
 
 
 @dataclass(frozen=True)
@@ -42,7 +48,7 @@ class LustreArgs:
     """The catalog tier (deployment type, throughput), validated by the spec checks."""
     vpc_id: pulumi.Input[str]
     subnet_id: pulumi.Input[str]
-    """FSx for Lustre file systems live in one subnet (one zone)."""
+    """FSx for Lustre file systems live in one subnet (one zone). Used at creation only: a later value is ignored."""
     kms_key_arn: pulumi.Input[str]
     log_retention_days: int
     client_security_group_id: pulumi.Input[str] | None = None
@@ -55,7 +61,7 @@ class LustreArgs:
 
 class Lustre(pulumi.ComponentResource):
     """`ai-infra:aws:Lustre`. Children: `<name>-sg`, `<name>-nodes-from-lustre-<port>` (cluster side), `<name>-logs`,
-    `<name>-fs` (protected and kept outside dev), `<name>-s3-link`."""
+    `<name>-fs` (protected and kept outside dev; its subnet is fixed at creation), `<name>-s3-link`."""
 
     filesystem: aws.fsx.LustreFileSystem
 
@@ -86,6 +92,7 @@ class Lustre(pulumi.ComponentResource):
             name=f"/aws/fsx/lustre/{name}", kms_key_id=args.kms_key_arn, retention_in_days=args.log_retention_days,
             region=ctx.region), opts=ctx.stateful(self))
         persistent = tier.service_name == PERSISTENT
+        backups = persistent and ctx.protected and args.link is None
         self.filesystem = aws.fsx.LustreFileSystem(f"{name}-fs", aws.fsx.LustreFileSystemArgs(
             storage_capacity=spec.size_gib, storage_type="SSD", deployment_type=tier.service_name,
             # subnet_ids is one ID in pulumi-aws v7 (FSx for Lustre supports one subnet).
@@ -94,11 +101,14 @@ class Lustre(pulumi.ComponentResource):
             per_unit_storage_throughput=tier.throughput_mbps_per_tib if persistent else None,
             kms_key_id=args.kms_key_arn if persistent else None,
             copy_tags_to_backups=True if persistent else None,
+            automatic_backup_retention_days=BACKUP_RETENTION_DAYS if backups else None,
             subnet_ids=args.subnet_id, security_group_ids=[group.id], file_system_type_version=LUSTRE_VERSION,
             data_compression_type="LZ4",
             log_configuration=aws.fsx.LustreFileSystemLogConfigurationArgs(level="WARN_ERROR", destination=logs.arn),
             tags={"Name": name, **({"data-zone": spec.data_zone} if spec.data_zone else {})},
-            region=ctx.region), opts=ctx.stateful(self))
+            # FSx cannot move a file system: a new subnet replaces it, data and all. The zone is chosen at creation
+            # (compose: where the zone-pinned pools are), and a later change of pools must not replace it.
+            region=ctx.region), opts=ctx.stateful(self, ignore_changes=["subnetIds"]))
         if args.link is not None:
             prefix = args.link.prefix.strip("/")
             aws.fsx.DataRepositoryAssociation(f"{name}-s3-link", aws.fsx.DataRepositoryAssociationArgs(

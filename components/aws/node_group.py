@@ -14,7 +14,17 @@ import pulumi_aws as aws
 
 from components import catalog
 from components.k8s.sharing import sharing_node_labels
-from components.spec import CapacityType, Cloud, GpuDriver, GpuPoolSpec, accelerator_node_labels, accelerator_taint, region_path
+from components.spec import (
+    CapacityType,
+    Cloud,
+    GpuDriver,
+    GpuPoolSpec,
+    MigStrategy,
+    SharingMode,
+    accelerator_node_labels,
+    accelerator_taint,
+    region_path,
+)
 from components.spec.aws import NODE_GROUP_SUFFIX, RESERVED_CAPACITY, placement_group, reservation_kind, single_subnet
 from components.spec.offerings import (
     launch_terms_problem,
@@ -32,6 +42,11 @@ _EFFECT = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE"
 _CAPACITY = {CapacityType.ON_DEMAND: "ON_DEMAND", CapacityType.SPOT: "SPOT", CapacityType.RESERVED: "ON_DEMAND",
              CapacityType.CAPACITY_BLOCK: "CAPACITY_BLOCK"}
 _AUTOSCALER = "k8s.io/cluster-autoscaler"
+# The Cluster Autoscaler's GPU label on AWS (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws
+# aws_cloud_provider.go, GPULabel): a Ready node carrying it with no nvidia.com/gpu allocatable yet (device plugin
+# still starting) counts as unready (GpuCustomResourcesProcessor), instead of as a node whose GPUs are gone, which
+# would make the autoscaler scale the pool up again for the same pending pods.
+AUTOSCALER_GPU_LABEL = "k8s.amazonaws.com/accelerator"
 _GRAVITON = re.compile(r"^(a1|[a-z]+\d+g[a-z]*)\.")
 # EFA devices per instance type (= network cards carrying an EFA interface), from the `vpc.amazonaws.com/efa`
 # resource in aws/karpenter-provider-aws@1d927085 website/content/en/preview/reference/instance-types.md
@@ -83,6 +98,15 @@ def node_taints(row: catalog.GpuInstance, pool: GpuPoolSpec) -> list[aws.eks.Nod
     for k, v, e in [(key, value, effect), *((t.key, t.value, t.effect) for t in pool.taints)]:
         seen.setdefault((k, e), aws.eks.NodeGroupTaintArgs(key=k, value=v or None, effect=_EFFECT[e]))
     return list(seen.values())
+
+
+def autoscaler_gpu_labels(row: catalog.GpuInstance, pool: GpuPoolSpec, mig_strategy: MigStrategy) -> dict[str, str]:
+    """AUTOSCALER_GPU_LABEL on NVIDIA pools, valued `nvidia-<model>` as the autoscaler's GPU types are (nvidia-l4).
+    Not on Neuron pools (no nvidia.com/gpu), nor on MIG pools under the mixed strategy, whose GPUs are advertised as
+    nvidia.com/mig-<profile> only: with the label their nodes would count as unready for good."""
+    if row.vendor != "nvidia" or (pool.sharing.mode is SharingMode.MIG and mig_strategy is MigStrategy.MIXED):
+        return {}
+    return {AUTOSCALER_GPU_LABEL: f"nvidia-{row.accelerator}"}
 
 
 def autoscaler_tags(cluster_name: str) -> dict[str, str]:
@@ -156,6 +180,9 @@ class NodeGroupSettings:
     """Default: no taints."""
     tags: pulumi.Input[Mapping[str, str]] | None = None
     """Tags of the node group resource besides the provider's default tags. Default: none."""
+    kubernetes_version: pulumi.Input[str] | None = None
+    """The cluster's Kubernetes version (its output): the group is updated to it after the control plane. Default: none,
+    EKS takes the cluster's at creation and the group never follows an upgrade (no drift detection without a value)."""
     depends_on: Sequence[pulumi.Resource] = ()
     """Resources the nodes need first. Default: none."""
 
@@ -166,6 +193,7 @@ def node_group(name: str, parent: pulumi.Resource, ctx: AwsContext, template: aw
     return aws.eks.NodeGroup(f"{name}{NODE_GROUP_SUFFIX}", aws.eks.NodeGroupArgs(
         cluster_name=settings.cluster_name, node_role_arn=settings.node_role_arn, subnet_ids=settings.subnet_ids,
         instance_types=settings.instance_types, ami_type=settings.ami_type, capacity_type=settings.capacity_type,
+        version=settings.kubernetes_version,
         scaling_config=aws.eks.NodeGroupScalingConfigArgs(
             min_size=settings.min_nodes, max_size=settings.max_nodes, desired_size=settings.min_nodes),
         update_config=aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=1),
@@ -190,6 +218,10 @@ class GpuNodePoolArgs:
     subnet_ids: Sequence[pulumi.Output[str]]
     """Private node subnets, in zone order."""
     kms_key_arn: pulumi.Input[str]
+    kubernetes_version: pulumi.Input[str]
+    """The cluster's Kubernetes version (`Cluster.kubernetes_version`), which the node group follows."""
+    mig_strategy: MigStrategy = MigStrategy.SINGLE
+    """The Kubernetes layer's MIG strategy (`addons.mig_strategy`), for the autoscaler's GPU label. Default `single`."""
     depends_on: Sequence[pulumi.Resource] = ()
     """Resources the nodes need first (the VPC CNI add-on)."""
 
@@ -222,7 +254,7 @@ class GpuNodePool(pulumi.ComponentResource):
             market_type="capacity-block" if pool.capacity is CapacityType.CAPACITY_BLOCK else None,
             reservation_id=pool.reservation if reserved else None))
         # The GPU Operator applies MIG layouts and time-slicing on EKS, selected per pool by node label.
-        labels = {**accelerator_node_labels(args.pool_name, pool, row),
+        labels = {**accelerator_node_labels(args.pool_name, pool, row), **autoscaler_gpu_labels(row, pool, args.mig_strategy),
                   **sharing_node_labels(Cloud.AWS, row.accelerator, pool.sharing, False)}
         path = f"{region_path('aws', ctx.region)}.gpu_pools.{args.pool_name}"
         zones = args.zone_names.apply(lambda names: _pool_zones(pool, names, path))
@@ -237,7 +269,7 @@ class GpuNodePool(pulumi.ComponentResource):
             ami_type=ami_type(row, pool), capacity_type=capacity_type(pool),
             min_nodes=pool.min_nodes, max_nodes=pool.max_nodes, labels=labels, taints=node_taints(row, pool),
             tags=pulumi.Output.from_input(args.cluster_name).apply(autoscaler_tags),
-            depends_on=args.depends_on))
+            kubernetes_version=args.kubernetes_version, depends_on=args.depends_on))
         asg_name = self.node_group.resources.apply(lambda resources: resources[0].autoscaling_groups[0].name)
         for resource, count in scale_from_zero_resources(row, pool).items():
             aws.autoscaling.Tag(f"{name}-asg-{resource.split('/')[-1]}", aws.autoscaling.TagArgs(

@@ -43,7 +43,7 @@ from components.spec import (
     resolve_gpu_pool,
     resolve_lustre,
 )
-from components.spec.aws import EKS_KUBERNETES_VERSION, FlowLogDestination, LoadBalancerKind
+from components.spec.aws import EKS_KUBERNETES_VERSION, FlowLogDestination, LoadBalancerKind, lustre_zone_index
 
 from .types import CloudResult, ClusterHandle, EksControllers, InferenceBackend, InferenceTarget, IrsaAccount, region_name
 
@@ -61,13 +61,13 @@ def build(platform: Platform, cloud_spec: AwsCloudSpec) -> CloudResult:
     clusters: list[ClusterHandle] = []
     origins: list[Origin] = []
     flow_logs: LogTarget | None = None
-    deployer = _deployer_arn(provider) if any(s.cluster for s in cloud_spec.regions.values()) else None
+    deployers = _deployers(cloud_spec, provider) if any(s.cluster for s in cloud_spec.regions.values()) else ()
     for region, spec in cloud_spec.regions.items():
         ctx = AwsContext(
             environment=platform.environment, region=region, labels=platform.tags(), account_id=identity.account_id,
             partition=partition.partition, dns_suffix=partition.dns_suffix, dns_prefix=partition.reverse_dns_prefix,
             protected=platform.protected)
-        region_out, handle, origin, logs = _region(platform, cloud_spec, region, spec, ctx, deployer,
+        region_out, handle, origin, logs = _region(platform, cloud_spec, region, spec, ctx, deployers,
                                                    pulumi.ResourceOptions(provider=provider))
         outputs[region] = region_out
         if handle is not None:
@@ -83,16 +83,26 @@ def build(platform: Platform, cloud_spec: AwsCloudSpec) -> CloudResult:
     return CloudResult(outputs=outputs, clusters=clusters)
 
 
-def _deployer_arn(provider: aws.Provider) -> str:
-    """The IAM role or user running this deployment. EKS access entries take the role's ARN (with its path), not the
-    caller's STS session ARN, which the session context resolves. A plain value, not an Output: the access entry's
-    name is derived from it, and one principal must not get two entries (the deployer may also be in `admins`)."""
+def _deployers(cloud_spec: AwsCloudSpec, provider: aws.Provider) -> tuple[str, ...]:
+    """`clouds.aws.deployers` when set; else the IAM role or user running this deployment. EKS access entries take the
+    role's ARN (with its path), not the caller's STS session ARN, which the session context resolves. Plain values, not
+    Outputs: the access entries' names are derived from them, and one principal must not get two entries (a deployer
+    may also be in `admins`)."""
+    if cloud_spec.deployers is not None:
+        return tuple(cloud_spec.deployers)
     opts = pulumi.InvokeOptions(provider=provider)
-    return aws.iam.get_session_context(arn=aws.get_caller_identity(opts=opts).arn, opts=opts).issuer_arn
+    return (aws.iam.get_session_context(arn=aws.get_caller_identity(opts=opts).arn, opts=opts).issuer_arn,)
+
+
+def _lustre_subnet(spec: RegionSpec, network: Network) -> pulumi.Output[str]:
+    """The private subnet for the region's Lustre file systems: in the zone of its zone-pinned training pools when they
+    share one, else the first (`lustre_zone_index`); both are the first subnet unless a pinned pool names another zone."""
+    return pulumi.Output.all(network.zone_names, *network.private_subnet_ids).apply(
+        lambda values: values[1 + lustre_zone_index(spec, values[0])])
 
 
 def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: RegionSpec, ctx: AwsContext,
-            deployer: str | None, opts: pulumi.ResourceOptions) -> tuple[dict[str, Any], ClusterHandle | None, Origin | None, LogTarget | None]:
+            deployers: tuple[str, ...], opts: pulumi.ResourceOptions) -> tuple[dict[str, Any], ClusterHandle | None, Origin | None, LogTarget | None]:
     name = region_name(platform, region)
     endpoint = cloud_spec.global_endpoint
     serving = spec.inference is not None and spec.cluster is not None
@@ -121,11 +131,12 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
     if spec.cluster is not None:
         cluster = Cluster(name, ClusterArgs(
             ctx, spec.cluster, network.private_subnet_ids, key.arn, spec.network.service_range(Cloud.AWS), spec.network.cidr, retention,
-            fsx_csi=bool(spec.lustre), deployer_arn=deployer), opts=opts)
+            fsx_csi=bool(spec.lustre), deployers=deployers), opts=opts)
         pools = [
             GpuNodePool(f"{name}-{pool_name}", GpuNodePoolArgs(
                 ctx, pool_name, pool, resolve_gpu_pool(Cloud.AWS, pool), cluster.cluster_name, cluster.node_role_arn,
-                cluster.security_group_id, network.zone_names, network.private_subnet_ids, key.arn, depends_on=cluster.node_prerequisites),
+                cluster.security_group_id, network.zone_names, network.private_subnet_ids, key.arn, cluster.kubernetes_version,
+                mig_strategy=platform.addons.mig_strategy, depends_on=cluster.node_prerequisites),
                 opts=opts)
             for pool_name, pool in spec.gpu_pools.items()
         ]
@@ -152,7 +163,7 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
     for fs_name, fs in spec.lustre.items():
         link = BucketLink(buckets[fs.bucket].bucket.bucket, fs.bucket_prefix) if fs.bucket else None
         lustre = Lustre(f"{name}-{fs_name}", LustreArgs(
-            ctx, fs, resolve_lustre(Cloud.AWS, fs), network.vpc.id, network.private_subnet_ids[0], key.arn, retention,
+            ctx, fs, resolve_lustre(Cloud.AWS, fs), network.vpc.id, _lustre_subnet(spec, network), key.arn, retention,
             client_security_group_id=cluster.security_group_id if cluster else None,
             client_cidrs=[] if cluster else [str(c) for c in spec.network.subnet_plan().private], link=link), opts=opts)
         out["lustre"][fs_name] = {"id": lustre.filesystem.id, "dns_name": lustre.filesystem.dns_name,

@@ -71,6 +71,14 @@ class AwsCloudSpec(CloudSpec):
     """Storage class for the `warm` tier of every bucket. Default `standard_ia`."""
     inference_load_balancer: LoadBalancerKind = LoadBalancerKind.APPLICATION
     """Load balancer type for regional inference endpoints. Default `application` (ALB)."""
+    deployers: list[str] | None = None
+    """IAM role (or user) ARNs that get cluster-admin on every EKS cluster, as the principals that run `pulumi up`
+    (the Kubernetes layer installs as them): one access entry each, besides each cluster's `admins`. Give the role with
+    its path (an IAM Identity Center role: `role/aws-reserved/sso.amazonaws.com/[<region>/]AWSReservedSSO_...`).
+    `[]`: no entry besides `admins`. Default: the role (or user) running the deployment, read from the caller's
+    session on every run: the entry follows whoever runs `pulumi up`, so a run by another role (a second CI pipeline,
+    an operator's workstation) replaces the previous deployer's entry and that principal loses access. Set the list
+    wherever more than one principal deploys."""
 
 
 # --- Pure AWS rules shared with components/aws ---------------------------------------------------------------
@@ -87,6 +95,13 @@ S3_IA_MIN_AGE_DAYS = 30
 SYSTEM_POOL = "system"
 _RESERVATION_ID = re.compile(r"^cr-[0-9a-f]{17}$")
 _IAM_PRINCIPAL = re.compile(r"^arn:aws(-[a-z]+)*:iam::\d{12}:(role|user)/[\w+=,.@/-]+$")
+# IAM Identity Center (SSO) roles live under the path /aws-reserved/sso.amazonaws.com/ (plus the Identity Center
+# region outside us-east-1). EKS refuses the ARN without it ("InvalidParameterException: The specified principalArn is
+# invalid: invalid principal", terraform-aws-modules/terraform-aws-eks#2969), the form the STS session shows
+# (assumed-role/AWSReservedSSO_.../user) and the console often copies.
+_SSO_ROLE = re.compile(r"^arn:aws(-[a-z]+)*:iam::\d{12}:role/(?P<path>(?:[^/]+/)*)AWSReservedSSO_[^/]+$")
+SSO_ROLE_PATH = "aws-reserved/sso.amazonaws.com/"
+_SSO_PATH_PREFIX = "aws-reserved/sso."  # other partitions have their own domain (sso.amazonaws.com.cn)
 ACM_CERTIFICATE = re.compile(r"^arn:aws(-[a-z]+)*:acm:(?P<region>[a-z0-9-]+):\d{12}:certificate/[0-9a-f-]+$")
 HOSTED_ZONE = re.compile(r"^Z[A-Z0-9]{1,31}$")
 """A Route 53 hosted zone ID (Z plus upper-case letters and digits)."""
@@ -145,6 +160,22 @@ def single_subnet(pool: GpuPoolSpec) -> bool:
     return pool.efa or placement_group(pool) or pool.capacity in RESERVED_CAPACITY
 
 
+def pinned_pool_zones(spec: RegionSpec) -> set[str | None]:
+    """The zones of the region's zone-pinned pools (`single_subnet`: reserved capacity, EFA, compact placement): the
+    pool's own zone, or None for the network's first zone (where such a pool without `zones` goes)."""
+    return {pool.zones[0] if pool.zones else None for pool in spec.gpu_pools.values() if single_subnet(pool)}
+
+
+def lustre_zone_index(spec: RegionSpec, zone_names: list[str]) -> int:
+    """Which private subnet (by zone, in `zone_names` order) a new Lustre file system of the region goes in: the zone
+    of the zone-pinned pools when they all share one (the training nodes then reach it without crossing zones), else
+    the first. Applied at creation only (components/aws/lustre.py ignores later subnet changes)."""
+    zones = {zone_names[0] if zone is None else zone for zone in pinned_pool_zones(spec)}
+    if len(zones) == 1 and (zone := zones.pop()) in zone_names:
+        return zone_names.index(zone)
+    return 0
+
+
 def placement_group(pool: GpuPoolSpec) -> bool:
     """Whether a pool gets a cluster placement group: only on request, and never on capacity blocks or
     reservations (EC2 places reserved capacity itself; a placement group makes launches fail there)."""
@@ -164,7 +195,37 @@ def extra_checks(platform, cloud_spec: AwsCloudSpec) -> list[Issue]:  # noqa: AN
         if platform.addons.enabled and minor is not None and (problem := autoscaler_minor_problem(minor)):
             issues.append(((*base, "regions", region, "cluster", "kubernetes_version"), problem))
     issues += list(_check_global_endpoint(cloud_spec, (*base, "global_endpoint")))
+    issues += list(_check_deployers(platform, cloud_spec, (*base, "deployers")))
     return issues
+
+
+def iam_principal_problem(arn: str) -> str | None:
+    """Why EKS would refuse `arn` as an access entry's principal, or None."""
+    if not _IAM_PRINCIPAL.match(arn):
+        return (f"'{arn}' is not an IAM role or user ARN; EKS access entries take arn:aws:iam::<account>:role/<name> "
+                "or arn:aws:iam::<account>:user/<name>")
+    sso = _SSO_ROLE.match(arn)
+    if sso and not sso["path"].startswith(_SSO_PATH_PREFIX):
+        return (f"'{arn}' is an IAM Identity Center (SSO) role without its path /{SSO_ROLE_PATH}; EKS refuses it "
+                f"(InvalidParameterException: invalid principal): give the role's full ARN, "
+                f"arn:aws:iam::<account>:role/{SSO_ROLE_PATH}[<region>/]AWSReservedSSO_<permission set>_<id> "
+                "(`aws iam get-role --role-name <name>` prints it)")
+    return None
+
+
+def _check_deployers(platform, cloud_spec: AwsCloudSpec, path: Path) -> Iterator[Issue]:  # noqa: ANN001
+    if cloud_spec.deployers is None:
+        return
+    for i, arn in enumerate(cloud_spec.deployers):
+        if problem := iam_principal_problem(arn):
+            yield ((*path, i), problem)
+    if cloud_spec.deployers or not platform.addons.enabled:
+        return
+    for region, spec in cloud_spec.regions.items():
+        if spec.cluster is not None and not spec.cluster.admins:
+            yield (path, f"deployers is empty, so no principal gets cluster-admin on the EKS cluster in {region}, which "
+                         "has no admins either, and the Kubernetes layer could not install there; add the deploying role "
+                         f"to deployers or to regions.{region}.cluster.admins, or leave deployers out (the running role)")
 
 
 def _check_global_endpoint(cloud_spec: AwsCloudSpec, path: Path) -> Iterator[Issue]:
@@ -199,9 +260,8 @@ def _check_region(environment: str, cloud_spec: AwsCloudSpec, region: str, spec:
                f"got {net.flow_log_retention_days}; CloudWatch Logs keeps logs for one of these periods only (days): {allowed}")
     if spec.cluster is not None:
         for i, admin in enumerate(spec.cluster.admins):
-            if not _IAM_PRINCIPAL.match(admin):
-                yield ((*path, "cluster", "admins", i), f"'{admin}' is not an IAM role or user ARN; EKS access entries take "
-                                                        "arn:aws:iam::<account>:role/<name> or arn:aws:iam::<account>:user/<name>")
+            if problem := iam_principal_problem(admin):
+                yield ((*path, "cluster", "admins", i), problem)
     if spec.inference is not None and spec.cluster is None:
         yield ((*path, "inference"), "inference on AWS is served by the region's EKS cluster (IP targets); add `cluster:` to this region")
     if spec.inference is not None and spec.inference.certificate:

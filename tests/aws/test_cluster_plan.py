@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from aiinfra.plan import runtime
 from aiinfra.plan.runtime import PlanResult, run_program
 from components.compose import aws as compose_aws
 from components.spec import load_platform
@@ -99,6 +100,46 @@ def test_a_deployer_listed_in_admins_gets_one_entry(plan_aws) -> None:  # noqa: 
     plan = plan_aws({"regions": {"us-west-2": {"network": {"cidr": "10.9.0.0/16"}, "cluster": {"admins": [DEPLOYER]}}}})
     entries = plan.of_type("aws:eks/accessEntry:AccessEntry")
     assert [e.inputs["principalArn"] for e in entries] == [DEPLOYER]
+
+
+CI = "arn:aws:iam::123456789012:role/ci/github-deploy"
+SSO = "arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/eu-west-1/AWSReservedSSO_PlatformAdmin_0123456789abcdef"
+
+
+def _entries_and_session_lookups(plan_aws, aws_config: dict) -> tuple[list[str], int]:  # noqa: ANN001
+    calls: list[str] = []
+    answer = runtime.PlanMocks.call
+
+    def recording(self, args):  # type: ignore[no-untyped-def]
+        calls.append(args.token)
+        return answer(self, args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(runtime.PlanMocks, "call", recording)
+        plan = plan_aws(aws_config)
+    entries = sorted(e.inputs["principalArn"] for e in plan.of_type("aws:eks/accessEntry:AccessEntry"))
+    return entries, calls.count("aws:iam/getSessionContext:getSessionContext")
+
+
+def test_listed_deployers_get_entries_instead_of_the_running_role(plan_aws) -> None:  # noqa: ANN001
+    """A run by another role must not move the deployer's entry: with `deployers` the entries are the listed roles,
+    whoever runs `pulumi up`, and the caller's session is not even read."""
+    entries, lookups = _entries_and_session_lookups(plan_aws, {"deployers": [CI, SSO, ADMIN], "regions": {"us-west-2": {
+        "network": {"cidr": "10.9.0.0/16"}, "cluster": {"admins": [ADMIN]}}}})
+    assert entries == sorted([ADMIN, CI, SSO]) and DEPLOYER not in entries  # one entry for the deployer also in admins
+    assert lookups == 0
+
+
+def test_no_deployers_leaves_the_admins_only(plan_aws) -> None:  # noqa: ANN001
+    entries, lookups = _entries_and_session_lookups(plan_aws, {"deployers": [], "regions": {"us-west-2": {
+        "network": {"cidr": "10.9.0.0/16"}, "cluster": {"admins": [ADMIN]}}}})
+    assert (entries, lookups) == ([ADMIN], 0)
+
+
+def test_without_deployers_the_running_role_gets_the_entry(plan_aws) -> None:  # noqa: ANN001
+    entries, lookups = _entries_and_session_lookups(plan_aws, {"regions": {"us-west-2": {
+        "network": {"cidr": "10.9.0.0/16"}, "cluster": {}}}})
+    assert (entries, lookups) == ([DEPLOYER], 1)
 
 
 def test_the_kubernetes_provider_waits_for_the_deployers_access(plan_aws) -> None:  # noqa: ANN001

@@ -116,3 +116,13 @@ def test_regional_inference_without_a_global_endpoint_stays_inside_the_vpc(plan_
     assert group["ingress"][0]["cidrBlocks"] == ["10.9.0.0/16"]
     assert not plan.of_type("aws:ec2/internetGateway:InternetGateway")
     assert plan.one("aws:wafv2/webAclAssociation:WebAclAssociation")  # WAF is on unless turned off
+
+
+def test_the_nodes_rule_is_one_the_load_balancer_controller_leaves_alone(prod_plan: PlanResult) -> None:
+    """The TargetGroupBinding asks the controller for the same permission: it matches this rule (protocol, ports, source
+    group; descriptions ignored) and adds no duplicate, and it revokes only rules whose description parses as its
+    label elbv2.k8s.aws/targetGroupBinding=shared (aws-load-balancer-controller pkg/networking). So no key=value in it."""
+    rule = prod_plan.one("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", f"{EAST}-inference-nodes-from-lb").inputs
+    assert (rule["ipProtocol"], rule["fromPort"], rule["toPort"]) == ("tcp", 8080, 8080)
+    assert rule["referencedSecurityGroupId"] == f"{EAST}-inference-lb-sg-id"
+    assert "=" not in rule["description"]

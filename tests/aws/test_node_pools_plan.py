@@ -92,7 +92,8 @@ def test_accelerator_taints_and_labels(prod_plan: PlanResult) -> None:
     assert spot["taints"] == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"},
                               {"key": "team", "value": "research", "effect": "NO_SCHEDULE"}]
     assert spot["labels"] == {"tier": "batch", "ai-infra/pool": "l4-spot", "ai-infra/accelerator": "l4",
-                              "ai-infra/accelerator-count": "1", "ai-infra/capacity": "spot"}
+                              "ai-infra/accelerator-count": "1", "ai-infra/capacity": "spot",
+                              "k8s.amazonaws.com/accelerator": "nvidia-l4"}
     assert spot["tags"] == {"k8s.io/cluster-autoscaler/enabled": "true", f"k8s.io/cluster-autoscaler/{EAST}": "owned"}
 
 

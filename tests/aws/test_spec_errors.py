@@ -14,6 +14,7 @@ E = "platform.clouds.aws.regions.us-east-1"
 W = "platform.clouds.aws.regions.eu-west-1"
 G = "platform.clouds.aws.global_endpoint"
 R = "regions/us-east-1"
+SSO_ROLE = "AWSReservedSSO_PlatformAdmin_0123456789abcdef"
 
 
 # (id, path in clouds.aws, new value, expected error path, fragments the message must contain)
@@ -32,6 +33,15 @@ CASES = [
      ["got 45", "30, 60, 90"]),
     ("admin-not-an-iam-arn", f"{R}/cluster/admins", ["alice@example.com"], f"{E}.cluster.admins[0]",
      ["'alice@example.com'", "arn:aws:iam::<account>:role/<name>"]),
+    ("admin-sso-role-without-its-path", f"{R}/cluster/admins", [f"arn:aws:iam::123456789012:role/{SSO_ROLE}"],
+     f"{E}.cluster.admins[0]", [f"'arn:aws:iam::123456789012:role/{SSO_ROLE}'", "IAM Identity Center (SSO) role without its path",
+                                "/aws-reserved/sso.amazonaws.com/",
+                                "arn:aws:iam::<account>:role/aws-reserved/sso.amazonaws.com/[<region>/]AWSReservedSSO_"]),
+    ("deployer-sso-role-under-another-path", "deployers", [f"arn:aws:iam::123456789012:role/teams/{SSO_ROLE}"],
+     "platform.clouds.aws.deployers[0]", [f"role/teams/{SSO_ROLE}'", "without its path /aws-reserved/sso.amazonaws.com/"]),
+    ("deployer-not-an-iam-arn", "deployers", ["arn:aws:sts::123456789012:assumed-role/deployer/ci"],
+     "platform.clouds.aws.deployers[0]", ["'arn:aws:sts::123456789012:assumed-role/deployer/ci'", "is not an IAM role or user ARN",
+                                          "arn:aws:iam::<account>:role/<name>"]),
     ("certificate-from-another-region", f"{R}/inference/certificate",
      "arn:aws:acm:eu-west-1:123456789012:certificate/2d3e4f50-6172-8394-a5b6-c7d8e9f0a1b2", f"{E}.inference.certificate",
      ["eu-west-1", "us-east-1"]),
@@ -242,7 +252,8 @@ def test_the_toolkits_own_node_labels_and_taints_fit_eks_limits() -> None:
     longest pool name and every capacity type and sharing mode."""
     from components import catalog
     from components.k8s.sharing import sharing_node_labels
-    from components.spec import CapacityType, Cloud, GpuPoolSpec, accelerator_node_labels, accelerator_taint
+    from components.aws.node_group import autoscaler_gpu_labels
+    from components.spec import CapacityType, Cloud, GpuPoolSpec, MigStrategy, accelerator_node_labels, accelerator_taint
     from components.spec.compute import GpuSharing, SharingMode
 
     for row in catalog.instance_types("aws"):
@@ -251,6 +262,7 @@ def test_the_toolkits_own_node_labels_and_taints_fit_eks_limits() -> None:
         for capacity in CapacityType:
             pool = GpuPoolSpec.model_construct(instance_type=row.instance_type, capacity=capacity)  # any capacity, unvalidated
             labels = accelerator_node_labels("p" * 24, pool, row)
+            labels.update(autoscaler_gpu_labels(row, GpuPoolSpec.model_construct(sharing=GpuSharing()), MigStrategy.SINGLE))
             for sharing in sharings:
                 labels.update(sharing_node_labels(Cloud.AWS, row.accelerator, sharing, False))
             assert all(1 <= len(k) <= 63 and 1 <= len(v) <= 63 for k, v in labels.items()), labels
@@ -307,3 +319,24 @@ def test_no_reference_stack_sets_soft_delete_days_on_aws() -> None:
         platform = yaml.safe_load(stack_file.read_text())["config"]["ai-infra:platform"]
         regions = platform["clouds"].get("aws", {}).get("regions", {})
         assert not [b for r in regions.values() for b in (r.get("buckets") or {}).values() if "soft_delete_days" in b], stack_file
+
+
+def test_sso_roles_with_their_path_are_accepted(prod_config: dict[str, Any]) -> None:
+    # The path IAM gives Identity Center roles, with the Identity Center region outside us-east-1.
+    roles = [f"arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/{SSO_ROLE}",
+             f"arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/eu-west-1/{SSO_ROLE}"]
+    config = change(change(prod_config, f"{R}/cluster/admins", roles), "deployers", roles)
+    assert _issues(config) == {}
+
+
+def test_no_deployers_needs_an_admin_on_every_cluster_for_the_kubernetes_layer(prod_config: dict[str, Any]) -> None:
+    """With `deployers: []` nobody but a cluster's admins reaches its API, where the Kubernetes layer installs: eu-west-1
+    has no admins."""
+    issues = _issues(change(prod_config, "deployers", []))
+    assert list(issues) == ["platform.clouds.aws.deployers"]
+    message = issues["platform.clouds.aws.deployers"][0]
+    for fragment in ["deployers is empty", "in eu-west-1", "no admins", "regions.eu-west-1.cluster.admins", "leave deployers out"]:
+        assert fragment in message, message
+    assert _issues(change(prod_config, "deployers", []), addons={"enabled": False}) == {}
+    with_admins = change(change(prod_config, "deployers", []), "regions/eu-west-1/cluster/admins", ["arn:aws:iam::123456789012:role/a"])
+    assert _issues(with_admins) == {}

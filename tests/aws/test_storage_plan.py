@@ -3,6 +3,7 @@ rules, Lustre tiers, ports and the S3 link."""
 
 from __future__ import annotations
 
+from typing import Any
 
 from aiinfra.plan.runtime import UNKNOWN, PlanResult
 
@@ -111,7 +112,7 @@ def test_scratch_lustre_in_dev_is_unprotected_and_takes_no_throughput_key_or_bac
     fs = dev_plan.one(LUSTRE, "dev-us-east-1-scratch-fs")
     assert not fs.protect and not fs.retainOnDelete
     assert fs.inputs["deploymentType"] == "SCRATCH_2" and fs.inputs["storageCapacity"] == 1200
-    assert {"perUnitStorageThroughput", "kmsKeyId", "copyTagsToBackups"}.isdisjoint(fs.inputs)
+    assert {"perUnitStorageThroughput", "kmsKeyId", "copyTagsToBackups", "automaticBackupRetentionDays"}.isdisjoint(fs.inputs)
     assert dev_plan.one("aws:s3/bucket:Bucket", "dev-us-east-1-datasets-bucket").inputs["forceDestroy"] is True
 
 
@@ -152,3 +153,46 @@ def test_lustre_linked_to_s3_takes_no_backup_settings(prod_plan: PlanResult) -> 
     assert prod_plan.one("aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation", f"{EAST}-train-s3-link")
     inputs = prod_plan.one(LUSTRE, f"{EAST}-train-fs").inputs
     assert {"automaticBackupRetentionDays", "dailyAutomaticBackupStartTime", "skipFinalBackup"}.isdisjoint(inputs)
+
+
+def _file_system(plan_aws, environment: str = "test", **region: Any) -> dict:  # noqa: ANN001
+    plan = plan_aws({"regions": {"us-east-1": {"network": {"cidr": "10.9.0.0/16"}, **region}}}, environment=environment)
+    return plan.one(LUSTRE).inputs
+
+
+def test_an_unlinked_persistent_file_system_is_backed_up_daily_when_protected(plan_aws) -> None:  # noqa: ANN001
+    """Without a bucket the file system holds the only copy, and FSx keeps no backups unless asked
+    (CreateFileSystemLustreConfiguration AutomaticBackupRetentionDays: "The default is 0")."""
+    unlinked = {"fs": {"size_gib": 2400, "throughput_mbps_per_tib": 250}}
+    assert _file_system(plan_aws, lustre=unlinked)["automaticBackupRetentionDays"] == 7
+    # dev keeps nothing of a torn-down environment (not protected), so no backups to pay for either
+    assert "automaticBackupRetentionDays" not in _file_system(plan_aws, "dev", lustre=unlinked)
+
+
+def test_lustre_goes_where_the_zone_pinned_pools_are(plan_aws) -> None:  # noqa: ANN001
+    """Capacity Block, reservation and EFA/compact pools sit in one zone; the file system follows them when they agree,
+    so training traffic does not cross zones. FSx cannot move a file system (a new subnet replaces it): the subnet is
+    ignored after creation."""
+    block = {"accelerator": "h100-80gb", "accelerators_per_node": 8, "capacity": "capacity_block",
+             "reservation": "cr-0a1b2c3d4e5f60718", "max_nodes": 2}
+    lustre = {"fs": {"size_gib": 1200}}
+    in_b = _file_system(plan_aws, cluster={}, lustre=lustre, gpu_pools={"train": {**block, "zones": ["us-east-1b"]}})
+    assert in_b["subnetIds"] == "test-us-east-1-private-1-id"
+    # EFA pool without zones: the first zone, which disagrees with the block's: the first subnet
+    efa = {"accelerator": "trainium2", "efa": True, "max_nodes": 2}
+    split = _file_system(plan_aws, cluster={}, lustre=lustre, gpu_pools={"train": {**block, "zones": ["us-east-1b"]}, "efa": efa})
+    assert split["subnetIds"] == "test-us-east-1-private-0-id"
+    both_b = _file_system(plan_aws, cluster={}, lustre=lustre,
+                          gpu_pools={"train": {**block, "zones": ["us-east-1b"]}, "efa": {**efa, "zones": ["us-east-1b"]}})
+    assert both_b["subnetIds"] == "test-us-east-1-private-1-id"
+    # spot pools spread over every zone and pin nothing
+    spread = _file_system(plan_aws, cluster={}, lustre=lustre, gpu_pools={"spot": {"accelerator": "l4", "capacity": "spot",
+                                                                                    "zones": ["us-east-1c"]}})
+    assert spread["subnetIds"] == "test-us-east-1-private-0-id"
+
+
+def test_the_reference_file_systems_keep_their_subnet(prod_plan: PlanResult, dev_plan: PlanResult) -> None:
+    # prod pins h100-train to us-east-1a and trn2-train (EFA, no zones) to the first zone: the first subnet, as before.
+    fs = prod_plan.one(LUSTRE, f"{EAST}-train-fs")
+    assert fs.inputs["subnetIds"] == f"{EAST}-private-0-id" and fs.ignoreChanges == ["subnetIds"]
+    assert dev_plan.one(LUSTRE, "dev-us-east-1-scratch-fs").inputs["subnetIds"] == "dev-us-east-1-private-0-id"

@@ -60,7 +60,8 @@ def test_fsx_csi_add_on_on_eks_only_where_a_lustre_file_system_exists(plan, no_l
     assert "serviceAccountRoleArn" not in inputs and "podIdentityAssociations" not in inputs
     nodes = plan.one("aws:eks/nodeGroup:NodeGroup", "test-us-east-1-system-nodegroup")
     assert nodes.urn in addon.dependencies  # its pods need somewhere to run before EKS reports it active
-    assert [a.name for a in no_lustre.of_type(ADDON)] == ["test-us-east-1-vpc-cni"]
+    assert sorted(a.name for a in no_lustre.of_type(ADDON)) == [
+        "test-us-east-1-coredns", "test-us-east-1-kube-proxy", "test-us-east-1-vpc-cni"]  # no fsx-csi
 
 
 def test_gke_cluster_enables_the_managed_lustre_csi_driver_only_with_lustre(plan, no_lustre):
@@ -154,7 +155,8 @@ def test_fsx_csi_add_on_takes_eks_default_build_for_the_cluster_kubernetes_versi
 
     monkeypatch.setattr(runtime.PlanMocks, "call", recording)
     plan = plan_lustre({"aws": LUSTRE_CLOUDS["aws"]})
-    asked = [a for token, a in calls if token == "aws:eks/getAddonVersion:getAddonVersion"]
+    asked = [a for token, a in calls
+             if token == "aws:eks/getAddonVersion:getAddonVersion" and a["addonName"] == FSX_CSI_ADDON]
     assert asked == [{"addonName": FSX_CSI_ADDON, "kubernetesVersion": "1.35", "region": "us-east-1"}]
     eks = plan.one("aws:eks/cluster:Cluster", "test-us-east-1-eks").inputs
     assert eks["version"] == "1.35"
