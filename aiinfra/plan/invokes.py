@@ -82,6 +82,13 @@ def _instance_type_offerings(args: dict[str, Any], region: str, setting: values.
             "filters": args.get("filters") or [], "id": region, "region": region}
 
 
+def _instance_types(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str, Any]:
+    """Offline, every type an `instance-type` filter names matches the other filters (which EC2 types encrypt in
+    transit, say, is known only on deploy); without one, a single current type."""
+    types = [t for f in args.get("filters") or [] if f.get("name") == "instance-type" for t in f.get("values") or []]
+    return {"instanceTypes": types or ["m6i.large"], "filters": args.get("filters") or [], "id": region, "region": region}
+
+
 def _machine_types(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str, Any]:
     """Offline, each machine type a filter names (`name = "..."`, OR-ed) is offered in every zone (what a zone offers
     is known only on deploy); a filter on anything else finds none."""
@@ -183,6 +190,7 @@ _SPECIAL: dict[str, Any] = {
     "aws:ecr/getAuthorizationToken:getAuthorizationToken": values.ecr_authorization_token,
     "aws:iam/getPolicyDocument:getPolicyDocument": _policy_document,
     "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _instance_type_offerings,
+    "aws:ec2/getInstanceTypes:getInstanceTypes": _instance_types,
     "gcp:compute/getZones:getZones": _gcp_zones,
     "gcp:compute/getMachineTypes:getMachineTypes": _machine_types,
     "gcp:tpu/getV2AcceleratorTypes:getV2AcceleratorTypes": _tpu_accelerator_types,

@@ -21,6 +21,7 @@ from components.spec.offerings import kubernetes_version_problem
 from .context import AwsContext, render
 from .node_group import LaunchTemplateSettings, NodeGroupSettings, autoscaler_tags, launch_template, node_group, system_ami_type
 from .policies import assume_role, irsa_trust, managed_policy_arn
+from .transit import encrypting_in_transit
 
 LOG_TYPES = ("api", "audit", "authenticator")
 SYSTEM_INSTANCE_TYPE = "m6i.xlarge"
@@ -53,6 +54,9 @@ class ClusterArgs:
     """Days control-plane logs are kept (the network's flow log retention: one audit look-back per region)."""
     fsx_csi: bool = False
     """Install the FSx for Lustre CSI driver add-on (regions with a Lustre file system). Default off."""
+    enforce_transit_encryption: bool = False
+    """The VPC enforces encryption in transit (`network.transit_encryption: enforce`): the system pool's instance type
+    must encrypt in transit, checked at preview (components/aws/transit.py). Default off: any type."""
     deployers: Sequence[str] = ()
     """IAM role or user ARNs deploying (`clouds.aws.deployers`, else the role running the deployment: its session's
     issuer). They get cluster-admin like `spec.admins`, so the Kubernetes layer can install into the cluster.
@@ -145,7 +149,8 @@ class Cluster(pulumi.ComponentResource):
         template = launch_template(f"{name}-system", self, ctx, args.kms_key_arn, LaunchTemplateSettings(SYSTEM_DISK_GIB))
         self.system_nodes = node_group(f"{name}-system", self, ctx, template, NodeGroupSettings(
             cluster_name=self.cluster.name, node_role_arn=node_role.arn, subnet_ids=list(args.subnet_ids),
-            instance_types=[instance_type], ami_type=system_ami_type(instance_type),
+            instance_types=self._system_types(instance_type, args.enforce_transit_encryption),
+            ami_type=system_ami_type(instance_type),
             capacity_type="ON_DEMAND", min_nodes=system.min_nodes, max_nodes=system.max_nodes,
             labels={"ai-infra/pool": "system"}, tags=self.cluster.name.apply(autoscaler_tags),
             kubernetes_version=self.kubernetes_version, depends_on=self.node_prerequisites))
@@ -179,6 +184,13 @@ class Cluster(pulumi.ComponentResource):
             # self-managed copy of the driver and an upgrade resets in-cluster edits, as for the VPC CNI above.
             resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE", region=self._ctx.region,
         ), opts=pulumi.ResourceOptions(parent=self, depends_on=[self.system_nodes]))
+
+    def _system_types(self, instance_type: str, enforced: bool) -> pulumi.Input[Sequence[str]]:
+        if not enforced:
+            return [instance_type]
+        path = region_path(Cloud.AWS.value, self._ctx.region)
+        return encrypting_in_transit(self, self._ctx, [instance_type], [instance_type],
+                                     f"{path}.cluster.system_pool.instance_type", f"{path}.network")
 
     def _addon_version(self, addon: str) -> pulumi.Output[str]:
         """The build EKS picks by default for `addon` on the cluster's Kubernetes version (not the most recent): always

@@ -34,6 +34,7 @@ from components.spec.offerings import (
 )
 
 from .context import AwsContext
+from .transit import encrypting_in_transit
 
 ROOT_DEVICE = "/dev/xvda"  # root device of the EKS AL2023 AMIs
 MAX_SPOT_TYPES = 4  # the resolved type plus up to 3 alternatives; the autoscaler sizes the group by the first
@@ -220,6 +221,9 @@ class GpuNodePoolArgs:
     kms_key_arn: pulumi.Input[str]
     kubernetes_version: pulumi.Input[str]
     """The cluster's Kubernetes version (`Cluster.kubernetes_version`), which the node group follows."""
+    enforce_transit_encryption: bool = False
+    """The VPC enforces encryption in transit (`network.transit_encryption: enforce`): the pool's resolved instance type
+    must encrypt in transit (checked at preview), and spot alternatives that do not are left out. Default off."""
     mig_strategy: MigStrategy = MigStrategy.SINGLE
     """The Kubernetes layer's MIG strategy (`addons.mig_strategy`), for the autoscaler's GPU label. Default `single`."""
     depends_on: Sequence[pulumi.Resource] = ()
@@ -262,10 +266,14 @@ class GpuNodePool(pulumi.ComponentResource):
         subnets = _pool_subnets(args.zone_names, zones, args.subnet_ids)
         if reserved:
             subnets = reserved_subnets(self, ctx, pool, types[0], path, subnets)
+        offered = offered_instance_types(self, ctx, types, args.zone_names, zones, path,
+                                         f"set gpu_pools.{args.pool_name}.zones to zones that offer it")
+        if args.enforce_transit_encryption:
+            offered = encrypting_in_transit(self, ctx, types, offered, f"{path}.instance_type",
+                                            f"{region_path('aws', ctx.region)}.network")
         self.node_group = node_group(name, self, ctx, template, NodeGroupSettings(
             cluster_name=args.cluster_name, node_role_arn=args.node_role_arn, subnet_ids=subnets,
-            instance_types=offered_instance_types(self, ctx, types, args.zone_names, zones, path,
-                                                  f"set gpu_pools.{args.pool_name}.zones to zones that offer it"),
+            instance_types=offered,
             ami_type=ami_type(row, pool), capacity_type=capacity_type(pool),
             min_nodes=pool.min_nodes, max_nodes=pool.max_nodes, labels=labels, taints=node_taints(row, pool),
             tags=pulumi.Output.from_input(args.cluster_name).apply(autoscaler_tags),

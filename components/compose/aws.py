@@ -39,6 +39,7 @@ from components.spec import (
     MonitoringMode,
     Platform,
     RegionSpec,
+    TransitEncryption,
     region_path,
     resolve_gpu_pool,
     resolve_lustre,
@@ -129,14 +130,16 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
     out["buckets"] = {b: storage.bucket.bucket for b, storage in buckets.items()}
     cluster = handle = origin = None
     if spec.cluster is not None:
+        enforced = spec.network.transit_encryption is TransitEncryption.ENFORCE
         cluster = Cluster(name, ClusterArgs(
             ctx, spec.cluster, network.private_subnet_ids, key.arn, spec.network.service_range(Cloud.AWS), spec.network.cidr, retention,
-            fsx_csi=bool(spec.lustre), deployers=deployers), opts=opts)
+            fsx_csi=bool(spec.lustre), enforce_transit_encryption=enforced, deployers=deployers), opts=opts)
         pools = [
             GpuNodePool(f"{name}-{pool_name}", GpuNodePoolArgs(
                 ctx, pool_name, pool, resolve_gpu_pool(Cloud.AWS, pool), cluster.cluster_name, cluster.node_role_arn,
                 cluster.security_group_id, network.zone_names, network.private_subnet_ids, key.arn, cluster.kubernetes_version,
-                mig_strategy=platform.addons.mig_strategy, depends_on=cluster.node_prerequisites),
+                enforce_transit_encryption=enforced, mig_strategy=platform.addons.mig_strategy,
+                depends_on=cluster.node_prerequisites),
                 opts=opts)
             for pool_name, pool in spec.gpu_pools.items()
         ]

@@ -39,6 +39,17 @@ def zone_offering_problem(path: str, machine_type: str, zones: Sequence[str], of
     return f"{path}: {machine_type} is offered in none of {', '.join(choices)}{only}; choose another type or region"
 
 
+def transit_encryption_problem(path: str, instance_type: str, encrypting: Collection[str], network_path: str) -> str | None:
+    """None when `instance_type` is among `encrypting` (the asked types EC2 lists as encrypting in transit); else the
+    error for the pool at config path `path` in a VPC whose `transit_encryption` (at `network_path`) is enforce."""
+    if instance_type in encrypting:
+        return None
+    return (f"{path}: {instance_type} does not encrypt traffic in transit, and {network_path}.transit_encryption is "
+            f"enforce, so the VPC admits only instance types that do (EC2 DescribeInstanceTypes, "
+            f"network-info.encryption-in-transit-supported): choose such a type (m6i, m7i, c6i, r6i; every accelerator "
+            f"family in the catalog) or set {network_path}.transit_encryption to monitor")
+
+
 def types_offered_everywhere(types: Sequence[str], zones: Sequence[str], offers: Mapping[str, Collection[str]]) -> list[str]:
     """The types of `types` (in order) offered in every zone of `zones`; `offers` maps a type to the zones offering it."""
     return [t for t in types if not missing_zones(zones, offers.get(t, ()))]

@@ -200,7 +200,7 @@ def test_deploy_goes_dev_then_staging_then_prod_with_protection(flows: dict[str,
     assert {jobs[e]["with"]["environment"] for e in ("staging", "prod")} == {"staging", "prod"}
     up = flows["pulumi-up"]["jobs"]["up"]
     assert up["environment"] == "${{ inputs.environment }}"
-    action = next(s for s in up["steps"] if _action(s) == "pulumi/actions")
+    action = next(s for s in up["steps"] if _action(s) == "pulumi/actions" and s["with"]["command"] == "up")
     assert action["with"]["command"] == "up"
     assert action["with"]["policyPackConfigs"] == "policies/config/${{ inputs.stack }}.json"
     # ignore_changes keeps the stored value; only a refresh makes that the autoscaler's current pool size.
@@ -317,7 +317,7 @@ def test_the_pulumi_cli_is_the_version_of_the_pulumi_sdk_in_uv_lock(flows: dict[
     assert lock is not None
     actions = [s for flow in flows.values() for job in flow["jobs"].values() for s in job.get("steps", [])
                if _action(s) == "pulumi/actions"]
-    assert len(actions) == 2
+    assert len(actions) == 3  # the pull request's preview, the deploy's preview and its up
     assert {a["with"]["pulumi-version"] for a in actions} == {lock[1]}
 
 
@@ -507,3 +507,14 @@ def test_every_variable_and_secret_the_workflows_read_is_documented(flows: dict[
     assert {name for name, where in rows.items() if where.startswith("environment variable")} == set(DEPLOY_IDENTITIES)
     for subject in ("repo:<owner>/<repo>:environment:<env>", "repo:<owner>/<repo>:pull_request"):
         assert subject in section
+
+
+def test_the_deploy_previews_with_the_same_stack_pack_and_credentials_before_it_updates(flows: dict[str, dict]) -> None:
+    """pulumi/actions' `up` skips the preview (the Automation API runs `pulumi up --yes --skip-preview`), so the checks
+    the components make at preview would run inside the update; a preview step of its own stops the job first."""
+    steps = [s for s in flows["pulumi-up"]["jobs"]["up"]["steps"] if _action(s) == "pulumi/actions"]
+    assert [s["with"]["command"] for s in steps] == ["preview", "up"]
+    preview, up = steps
+    for key in ("stack-name", "pulumi-version", "refresh", "cloud-url", "policyPacks", "policyPackConfigs"):
+        assert preview["with"][key] == up["with"][key], key
+    assert preview["env"] == up["env"]

@@ -66,6 +66,12 @@ def test_offline_lookups_offer_every_asked_type_in_every_zone() -> None:
         "project": "p", "zone": "europe-west4-b", "filter": '(name = "ct5lp-hightpu-4t") OR (name = "a3-highgpu-8g")'})
     assert [m["name"] for m in gce["machineTypes"]] == ["ct5lp-hightpu-4t", "a3-highgpu-8g"] and gce["zone"] == "europe-west4-b"
     assert placeholder_result("gcp:compute/getMachineTypes:getMachineTypes", {"filter": "guestCpus = 8"})["machineTypes"] == []
+    # DescribeInstanceTypes: every named type passes the other filters (encryption in transit, say); none named, one type.
+    types = placeholder_result("aws:ec2/getInstanceTypes:getInstanceTypes", {"filters": [
+        {"name": "instance-type", "values": ["m5.xlarge", "p5.48xlarge"]},
+        {"name": "network-info.encryption-in-transit-supported", "values": ["true"]}], "region": "us-east-2"})
+    assert types["instanceTypes"] == ["m5.xlarge", "p5.48xlarge"]
+    assert placeholder_result("aws:ec2/getInstanceTypes:getInstanceTypes", {})["instanceTypes"] == ["m6i.large"]
     tpu = placeholder_result("gcp:tpu/getV2AcceleratorTypes:getV2AcceleratorTypes", {"zone": "us-central1-b"})["types"]
     assert catalog.resolve_tpu_slice("tpu-v5e", "2x4").tpu_vm_accelerator_type in tpu
     assert catalog.resolve_tpu_slice("tpu-v5p", "2x4x4").tpu_vm_accelerator_type in tpu
