@@ -101,7 +101,9 @@ class Lustre(pulumi.ComponentResource):
             per_unit_storage_throughput=tier.throughput_mbps_per_tib if persistent else None,
             kms_key_id=args.kms_key_arn if persistent else None,
             copy_tags_to_backups=True if persistent else None,
-            automatic_backup_retention_days=BACKUP_RETENTION_DAYS if backups else None,
+            # 0 spelled out where no backups are kept: the provider keeps the last value of an unset (computed) field,
+            # so a file system linked after it had backups would otherwise keep them.
+            automatic_backup_retention_days=(BACKUP_RETENTION_DAYS if backups else 0) if persistent else None,
             subnet_ids=args.subnet_id, security_group_ids=[group.id], file_system_type_version=LUSTRE_VERSION,
             data_compression_type="LZ4",
             log_configuration=aws.fsx.LustreFileSystemLogConfigurationArgs(level="WARN_ERROR", destination=logs.arn),

@@ -181,6 +181,10 @@ class NodeGroupSettings:
     """Default: no taints."""
     tags: pulumi.Input[Mapping[str, str]] | None = None
     """Tags of the node group resource besides the provider's default tags. Default: none."""
+    update_strategy: str | None = None
+    """How EKS replaces nodes on a version update: None is EKS's DEFAULT (new instances first, then the old ones go);
+    MINIMAL terminates first, for capacity that has no room for extra instances (a full reservation or Capacity
+    Block: NodegroupUpdateConfig.updateStrategy, EKS API reference)."""
     kubernetes_version: pulumi.Input[str] | None = None
     """The cluster's Kubernetes version (its output): the group is updated to it after the control plane. Default: none,
     EKS takes the cluster's at creation and the group never follows an upgrade (no drift detection without a value)."""
@@ -197,7 +201,7 @@ def node_group(name: str, parent: pulumi.Resource, ctx: AwsContext, template: aw
         version=settings.kubernetes_version,
         scaling_config=aws.eks.NodeGroupScalingConfigArgs(
             min_size=settings.min_nodes, max_size=settings.max_nodes, desired_size=settings.min_nodes),
-        update_config=aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=1),
+        update_config=aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=1, update_strategy=settings.update_strategy),
         launch_template=aws.eks.NodeGroupLaunchTemplateArgs(id=template.id, version=template.latest_version.apply(str)),
         labels=dict(settings.labels), taints=list(settings.taints) or None, tags=settings.tags,
         region=ctx.region,
@@ -277,6 +281,7 @@ class GpuNodePool(pulumi.ComponentResource):
             ami_type=ami_type(row, pool), capacity_type=capacity_type(pool),
             min_nodes=pool.min_nodes, max_nodes=pool.max_nodes, labels=labels, taints=node_taints(row, pool),
             tags=pulumi.Output.from_input(args.cluster_name).apply(autoscaler_tags),
+            update_strategy="MINIMAL" if reserved else None,
             kubernetes_version=args.kubernetes_version, depends_on=args.depends_on))
         asg_name = self.node_group.resources.apply(lambda resources: resources[0].autoscaling_groups[0].name)
         for resource, count in scale_from_zero_resources(row, pool).items():

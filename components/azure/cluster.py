@@ -260,6 +260,13 @@ def _ignored_changes(upgrade_channel: str) -> list[str]:
     return ignored
 
 
+def agent_pool_version(upgrade_channel: str, kubernetes_version: str | None) -> str | None:
+    """A separate AgentPool's orchestratorVersion: under a channel that keeps minors (`patch`) the cluster's
+    `kubernetes_version`, so a deliberate minor upgrade reaches the pools after the control plane (AKS upgrades a
+    ManagedCluster's control plane and its inline system pool only); under one that moves minors, AKS's (None)."""
+    return None if upgrade_channel in _MINOR_VERSION_CHANNELS else kubernetes_version
+
+
 def agent_pool_ignored_changes(upgrade_channel: str) -> list[str]:
     """What a separate AgentPool of the cluster leaves to AKS, as `_ignored_changes` does for the system pool: the
     autoscaler's node count, and under a channel that moves minor versions the pool's version. After such an upgrade a

@@ -24,7 +24,7 @@ from components.spec import (
 from components.spec.azure import AZURE_ZONES, aks_mig_profile, aks_pool_name
 
 from .base import AzureComponent
-from .cluster import agent_pool_ignored_changes
+from .cluster import agent_pool_ignored_changes, agent_pool_version
 from .context import AzureContext, grant
 from .reservations import checked_reservation_group
 
@@ -85,6 +85,8 @@ class GpuPoolArgs:
     upgrade_channel: str
     """The cluster's AKS auto-upgrade channel (`Cluster.upgrade_channel`): one that moves minor versions owns the
     pool's orchestratorVersion."""
+    kubernetes_version: str | None = None
+    """The cluster's `kubernetes_version`, which the pool follows under the `patch` channel. Default: AKS's."""
 
 
 class GpuPool(AzureComponent):
@@ -109,6 +111,7 @@ class GpuPool(AzureComponent):
             agent_pool_name=aks_pool_name(args.pool_name),
             mode="User",
             vm_size=row.instance_type,
+            orchestrator_version=agent_pool_version(args.upgrade_channel, args.kubernetes_version),
             os_type="Linux",
             os_sku="Ubuntu",  # the Azure Managed Lustre CSI driver supports Ubuntu nodes only
             enable_auto_scaling=True,

@@ -90,7 +90,8 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
             pools = [
                 GpuPool(f"{name}-{pool_name}", GpuPoolArgs(
                     ctx, pool_name, pool, resolve_gpu_pool(Cloud.AZURE, pool), cluster.cluster_name, cluster.principal_id,
-                    network.subnet_ids["nodes"], spec.network.zones, cluster.upgrade_channel))
+                    network.subnet_ids["nodes"], spec.network.zones, cluster.upgrade_channel,
+                    spec.cluster.kubernetes_version))
                 for pool_name, pool in spec.gpu_pools.items()
             ]
             mounts = tuple(amlfs_mount(fs_name, spec.lustre[fs_name].size_gib, name, fs.mgs_address, fs)

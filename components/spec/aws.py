@@ -161,9 +161,11 @@ def single_subnet(pool: GpuPoolSpec) -> bool:
 
 
 def pinned_pool_zones(spec: RegionSpec) -> set[str | None]:
-    """The zones of the region's zone-pinned pools (`single_subnet`: reserved capacity, EFA, compact placement): the
-    pool's own zone, or None for the network's first zone (where such a pool without `zones` goes)."""
-    return {pool.zones[0] if pool.zones else None for pool in spec.gpu_pools.values() if single_subnet(pool)}
+    """The zones of the region's zone-pinned pools: those in one subnet by nature (`single_subnet`: reserved capacity,
+    EFA, compact placement), the pool's own zone or None for the network's first zone (where such a pool without
+    `zones` goes); and any pool given exactly one zone."""
+    return {pool.zones[0] if pool.zones else None for pool in spec.gpu_pools.values()
+            if single_subnet(pool) or len(pool.zones or ()) == 1}
 
 
 def lustre_zone_index(spec: RegionSpec, zone_names: list[str]) -> int:

@@ -145,14 +145,15 @@ def test_security_settings_of_buckets_are_protected_outside_dev(prod_plan: PlanR
             assert not plan.one(type_, f"{region}-datasets-{suffix}").protect
 
 
-def test_lustre_linked_to_s3_takes_no_backup_settings(prod_plan: PlanResult) -> None:
+def test_lustre_linked_to_s3_keeps_no_backups(prod_plan: PlanResult) -> None:
     # FSx for Lustre backs up only persistent file systems that are not linked to an S3 data repository ("Backup
     # support in FSx for Lustre", https://docs.aws.amazon.com/fsx/latest/LustreGuide/using-backups-fsx.html; CreateBackup,
     # https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateBackup.html). The production file system has a
-    # data repository association, so it keeps the defaults: no automatic backups, no final backup on delete.
+    # data repository association: no automatic backups (0, spelled out), no final backup settings.
     assert prod_plan.one("aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation", f"{EAST}-train-s3-link")
     inputs = prod_plan.one(LUSTRE, f"{EAST}-train-fs").inputs
-    assert {"automaticBackupRetentionDays", "dailyAutomaticBackupStartTime", "skipFinalBackup"}.isdisjoint(inputs)
+    assert {"dailyAutomaticBackupStartTime", "skipFinalBackup"}.isdisjoint(inputs)
+    assert inputs["automaticBackupRetentionDays"] == 0  # spelled out: linked after having backups, it drops them
 
 
 def _file_system(plan_aws, environment: str = "test", **region: Any) -> dict:  # noqa: ANN001
@@ -166,7 +167,7 @@ def test_an_unlinked_persistent_file_system_is_backed_up_daily_when_protected(pl
     unlinked = {"fs": {"size_gib": 2400, "throughput_mbps_per_tib": 250}}
     assert _file_system(plan_aws, lustre=unlinked)["automaticBackupRetentionDays"] == 7
     # dev keeps nothing of a torn-down environment (not protected), so no backups to pay for either
-    assert "automaticBackupRetentionDays" not in _file_system(plan_aws, "dev", lustre=unlinked)
+    assert _file_system(plan_aws, "dev", lustre=unlinked)["automaticBackupRetentionDays"] == 0
 
 
 def test_lustre_goes_where_the_zone_pinned_pools_are(plan_aws) -> None:  # noqa: ANN001
@@ -185,9 +186,11 @@ def test_lustre_goes_where_the_zone_pinned_pools_are(plan_aws) -> None:  # noqa:
     both_b = _file_system(plan_aws, cluster={}, lustre=lustre,
                           gpu_pools={"train": {**block, "zones": ["us-east-1b"]}, "efa": {**efa, "zones": ["us-east-1b"]}})
     assert both_b["subnetIds"] == "test-us-east-1-private-1-id"
-    # spot pools spread over every zone and pin nothing
-    spread = _file_system(plan_aws, cluster={}, lustre=lustre, gpu_pools={"spot": {"accelerator": "l4", "capacity": "spot",
-                                                                                    "zones": ["us-east-1c"]}})
+    # a pool given one zone pins it too; one spread over every zone pins nothing
+    in_c = _file_system(plan_aws, cluster={}, lustre=lustre, gpu_pools={"spot": {"accelerator": "l4", "capacity": "spot",
+                                                                                  "zones": ["us-east-1c"]}})
+    assert in_c["subnetIds"] == "test-us-east-1-private-2-id"
+    spread = _file_system(plan_aws, cluster={}, lustre=lustre, gpu_pools={"spot": {"accelerator": "l4", "capacity": "spot"}})
     assert spread["subnetIds"] == "test-us-east-1-private-0-id"
 
 

@@ -37,6 +37,15 @@ def test_every_node_group_runs_the_clusters_kubernetes_version(prod_plan: PlanRe
     assert {g.name: g.inputs["version"] for g in groups} == {g.name: "1.35" for g in groups}
 
 
+def test_pools_on_reserved_capacity_are_updated_terminate_first(prod_plan: PlanResult) -> None:
+    """A full Capacity Block or reservation has no room for the extra instances EKS's default strategy launches before
+    terminating the old ones: those pools update MINIMAL (terminate first); the others keep EKS's default."""
+    strategies = {g.name: g.inputs["updateConfig"].get("updateStrategy") for g in prod_plan.of_type(NODE_GROUP)}
+    assert strategies.pop("prod-us-east-1-h100-train-nodegroup") == "MINIMAL"  # capacity_block
+    assert set(strategies.values()) == {None}
+    assert all(g.inputs["updateConfig"]["maxUnavailable"] == 1 for g in prod_plan.of_type(NODE_GROUP))
+
+
 def test_a_kubernetes_upgrade_moves_node_groups_and_add_ons(plan_aws) -> None:  # noqa: ANN001
     calls: list[dict[str, Any]] = []
     answer = runtime.PlanMocks.call

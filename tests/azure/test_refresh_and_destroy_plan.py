@@ -65,6 +65,17 @@ def test_gpu_pools_leave_the_version_to_channels_that_move_minor_versions(
     assert owns_version == ("orchestratorVersion" in pool.ignoreChanges)
 
 
+@pytest.mark.parametrize("channel, version", [("stable", "1.33"), ("stable", None), ("regular", "1.33"), ("rapid", "1.33")])
+def test_gpu_pools_follow_a_pinned_version_only_under_the_patch_channel(
+        channel: str, version: str | None, plan_azure: Callable[..., PlanResult]) -> None:
+    """Under `patch` (config `stable`) minors change only by `kubernetes_version`; AKS upgrades the control plane and the
+    inline system pool, so the separate GPU pools carry the version too, or they would stay a minor behind."""
+    cluster = {"upgrade_channel": channel, **({"kubernetes_version": version} if version else {})}
+    plan = plan_azure({"regions": {"westus3": {**REGION, "cluster": cluster}}})
+    expected = version if channel == "stable" else None
+    assert plan.one(POOL).inputs.get("orchestratorVersion") == expected
+
+
 def test_private_link_origins_ignore_the_approval_status_azure_reports(prod_plan: PlanResult) -> None:
     origins = prod_plan.of_type(ORIGIN)
     assert origins
