@@ -388,7 +388,7 @@ def _validate(args: argparse.Namespace) -> int:
         # Read the stack file's ESC imports only to explain a missing platform.
         imports = stack_environments(project, args.stack) if PLATFORM_CONFIG not in config else ()
         raw = platform_config_value(config.get(PLATFORM_CONFIG), stack=args.stack, secret=PLATFORM_CONFIG in secret_keys,
-                                    esc_environments=imports)
+                                    esc_environments=imports, config_keys=list(config))
         spec = load_platform(raw)
         check_stack_environment(spec.environment, args.stack)
     except (ProjectError, SpecError, StackConfigError) as err:

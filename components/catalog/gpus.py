@@ -97,11 +97,20 @@ def clouds_offering(accelerator: str) -> list[str]:
 
 
 def _not_offered(accelerator: str, cloud: str, offered: list[str]) -> CatalogError:
-    elsewhere = [c for c in clouds_offering(accelerator) if c != cloud]
-    # An unknown name gets the nearest models: "h100" -> h100-80gb, h100-mega-80gb (catalog names carry the memory).
-    close = [a for a in offered if a.startswith(f"{accelerator}-")] or difflib.get_close_matches(accelerator, offered, n=2)
-    hint = (f" (it is offered on {', '.join(elsewhere)})" if elsewhere
-            else f" (did you mean {' or '.join(close)}?)" if close else "")
+    # Catalog names are lower-case; a name in another case ("L4") is the model of that name.
+    same = [a for a in accelerator_names() if a.lower() == accelerator.strip().lower()]
+    name = same[0] if same else accelerator
+    elsewhere = [c for c in clouds_offering(name) if c != cloud]
+    if name != accelerator:
+        where = "" if name in offered or not elsewhere else f" it is offered on {', '.join(elsewhere)}"
+        hint = f" (did you mean {name!r}?{where})"
+    elif elsewhere:
+        hint = f" (it is offered on {', '.join(elsewhere)})"
+    else:
+        # An unknown name gets the nearest models: "h100" -> h100-80gb, h100-mega-80gb (catalog names carry the memory).
+        key = accelerator.lower()
+        close = [a for a in offered if a.startswith(f"{key}-")] or difflib.get_close_matches(key, offered, n=2)
+        hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
     return CatalogError(f"accelerator '{accelerator}' is not offered on {cloud}{hint}; allowed: {allowed(offered)}",
                         argument="accelerator")
 

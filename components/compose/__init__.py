@@ -28,8 +28,10 @@ def load_from_config() -> Platform:
     messages (components.spec.stack)."""
     stack = pulumi.get_stack()
     try:
+        # Every config key of the stack, to name a near miss (ai-infra:platfrom) when the platform is missing.
+        keys = [*dict.fromkeys([*pulumi.runtime.config.CONFIG.get(), *pulumi.runtime.get_config_env()])]
         raw = platform_config_value(pulumi.Config(CONFIG_NAMESPACE).get(CONFIG_KEY), stack=stack,
-                                    secret=is_config_secret(PLATFORM_CONFIG))
+                                    secret=is_config_secret(PLATFORM_CONFIG), config_keys=keys)
         spec = validate(raw)
         check_stack_environment(spec.environment, stack)
     except StackConfigError as err:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from ipaddress import IPv4Network
 
 from components import catalog
@@ -52,27 +51,28 @@ def check_platform(spec: Platform) -> list[Issue]:
     return issues
 
 
-def _networks(spec: Platform) -> Iterator[tuple[Path, IPv4Network]]:
-    for cloud, cloud_spec in spec.clouds.items():
-        for region, region_spec in cloud_spec.regions.items():
-            net = region_spec.network
-            path = ("clouds", cloud.value, "regions", region, "network")
-            yield (*path, "cidr"), net.cidr
+def _routed(cloud: Cloud, net: NetworkSpec) -> list[tuple[str, IPv4Network]]:
+    """The ranges of a region's network that take addresses of the network it is peered or connected to: the network
+    itself and, on GCP, its subnet's secondary ranges for GKE pods and services (components/gcp/network.py makes them
+    with or without a cluster). Pod addresses are routed in the VPC (cloud.google.com/kubernetes-engine/docs/learn/
+    learn-gke-net-architecture), and GCP refuses a secondary range, the services one too, that overlaps a peered
+    network ("Invalid IPCidrRange: ... conflicts with peer network", github.com/legion-platform/legion/issues/989).
+    Not EKS or AKS ranges: EKS pods take VPC addresses, AKS overlay pods are NATed to their node's address so the pod
+    CIDR "can be reused in different AKS clusters" (learn.microsoft.com/en-us/azure/aks/azure-cni-overlay), and both
+    clusters' service ranges stay inside the cluster."""
+    routed = [("cidr", net.cidr)]
+    if cloud is Cloud.GCP:
+        routed += [("pod_cidr", net.effective_pod_cidr), ("service_cidr", net.service_range(cloud))]
+    return routed
 
 
 def _check_cidrs(spec: Platform) -> list[Issue]:
     issues: list[Issue] = []
-    seen: list[tuple[Path, IPv4Network]] = []
-    for path, cidr in _networks(spec):
-        for other_path, other in seen:
-            if cidr.overlaps(other):
-                issues.append((path, f"{cidr} overlaps {other} at platform.{'.'.join(map(str, other_path))}; networks must not overlap (they may be peered)"))
-        seen.append((path, cidr))
-    gcp_pods: list[tuple[Path, IPv4Network]] = []
+    seen: list[tuple[Path, NetworkSpec, str, IPv4Network]] = []
     for cloud, cloud_spec in spec.clouds.items():
         for region, region_spec in cloud_spec.regions.items():
             net = region_spec.network
-            path = ("clouds", cloud.value, "regions", region, "network")
+            path: Path = ("clouds", cloud.value, "regions", region, "network")
             used = [("cidr", net.cidr), ("pod_cidr", net.effective_pod_cidr), ("service_cidr", net.service_range(cloud))]
             if cloud is Cloud.AWS:
                 used.pop(1)  # EKS's VPC CNI gives pods VPC addresses: AWS has no pod range (see _check_cluster_ranges)
@@ -80,13 +80,28 @@ def _check_cidrs(spec: Platform) -> list[Issue]:
                 for other_name, other in used[:i]:
                     if rng.overlaps(other):
                         issues.append(((*path, name), f"{rng} overlaps {other_name} {other} in the same region{_derived(net, name)}"))
-            if cloud is Cloud.GCP:
-                # GKE pod ranges are routable VPC ranges: peered regions must not share them.
-                for other_path, other in gcp_pods:
-                    if net.effective_pod_cidr.overlaps(other):
-                        issues.append(((*path, "pod_cidr"), f"{net.effective_pod_cidr} overlaps the pod range of platform.{'.'.join(map(str, other_path))} ({other}); set pod_cidr explicitly"))
-                gcp_pods.append((path, net.effective_pod_cidr))
+            routed = _routed(cloud, net)
+            for name, rng in routed:
+                for other_path, other_net, other_name, other in seen:
+                    if rng.overlaps(other):
+                        issues.append(_peer_overlap((path, net, name, rng), (other_path, other_net, other_name, other)))
+            seen += [(path, net, name, rng) for name, rng in routed]
     return issues
+
+
+def _peer_overlap(later: tuple[Path, NetworkSpec, str, IPv4Network], earlier: tuple[Path, NetworkSpec, str, IPv4Network]) -> Issue:
+    """The issue for two overlapping ranges of different regions, at the one to change: the later one, unless only
+    the earlier one is a derived default (the user did not write it, and setting it is the fix)."""
+    at, other = later, earlier
+    if getattr(earlier[1], earlier[2]) is None and getattr(later[1], later[2]) is not None:
+        at, other = earlier, later
+    path, net, name, rng = at
+    other_path, _, other_name, other_rng = other
+    where = f"platform.{'.'.join(map(str, (*other_path, other_name)))}"
+    if name == other_name == "cidr":
+        return (*path, name), f"{rng} overlaps {other_rng} at {where}; networks must not overlap (they may be peered)"
+    return (*path, name), (f"{rng} overlaps {other_rng} at {where}; networks and the GKE pod and services ranges in them "
+                           f"(secondary ranges of a GCP subnet) must not overlap (they may be peered){_derived(net, name)}")
 
 
 def _derived(net: NetworkSpec, name: str) -> str:
@@ -233,10 +248,15 @@ def _check_residency_lists(spec: Platform) -> list[Issue]:
 def unknown_region(region: str, cloud: Cloud | None) -> str:
     """Why `region` is refused (it is not in the catalog's list for `cloud`, or for any cloud when None): the value,
     a close listed name if there is one, and where the full list is."""
-    other = catalog.region_clouds(region)
-    if cloud is not None and other:
+    # Listed names are lower-case; a name in another case is refused (the toolkit uses the name as written in resource
+    # names, outputs and the residency check) with the listed one suggested.
+    listed = region.strip().lower()
+    name = region if catalog.region_clouds(region) else listed
+    other = catalog.region_clouds(name)
+    if cloud is not None and other and other[0] != cloud.value:
+        written = "" if name == region else f" as {name!r}"
         return (f"{region!r} is {_CLOUD_NAMES[other[0]]} region, not {_CLOUD_NAMES[cloud.value]} region: move it under "
-                f"clouds.{other[0]}.regions ({cloud.value} regions are named like {catalog.region_example(cloud.value)})")
+                f"clouds.{other[0]}.regions{written} ({cloud.value} regions are named like {catalog.region_example(cloud.value)})")
     if cloud is None:
         what, where = "region", f"all regions of aws, gcp and azure: {catalog.REGIONS_FILE}"
     else:
@@ -244,7 +264,8 @@ def unknown_region(region: str, cloud: Cloud | None) -> str:
         where = f"all {cloud.value} regions: {catalog.REGIONS_FILE}, or the cloud's own list: {catalog.region_doc(cloud.value)}"
     close = catalog.suggest_regions(region, cloud.value if cloud else None)
     if close:
-        return f"unknown {what} {region!r}; did you mean {' or '.join(repr(c) for c in close)}? {where[0].upper()}{where[1:]}"
+        case = " Region names are written in lower case." if close == [listed] else ""
+        return f"unknown {what} {region!r}; did you mean {' or '.join(repr(c) for c in close)}?{case} {where[0].upper()}{where[1:]}"
     examples = ", ".join(catalog.region_example(c.value) for c in ([cloud] if cloud else Cloud))
     return f"unknown {what} {region!r} (regions are named like {examples}); {where}"
 

@@ -26,6 +26,9 @@ _EXPECTED = {
     "bool_type": "boolean", "bool_parsing": "boolean",
 }
 """Scalar type errors -> the JSON type the field takes; their message says what was given in JSON's own words."""
+_YAML11_BOOLEANS = {"yes": True, "y": True, "on": True, "no": False, "n": False, "off": False}
+"""YAML 1.1's other booleans, which YAML 1.2 (Go's yaml.v3, the Pulumi CLI's reader) reads as strings; the loader
+says which boolean each meant (yes -> true)."""
 _CONTAINER_TYPES = frozenset({"model_type", "dict_type", "list_type"})
 """A mapping or list expected and something else given: the message says what the field takes (the settings a model
 has, what a mapping maps from and to) and what was given, in JSON's words, instead of pydantic's Python words ("a
@@ -113,6 +116,8 @@ def _describe(root: str, error: dict[str, Any]) -> tuple[str, str]:
             return _dotted(root, mapping), (f"a {what} is null or empty (YAML reads ~, null and a key with nothing before "
                                             f"the ':' as null); {what}s are {rule}")
         where = _dotted(root, loc[: loc.index("[key]")])
+        if kind == "value_error":  # a key type's own check (a reserved team name): its message names the key
+            return where, _clean(error["msg"])
         return where, _pattern_rule(ctx, value) or f"key {value!r} is invalid: {_clean(error['msg'])}"
     if kind == "extra_forbidden":
         allowed = _fields_at(loc[:-1])
@@ -126,6 +131,9 @@ def _describe(root: str, error: dict[str, Any]) -> tuple[str, str]:
     if kind in _EXPECTED:
         return _dotted(root, loc), _wrong_scalar(_EXPECTED[kind], value, loc)
     if kind in ("string_type", "value_error") and _unwrap(_annotation_at(loc)) is IPv4Network and not _is_network(value):
+        if (network := _host_bits_set(value)) is not None:
+            return _dotted(root, loc), (f"{value!r} has host bits set: a network is written with every bit after its "
+                                        f"/{network.prefixlen} prefix zero; did you mean '{network}'?")
         kind, message = "ip_v4_network", "Input is not a valid IPv4 network"
     elif kind in _CONTAINER_TYPES:
         return _dotted(root, loc), f"expected {_container(kind, loc)}, got {_json_value(value)}"
@@ -232,6 +240,9 @@ def _wrong_scalar(expected: str, value: Any, loc: tuple[Any, ...]) -> str:
         hint = f"; write the number without quotes: {value.strip()}"
     elif isinstance(value, str) and expected == "boolean" and value.strip().lower() in ("true", "false"):
         hint = f"; write it without quotes: {value.strip().lower()}"
+    elif isinstance(value, str) and expected == "boolean" and value.strip().lower() in _YAML11_BOOLEANS:
+        word = "true" if _YAML11_BOOLEANS[value.strip().lower()] else "false"
+        hint = f"; YAML 1.2, which Pulumi reads, takes only true and false as booleans: write {word}"
     elif isinstance(value, float) and expected == "integer" and value.is_integer():
         hint = f"; write it without a decimal point: {int(value)}"
     return f"expected {allowed}, got {_json_value(value)}{hint}"
@@ -280,6 +291,16 @@ def _is_network(value: Any) -> bool:
     except (TypeError, ValueError):
         return False
     return isinstance(value, str)
+
+
+def _host_bits_set(value: Any) -> IPv4Network | None:
+    """The network an address with a prefix lies in ('10.10.0.1/16' -> 10.10.0.0/16), when `value` is one; else None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return IPv4Network(value, strict=False)
+    except ValueError:
+        return None
 
 
 def _states_value(kind: str, message: str, value: Any) -> bool:

@@ -41,7 +41,8 @@ class NetworkSpec(SpecModel):
     """An encrypted network with private node subnets, flow logs and private service endpoints."""
 
     cidr: IPv4Network
-    """Address space of the VPC/VNet (e.g. 10.10.0.0/16). Must not overlap any other region's network.
+    """Address space of the VPC/VNet (e.g. 10.10.0.0/16). Must not overlap any other region's network, nor the GKE pod and
+    services ranges of a GCP region (secondary ranges of the GCP subnet, which peering and VPNs route).
     Subnets for nodes, endpoints and load balancers are carved from it by the CIDR planner."""
     zones: Annotated[int, Field(ge=2, le=6)] = 3
     """Availability zones to spread subnets over. Default 3; 2 is the minimum for a highly available control plane."""
@@ -58,12 +59,14 @@ class NetworkSpec(SpecModel):
     pod_cidr: IPv4Network | None = None
     """Pod address range (GKE secondary range, AKS overlay), private (RFC 1918/6598). GKE and AKS give every node a
     /24 of it, so it must hold one for each node the region's pools can scale to. Not used on AWS (the VPC CNI gives
-    pods VPC addresses): leave it unset there. Default: a /14 of 100.64.0.0/10 picked by the network's second octet
-    (stable when regions are added)."""
+    pods VPC addresses): leave it unset there. On GCP it must not overlap another region's network or GKE ranges (a GKE
+    pod range is routed in the VPC); an AKS overlay range may repeat (pods are NATed to their node's address). Default:
+    a /14 of 100.64.0.0/10 picked by the network's second octet (stable when regions are added)."""
     service_cidr: IPv4Network | None = None
     """Kubernetes service range, private, within the cloud's limits: EKS /12 to /24 inside RFC 1918; AKS /13 to /28,
     clear of 172.30.0.0/16 and 172.31.0.0/16; GKE /16 or smaller. Default: a /16 of 172.16.0.0/12 picked like
-    `pod_cidr`; on Azure, where that would be 172.30 or 172.31 (reserved by AKS), 172.16.0.0/16."""
+    `pod_cidr`; on Azure, where that would be 172.30 or 172.31 (reserved by AKS), 172.16.0.0/16. On GCP it is a subnet
+    secondary range too, so it must not overlap another region's network or GKE ranges."""
 
     @field_validator("cidr")
     @classmethod

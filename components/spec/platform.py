@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from typing import Annotated
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from .aws import AwsCloudSpec
 from .azure import AzureCloudSpec
@@ -77,6 +77,17 @@ def is_reserved_team(team: str) -> bool:
     return team in RESERVED_TEAM_NAMES or team.startswith("kube-")
 
 
+def _unreserved(team: str) -> str:
+    if is_reserved_team(team):
+        raise ValueError(f"team name '{team}' is reserved for a namespace the Kubernetes layer uses; not allowed: {RESERVED_TEAMS_RULE}")
+    return team
+
+
+TeamName = Annotated[Name, AfterValidator(_unreserved)]
+"""A team's name, which names its namespace: a `Name` that is not reserved (checked on the key, so an error names the
+team's own path, platform.teams.<team>)."""
+
+
 class TeamSpec(SpecModel):
     """A tenant team: a namespace, quotas and a Kueue queue on every cluster."""
 
@@ -139,7 +150,7 @@ class Platform(SpecModel):
     """Policy profiles and data residency. Default: baseline, no residency limit."""
     clouds: CloudsSpec
     """Per-cloud regions (at least one cloud)."""
-    teams: dict[Name, TeamSpec] = {}
+    teams: dict[TeamName, TeamSpec] = {}
     """Tenant teams by name. Default none."""
     addons: AddonsSpec = AddonsSpec()
     """Kubernetes layer. Default: on."""
@@ -151,9 +162,6 @@ class Platform(SpecModel):
     def _some_cloud(self) -> Platform:
         if not self.clouds.items():
             raise FieldError("clouds", "clouds needs at least one of aws, gcp, azure")
-        for team in self.teams:
-            if is_reserved_team(team):
-                raise FieldError("teams", f"team name '{team}' is reserved for a namespace the Kubernetes layer uses; not allowed: {RESERVED_TEAMS_RULE}")
         return self
 
     @property

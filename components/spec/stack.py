@@ -8,8 +8,10 @@ Pulumi's config (`pulumi up`, `aiinfra plan`), both call these, so the same mist
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
+
+from rapidfuzz.distance import OSA
 
 from .loader import ROOT, config_path
 
@@ -25,14 +27,21 @@ class StackConfigError(ValueError):
     """The stack's config holds no platform this stack can deploy; str() is the whole message."""
 
 
-def platform_config_value(text: str | None, *, stack: str, secret: bool, esc_environments: Sequence[str] = ()) -> Any:
+def platform_config_value(text: str | None, *, stack: str, secret: bool, esc_environments: Sequence[str] = (),
+                          config_keys: Iterable[str] = ()) -> Any:
     """The value of `ai-infra:platform` in `stack`'s config, parsed for `load_platform`.
 
     `text` is the value as the engine passes config (JSON for a structured value, the string itself for a plain one;
     None when the key is not set), `secret` whether it is a secure value (or holds one), `esc_environments` the
-    Pulumi ESC environments the stack file imports, when the caller cannot open them (an offline read).
+    Pulumi ESC environments the stack file imports, when the caller cannot open them (an offline read), and
+    `config_keys` the stack's config keys (`ns:key`), so that a missing platform names a misspelt key.
     """
     if text is None:
+        near = near_platform_keys(config_keys)
+        if near:
+            keys, it = (repr(near[0]), "it") if len(near) == 1 else (" and ".join(map(repr, near)), "the one you meant")
+            raise StackConfigError(f"stack '{stack}' has no {PLATFORM_CONFIG} config, but has {keys}: did you mean "
+                                   f"{PLATFORM_CONFIG}? Config keys are exact and case-sensitive; rename {it} to {PLATFORM_CONFIG}")
         hint = (f" (it imports Pulumi ESC environments {', '.join(esc_environments)}, which aiinfra cannot open offline)"
                 if esc_environments else "; see README 'Config reference'")
         raise StackConfigError(f"stack '{stack}' has no {PLATFORM_CONFIG} config{hint}")
@@ -43,6 +52,22 @@ def platform_config_value(text: str | None, *, stack: str, secret: bool, esc_env
     except json.JSONDecodeError:  # a plain string: a mapping reaches a program as JSON
         raise StackConfigError(f"stack '{stack}': {PLATFORM_CONFIG} must be a mapping of platform settings; "
                                f"got {text!r}") from None
+
+
+def near_platform_keys(keys: Iterable[str]) -> list[str]:
+    """The config keys that look like a misspelt `ai-infra:platform`: the same key in another case
+    (`ai-infra:Platform`), one at most two edits from it (`ai-infra:platfrom`, `ai_infra:platform`; a swap of neighbouring
+    characters is one), or `platform` in another namespace (`aiinfra:platform`, or a bare `platform:` in the stack file
+    of a project not named ai-infra); in the order given."""
+    target = PLATFORM_CONFIG.lower()
+    found = []
+    for key in keys:
+        low = key.lower()
+        if key == PLATFORM_CONFIG:
+            continue
+        if low.rpartition(":")[2] == "platform" or OSA.distance(low, target) <= 2:
+            found.append(key)
+    return found
 
 
 def _secure_message(text: str, stack: str) -> str:

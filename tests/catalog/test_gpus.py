@@ -185,3 +185,29 @@ def test_a_model_of_another_cloud_is_refused_with_the_clouds_that_offer_it(cloud
         catalog.resolve_instance(cloud, name, 1)
     assert f"(it is offered on {', '.join(offering)})" in str(err.value)
     assert err.value.argument == "accelerator"
+
+
+@pytest.mark.parametrize(("cloud", "name", "hint"), [
+    ("aws", "L4", "(did you mean 'l4'?)"),
+    ("gcp", "A10G", "(did you mean 'a10g'? it is offered on aws)"),
+    ("aws", "H100", "(did you mean 'h100-80gb'?)"),  # no model is named h100: the models of that name, in any case
+    ("gcp", "H100", "(did you mean 'h100-80gb' or 'h100-mega-80gb'?)"),
+])
+def test_an_accelerator_in_another_case_suggests_the_catalog_name(cloud: str, name: str, hint: str) -> None:
+    with pytest.raises(CatalogError) as err:
+        catalog.resolve_instance(cloud, name, 1)
+    offered = ", ".join(catalog.accelerators_on(cloud))
+    assert str(err.value) == f"accelerator '{name}' is not offered on {cloud} {hint}; allowed: {offered}"
+    assert err.value.argument == "accelerator"
+
+
+@given(st.sampled_from(["aws", "gcp", "azure"]), st.sampled_from(catalog.accelerator_names()), st.data())
+def test_any_casing_of_a_model_suggests_its_catalog_name(cloud: str, name: str, data: st.DataObject) -> None:
+    spelt = "".join(c.upper() if data.draw(st.booleans()) else c for c in name)
+    if spelt == name:
+        return
+    with pytest.raises(CatalogError) as err:
+        catalog.resolve_instance(cloud, spelt, 1)
+    elsewhere = [c for c in catalog.clouds_offering(name) if c != cloud]
+    where = "" if name in catalog.accelerators_on(cloud) else f" it is offered on {', '.join(elsewhere)}"
+    assert f"accelerator '{spelt}' is not offered on {cloud} (did you mean '{name}'?{where}); allowed: " in str(err.value)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from helpers import full_platform_dict as valid
 
-from components.spec import Platform, SpecError, load_platform
+from components.spec import PLATFORM_CONFIG, Platform, SpecError, StackConfigError, load_platform, platform_config_value
+from components.spec.stack import near_platform_keys
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 100000), st.text(max_size=12),
                     st.sampled_from(["10.0.0.0/16", "spot", "h100-80gb", "2x4", "v5e", "mig", "1g.10gb"]))
@@ -66,3 +68,22 @@ def test_any_region_name_loads_or_fails_with_its_path(cloud: str, region: str, r
     except SpecError as err:
         for where, message in err.issues:
             assert where.startswith("platform") and message.strip() and "\n" not in message
+
+
+config_keys = st.lists(st.one_of(st.text(max_size=20), st.sampled_from(["aws:region", "ai-infra:platfrom", "gcp:project"]),
+                                 st.builds(lambda flips: "".join(c.upper() if f else c for c, f in zip("ai-infra:platform", flips)),
+                                           st.lists(st.booleans(), min_size=17, max_size=17))), max_size=4)
+
+
+@settings(max_examples=150, deadline=None)
+@given(config_keys)
+def test_a_missing_platform_is_one_line_naming_every_near_miss_key(keys: list[str]) -> None:
+    keys = [key for key in keys if key != PLATFORM_CONFIG]
+    with pytest.raises(StackConfigError) as caught:
+        platform_config_value(None, stack="dev", secret=False, config_keys=keys)
+    message = str(caught.value)
+    assert message.startswith(f"stack 'dev' has no {PLATFORM_CONFIG} config") and "\n" not in message
+    for key in keys:
+        if key.lower() == PLATFORM_CONFIG:  # the key in another case is always named
+            assert repr(key) in message
+    assert ("did you mean" in message) == bool(near_platform_keys(keys))

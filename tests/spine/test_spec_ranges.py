@@ -212,6 +212,86 @@ def test_eks_has_no_pod_range_to_fill() -> None:
                "gpu_pools": {"big": {"accelerator": "l4", "accelerators_per_node": 1, "max_nodes": 1000}}}))
 
 
+# --- 4. routed ranges across networks -----------------------------------------------------------------------------
+
+PEERED = ("networks and the GKE pod and services ranges in them (secondary ranges of a GCP subnet) must not overlap (they "
+          "may be peered)")
+
+
+def two(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    return {**first, **second}
+
+
+def test_an_aws_vpc_inside_gkes_derived_pod_range_is_refused_at_the_derived_range() -> None:
+    # 10.20.0.0/16 derives the pod range 100.80.0.0/14 (second octet 20 = 4 mod 16), which holds the AWS VPC.
+    assert issues(two(aws({"network": {"cidr": "100.80.0.0/16"}}), gcp({"network": {"cidr": "10.20.0.0/16"}}))) == [
+        (f"{GCP}.pod_cidr", f"100.80.0.0/14 overlaps 100.80.0.0/16 at {AWS}.cidr; {PEERED} (derived default; set pod_cidr explicitly)")]
+
+
+def test_an_explicit_gke_pod_range_equal_to_an_aws_vpc_is_refused() -> None:
+    assert issues(two(aws({"network": {"cidr": "10.10.0.0/16"}}),
+                      gcp({"network": {"cidr": "10.20.0.0/16", "pod_cidr": "10.10.0.0/16"}}))) == [
+        (f"{GCP}.pod_cidr", f"10.10.0.0/16 overlaps 10.10.0.0/16 at {AWS}.cidr; {PEERED}")]
+
+
+def test_a_gke_services_range_in_another_network_is_refused() -> None:
+    # GCP refuses a services secondary range that overlaps a peered network, as it does a pod range.
+    assert issues(two(aws({"network": {"cidr": "10.10.0.0/16"}}),
+                      gcp({"network": {"cidr": "10.20.0.0/16", "service_cidr": "10.10.64.0/20"}}))) == [
+        (f"{GCP}.service_cidr", f"10.10.64.0/20 overlaps 10.10.0.0/16 at {AWS}.cidr; {PEERED}")]
+
+
+def test_a_later_network_in_a_derived_gke_range_is_reported_at_the_derived_range() -> None:
+    # The Azure VNet is written, the GKE pod range derived: setting pod_cidr is the fix, so that is where it is named.
+    found = issues(two(gcp({"network": {"cidr": "10.20.0.0/16"}}), azure({"network": {"cidr": "100.80.0.0/16"}})))
+    assert found == [(f"{GCP}.pod_cidr", f"100.80.0.0/14 overlaps 100.80.0.0/16 at {AZURE}.cidr; {PEERED} (derived default; "
+                                         "set pod_cidr explicitly)")]
+
+
+def test_two_gcp_networks_deriving_the_same_ranges_are_told_to_set_both() -> None:
+    # 10.20 and 10.36 agree modulo 16: the same derived pod and services ranges.
+    clouds = {"gcp": {"project": "acme-ml-test", "regions": {"us-central1": {"network": {"cidr": "10.20.0.0/16"}},
+                                                             "europe-west4": {"network": {"cidr": "10.36.0.0/16"}}}}}
+    west = "platform.clouds.gcp.regions.europe-west4.network"
+    assert issues(clouds) == [
+        (f"{west}.pod_cidr", f"100.80.0.0/14 overlaps 100.80.0.0/14 at {GCP}.pod_cidr; {PEERED} (derived default; set pod_cidr explicitly)"),
+        (f"{west}.service_cidr", f"172.20.0.0/16 overlaps 172.20.0.0/16 at {GCP}.service_cidr; {PEERED} (derived default; set "
+                                 "service_cidr explicitly)")]
+
+
+def test_cluster_internal_ranges_of_eks_and_aks_may_repeat_elsewhere() -> None:
+    # EKS and AKS service ranges and AKS overlay pod ranges never leave their cluster (AKS NATs pods to the node address).
+    loads(two(aws({"network": {"cidr": "10.10.0.0/16", "service_cidr": "172.20.0.0/16"}, "cluster": {}}),
+              two(gcp({"network": {"cidr": "10.20.0.0/16", "service_cidr": "172.21.0.0/16"}, "cluster": {}}),
+                  azure({"network": {"cidr": "10.40.0.0/16", "pod_cidr": "100.80.0.0/14", "service_cidr": "172.20.0.0/16"},
+                         "cluster": {}}))))
+
+
+PRIVATE_16S = st.one_of(st.builds(lambda o: f"10.{o}.0.0/16", st.integers(0, 255)),
+                        st.builds(lambda o: f"100.{o}.0.0/16", st.integers(64, 127)),
+                        st.builds(lambda o: f"172.{o}.0.0/16", st.integers(16, 31)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 255), st.data())
+def test_an_aws_vpc_is_refused_exactly_when_it_overlaps_a_range_of_the_gcp_network(octet: int, data: st.DataObject) -> None:
+    spec = gcp({"network": {"cidr": f"10.{octet}.0.0/16"}})
+    net = loads(spec).clouds.gcp.regions["us-central1"].network
+    routed = {"cidr": net.cidr, "pod_cidr": net.effective_pod_cidr, "service_cidr": net.service_range(Cloud.GCP)}
+    # Any private /16, or one inside a range of the GCP network (so that overlaps are drawn often).
+    inside = st.sampled_from(list(routed.values())).flatmap(
+        lambda rng: st.sampled_from([str(s) for s in rng.subnets(new_prefix=16)] if rng.prefixlen <= 16 else [str(rng.supernet(new_prefix=16))]))
+    vpc = data.draw(st.one_of(PRIVATE_16S, inside))
+    # A fixed EKS service range: only the cross-network rule is under test.
+    clouds = two(aws({"network": {"cidr": vpc, "service_cidr": "192.168.0.0/16"}}), spec)
+    hits = [(name, rng) for name, rng in routed.items() if rng.overlaps(IPv4Network(vpc))]
+    if not hits:
+        loads(clouds)
+        return
+    assert [(path, message.split("; ")[0]) for path, message in issues(clouds)] == [
+        (f"{GCP}.{name}", f"{rng} overlaps {vpc} at {AWS}.cidr") for name, rng in hits]
+
+
 # --- derived defaults ------------------------------------------------------------------------------------------------
 
 @settings(max_examples=60, deadline=None)

@@ -62,7 +62,8 @@ WRONG_SCALARS = [
      (f"{AWS}.buckets.datasets.tiering.warm_after_days",
       "expected an integer from 1 to 36500, got the string '30'; write the number without quotes: 30")),
     ("yes-for-bool", f"{A}/gpu_pools/train/efa", "yes",
-     (f"{POOL}.efa", "expected a boolean (true or false), got the string 'yes'")),
+     (f"{POOL}.efa", "expected a boolean (true or false), got the string 'yes'; YAML 1.2, which Pulumi reads, takes only "
+                     "true and false as booleans: write true")),
     ("quoted-true-for-bool", "addons/enabled", "true",
      ("platform.addons.enabled", "expected a boolean (true or false), got the string 'true'; write it without quotes: true")),
     ("number-for-bool", "teams/research/can_borrow", 1,
@@ -121,7 +122,8 @@ UNCHANGED = [
     ("cidr-not-a-cidr", f"{A}/network/cidr", "10.0.0.300/16",
      (f"{AWS}.network.cidr", "Input is not a valid IPv4 network (got '10.0.0.300/16')")),
     ("cidr-with-host-bits", f"{A}/network/cidr", "10.10.0.1/16",
-     (f"{AWS}.network.cidr", "Input is not a valid IPv4 network (got '10.10.0.1/16')")),
+     (f"{AWS}.network.cidr", "'10.10.0.1/16' has host bits set: a network is written with every bit after its /16 prefix "
+                             "zero; did you mean '10.10.0.0/16'?")),
     ("cidr-as-a-number", f"{A}/network/cidr", 5, (f"{AWS}.network.cidr", "Input is not a valid IPv4 network (got 5)")),
     ("cidr-list-entry", f"{A}/cluster", {"api_access": "public_restricted", "authorized_cidrs": ["x"]},
      (f"{AWS}.cluster.authorized_cidrs[0]", "Input is not a valid IPv4 network (got 'x')")),

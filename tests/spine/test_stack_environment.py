@@ -101,6 +101,9 @@ def test_the_rule_reads_the_bare_stack_name(tmp_path: Path, capsys: pytest.Captu
 
 @pytest.mark.parametrize(("file", "message"), [
     ("config: {}\n", "stack 'x' has no ai-infra:platform config; see README 'Config reference'"),
+    ("config:\n  ai-infra:platfrom: {environment: x}\n",
+     "stack 'x' has no ai-infra:platform config, but has 'ai-infra:platfrom': did you mean ai-infra:platform? Config keys "
+     "are exact and case-sensitive; rename it to ai-infra:platform"),
     ("config:\n  ai-infra:platform:\n    secure: AAABAxyz\n",
      "stack 'x': ai-infra:platform is a secure value, which aiinfra never decrypts; keep the platform in plain config and "
      "put secrets in keys of their own"),
