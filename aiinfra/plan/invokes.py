@@ -116,7 +116,9 @@ def _catalog_tpu_types() -> tuple[str, ...]:
 
 
 def _gcp_zones(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str, Any]:
-    return {"names": [f"{region}-{suffix}" for suffix in "abc"], "id": region, "region": region,
+    """Offline, every zone letter GCP regions use (us-central1: a, b, c, f; us-east1 and europe-west1: b, c, d), so the
+    zones a config lists pass the preview's zone check; the default zones, the first by name, stay a, b, c."""
+    return {"names": [f"{region}-{suffix}" for suffix in "abcdf"], "id": region, "region": region,
             "project": values.gcp_project(setting)}
 
 

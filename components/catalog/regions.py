@@ -27,6 +27,9 @@ class Region:
     """AWS only: `aws` (commercial) or `aws-us-gov` (GovCloud)."""
     restricted: bool = False
     """Azure only: access is granted on request."""
+    availability_zones: bool | None = None
+    """Azure only: whether the region has availability zones (Microsoft's regions list). None on AWS and GCP, where
+    every region has zones."""
 
 
 @functools.cache
@@ -79,16 +82,19 @@ def region_example(cloud: str) -> str:
 def suggest_regions(name: str, cloud: str | None = None, n: int = 3) -> list[str]:
     """The listed regions closest to `name` (of one cloud, or of all); empty when nothing is close.
 
-    difflib's similarity (`get_close_matches`, cutoff 0.6) picks the candidates; of those, the ones fewest edits
-    away (optimal string alignment: insertions, deletions, substitutions and swaps of neighbouring characters each
-    count one) are kept (at most `n`, in difflib's order). So a one-character typo lists the region it was typed from,
-    next to any other region equally close ("us-est-1" -> us-west-1, us-east-1), unless more than `n` regions are
-    one edit away ("ap-southeast-9" is one edit from each of ap-southeast-1 ... -7).
+    Case is ignored (listed names are lower-case, and Azure itself takes a location in any case), so a name in
+    another case suggests that region alone: "EastUS2" -> eastus2. Otherwise difflib's similarity
+    (`get_close_matches`, cutoff 0.6) picks the candidates; of those, the ones fewest edits away (optimal string
+    alignment: insertions, deletions, substitutions and swaps of neighbouring characters each count one) are kept (at
+    most `n`, in difflib's order). So a one-character typo lists the region it was typed from, next to any other
+    region equally close ("us-est-1" -> us-west-1, us-east-1), unless more than `n` regions are one edit away
+    ("ap-southeast-9" is one edit from each of ap-southeast-1 ... -7).
     """
     names = _names(cloud)
-    candidates = difflib.get_close_matches(name, names, n=len(names), cutoff=0.6)
+    key = name.strip().lower()
+    candidates = difflib.get_close_matches(key, names, n=len(names), cutoff=0.6)
     if not candidates:
         return []
-    distances = {candidate: OSA.distance(name, candidate) for candidate in candidates}
+    distances = {candidate: OSA.distance(key, candidate) for candidate in candidates}
     best = min(distances.values())
     return [candidate for candidate in candidates if distances[candidate] == best][:n]

@@ -15,7 +15,7 @@ from typing import NoReturn
 import pulumi
 
 from components import catalog
-from components.spec.azure import DeployerAccess
+from components.spec.azure import DeployerAccess, no_zones_problem, zonal_regions_nearest_first
 from components.spec.common import (ENVIRONMENT_PATTERN, ENVIRONMENT_RULE, GCP_PROJECT_PATTERN, GCP_PROJECT_RULE,
                                     GUID_PATTERN, GUID_RULE, NAME_PATTERN, NAME_RULE)
 from components.spec.platform import RESERVED_TEAMS_RULE, is_reserved_team
@@ -68,6 +68,8 @@ def check_region(region: str, cloud: str, only: str = "") -> None:
     """A region of `cloud`. `only` says why the template deploys to `cloud` alone (e.g. "TPU slices are GCP-only"): the
     fix then never suggests another cloud, and the messages name the cloud as people write it."""
     if catalog.find_region(cloud, region) is not None:
+        if cloud == "azure" and (problem := no_zones_problem(region)):
+            stop("region", problem, zonal_regions_nearest_first(region)[0])
         return
     example, other = catalog.region_example(cloud), catalog.region_clouds(region)
     name = CLOUD_NAMES[cloud] if only else cloud

@@ -8,7 +8,7 @@ Every resource sets its own region, zone or location, so this one provider serve
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import pulumi
 import pulumi_gcp as gcp
@@ -30,7 +30,14 @@ from components.gcp.load_balancer import (
 )
 from components.gcp.lustre import BucketLink, Lustre, LustreArgs
 from components.gcp.network import GFE_RANGES, Network, NetworkArgs
-from components.gcp.offerings import ZoneOfferings, offered_master_version, one_zone, signed_modules_channel
+from components.gcp.offerings import (
+    ZoneOfferings,
+    checked_zones,
+    offered_master_version,
+    one_zone,
+    signed_modules_channel,
+    zone_settings,
+)
 from components.gcp.reservations import reserved_machine_type
 from components.gcp.project import Project, ProjectArgs, required_apis
 from components.gcp.storage import AccessLogBucket, AccessLogBucketArgs, Bucket, BucketArgs
@@ -49,7 +56,7 @@ from components.spec import (
     resolve_lustre,
     resolve_tpu,
 )
-from components.spec.gcp import tpu_zone
+from components.spec.loader import config_path
 
 from .types import AutonegBinding, CloudResult, ClusterHandle, InferenceBackend, region_name
 
@@ -126,9 +133,13 @@ def _region(platform: Platform, cloud_spec: GcpCloudSpec, project: _Project, ctx
     name = region_name(platform, ctx.region)
     opts = project.opts
     region_zones = gcp.compute.get_zones_output(project=ctx.project, region=ctx.region, opts=project.invoke).names.apply(sorted)
-    zones: pulumi.Input[list[str]] = cloud_spec.zones.get(ctx.region) or region_zones.apply(lambda names: names[: spec.network.zones])
+    # Listed zones are checked against the region's before anything placed in them (and before the offering checks,
+    # which would otherwise report a mistyped zone as one that lacks the pool's machine type).
+    listed = cloud_spec.zones.get(ctx.region)
+    zones = (checked_zones(ctx.region, zone_settings(config_path(("clouds", "gcp", "zones", ctx.region)), listed), region_zones)
+             if listed else region_zones.apply(lambda names: names[: spec.network.zones]))
     offerings = _offerings(ctx, spec, region_zones, project.invoke)
-    first_zone = pulumi.Output.from_input(zones).apply(lambda z: z[0])
+    first_zone = zones.apply(lambda z: z[0])
     users: dict[str, pulumi.Input[str]] = {
         "gke": ctx.service_agent(GKE_AGENT), "compute": ctx.service_agent(COMPUTE_AGENT), "logging": project.logging_agent}
     if spec.buckets:
@@ -160,7 +171,8 @@ def _region(platform: Platform, cloud_spec: GcpCloudSpec, project: _Project, ctx
         out["lustre"] = {fs_name: fs.outputs for fs_name, fs in lustre.items()}
     handle = None
     if spec.cluster is not None:
-        handle = _cluster(platform, cloud_spec, ctx, spec, name, network, zones, first_zone, offerings, project.invoke, key, opts, out)
+        handle = _cluster(platform, cloud_spec, ctx, spec, name, network, _Zones(zones, first_zone, region_zones), offerings,
+                          project.invoke, key, opts, out)
         handle.lustre = tuple(
             gke_mount(fs_name, spec.lustre[fs_name].size_gib, ctx.project, fs.instance.location, fs.outputs["instance_id"],
                       fs.instance.mount_point, fs.instance.filesystem, fs)
@@ -168,7 +180,7 @@ def _region(platform: Platform, cloud_spec: GcpCloudSpec, project: _Project, ctx
     for slice_name, slice_ in spec.tpu_slices.items():
         if slice_.mode is TpuMode.GKE:
             continue
-        zone = tpu_zone(cloud_spec, ctx.region, slice_name) or first_zone
+        zone = _tpu_zone(cloud_spec, ctx.region, slice_name, first_zone, region_zones)
         plan = resolve_tpu(slice_)
         accelerator = offerings.tpu_type(plan.tpu_vm_accelerator_type, zone, *_tpu_fix(ctx.region, slice_name))
         if slice_.mode is TpuMode.TPU_VM:
@@ -192,6 +204,32 @@ def _offerings(ctx: GcpContext, spec: RegionSpec, region_zones: pulumi.Output[li
     return ZoneOfferings(ctx.project, region_zones, invoke, machine_types=machines, tpu_types=tpus)
 
 
+class _Zones(NamedTuple):
+    """A region's zones: the cluster's (checked when listed), the first of them, and all of the region's."""
+
+    cluster: pulumi.Output[list[str]]
+    first: pulumi.Output[str]
+    region: pulumi.Output[list[str]]
+
+
+def _tpu_zone(cloud_spec: GcpCloudSpec, region: str, slice_name: str, first_zone: pulumi.Output[str],
+              region_zones: pulumi.Output[list[str]]) -> pulumi.Output[str]:
+    """The zone of a TPU slice: its clouds.gcp.tpu_zones entry, once the region has it, else the region's first zone."""
+    zone = cloud_spec.tpu_zones.get(region, {}).get(slice_name)
+    if zone is None:
+        return first_zone
+    path = config_path(("clouds", "gcp", "tpu_zones", region, slice_name))
+    return checked_zones(region, [(path, zone)], region_zones).apply(lambda z: z[0])
+
+
+def _pool_zones(region: str, pool_name: str, pool_zones: list[str], zones: _Zones) -> pulumi.Output[list[str]]:
+    """A GPU pool's zones: its own `zones`, once the region has each of them, else the cluster's."""
+    if not pool_zones:
+        return zones.cluster
+    path = config_path(("clouds", "gcp", "regions", region, "gpu_pools", pool_name, "zones"))
+    return checked_zones(region, zone_settings(path, pool_zones), zones.region)
+
+
 def _tpu_fix(region: str, slice_name: str) -> tuple[str, str]:
     """The config path of a TPU slice, and where to pick another zone for it."""
     return (f"{region_path('gcp', region)}.tpu_slices.{slice_name}",
@@ -199,7 +237,7 @@ def _tpu_fix(region: str, slice_name: str) -> tuple[str, str]:
 
 
 def _cluster(platform: Platform, cloud_spec: GcpCloudSpec, ctx: GcpContext, spec: RegionSpec, name: str, network: Network,
-             zones: pulumi.Input[list[str]], first_zone: pulumi.Output[str], offerings: ZoneOfferings,
+             zones: _Zones, offerings: ZoneOfferings,
              invoke: pulumi.InvokeOutputOptions, key: pulumi.Output[str], opts: pulumi.ResourceOptions,
              out: dict[str, Any]) -> ClusterHandle:
     assert spec.cluster is not None
@@ -210,7 +248,7 @@ def _cluster(platform: Platform, cloud_spec: GcpCloudSpec, ctx: GcpContext, spec
     signed_modules = bool(spec.lustre)
     cluster = Cluster(name, ClusterArgs(
         ctx, spec.cluster, cluster_name=name, network_id=network.vpc.id, subnet_id=network.subnet.id, vpc_cidr=spec.network.cidr,
-        node_locations=zones, zone_count=spec.network.zones, kms_key_id=key,
+        node_locations=zones.cluster, zone_count=spec.network.zones, kms_key_id=key,
         lustre_csi=bool(spec.lustre), gcs_fuse_csi=bool(spec.buckets), gateway_api=spec.inference is not None,
         managed_prometheus=platform.addons.monitoring is MonitoringMode.MANAGED,
         master_version=offered_master_version(ctx.project, ctx.region, version, channel, version_path, invoke,
@@ -221,11 +259,12 @@ def _cluster(platform: Platform, cloud_spec: GcpCloudSpec, ctx: GcpContext, spec
     for pool_name, pool in spec.gpu_pools.items():
         row = resolve_gpu_pool(Cloud.GCP, pool)
         path = f"{region_path('gcp', ctx.region)}.gpu_pools.{pool_name}"
+        pool_zones = _pool_zones(ctx.region, pool_name, pool.zones, zones)
         machine_type = offerings.machine_type(
-            row.instance_type, pool.zones or zones, path,
+            row.instance_type, pool_zones, path,
             f"set gpu_pools.{pool_name}.zones (or clouds.gcp.zones.{ctx.region}) to zones that offer it")
         if pool.capacity is CapacityType.RESERVED and pool.reservation:
-            machine_type = reserved_machine_type(ctx.project, pool.reservation, pool.zones or zones, machine_type, path,
+            machine_type = reserved_machine_type(ctx.project, pool.reservation, pool_zones, machine_type, path,
                                                  f"set gpu_pools.{pool_name}.zones to the reservation's zones", invoke)
         pools.append(GpuPool(f"{name}-{pool_name}", GpuPoolArgs(
             pool_name, pool, row, cluster.cluster.id, ctx.region, ctx.project, cluster.identity,
@@ -235,7 +274,7 @@ def _cluster(platform: Platform, cloud_spec: GcpCloudSpec, ctx: GcpContext, spec
         if slice_.mode is not TpuMode.GKE:
             continue
         plan = resolve_tpu(slice_)
-        zone = tpu_zone(cloud_spec, ctx.region, slice_name) or first_zone
+        zone = _tpu_zone(cloud_spec, ctx.region, slice_name, zones.first, zones.region)
         path, fix = _tpu_fix(ctx.region, slice_name)
         machine_type = offerings.machine_type(plan.machine_type, one_zone(zone), path, fix)
         if slice_.capacity is CapacityType.RESERVED and slice_.reservation:

@@ -2,26 +2,56 @@
 Cloud TPU accelerator types (TPU VMs and queued resources) per zone, and the versions of GKE's release channels
 (`components/spec/gcp.py` pinned_minor_check, signed_modules_problem). A pool, slice or cluster the region cannot serve
 stops the run with its config path (`components/spec/offerings.py`) instead of failing at GKE or Cloud TPU midway
-through `pulumi up`; `checked_unless_unknown` is the check all of them (and reservations.py) share.
+through `pulumi up`; `checked_unless_unknown` is the check all of them (and reservations.py) share. The zones the config
+names (clouds.gcp.zones, tpu_zones, a pool's zones) are checked first against the region's (`checked_zones`).
 Azure has no such lookup in azure-native, so AKS pools are not checked."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Sequence
+from typing import Any, TypeVar
 
 import pulumi
 import pulumi_gcp as gcp
 
-from components.spec.gcp import pinned_minor_check, signed_modules_problem
+from components.spec.gcp import lowest_unpinned, pinned_minor_check, signed_modules_problem
 from components.spec.offerings import zone_offering_problem
 
 ByZone = dict[str, set[str]]
+T = TypeVar("T")
+ZoneSetting = tuple[str, str]
+"""(config path, zone) of a zone the config names, e.g. ("platform.clouds.gcp.zones.us-central1[0]", "us-central1-a")."""
 
 
 def one_zone(zone: pulumi.Input[str]) -> pulumi.Output[list[str]]:
     """The zone list of a resource that lives in one zone (a TPU slice)."""
     return pulumi.Output.from_input(zone).apply(lambda z: [z])
+
+
+def zone_settings(path: str, zones: Sequence[str]) -> list[ZoneSetting]:
+    """The entries of a zone list at config path `path`: (`path[i]`, zone)."""
+    return [(f"{path}[{i}]", zone) for i, zone in enumerate(zones)]
+
+
+def unknown_zones_problem(region: str, settings: Sequence[ZoneSetting], region_zones: Collection[str]) -> str | None:
+    """None when every zone of `settings` is one of `region_zones` (Compute Engine's zones.list for `region`), or that
+    list is empty (nothing to compare); else the error, a line per zone the region doesn't have, each naming its
+    config path, the zone and the region's zones. The config checks only the `<region>-<letter>` shape: which letters
+    a region has (us-central1: a, b, c, f; us-east1: b, c, d) only Compute Engine knows."""
+    if not region_zones:
+        return None
+    allowed = ", ".join(sorted(region_zones))
+    lines = [f"{path}: zone '{zone}' is not a zone of {region}; allowed: {allowed} (the region's zones, as Compute Engine "
+             "lists them)" for path, zone in settings if zone not in region_zones]
+    return "\n".join(lines) or None
+
+
+def checked_zones(region: str, settings: Sequence[ZoneSetting], region_zones: pulumi.Output[list[str]]) -> pulumi.Output[list[str]]:
+    """The zones of `settings`, in order, once the region has each of them (`unknown_zones_problem`); else the run
+    stops with the error. Whatever takes the result (node locations, the offering checks of the pools and slices in
+    those zones, Lustre) waits for the check, so a zone typo is reported as such and not as a type not offered there."""
+    zones = [zone for _, zone in settings]
+    return checked_unless_unknown(zones, region_zones, lambda names: unknown_zones_problem(region, settings, names))
 
 
 class ZoneOfferings:
@@ -100,21 +130,23 @@ def offered_master_version(project: str, region: str, version: str, channel: str
 
 def signed_modules_channel(project: str, region: str, channel: str, path: str,
                            opts: pulumi.InvokeOutputOptions) -> pulumi.Output[str]:
-    """`channel`, for a cluster without kubernetes_version in a region with Managed Lustre, once the channel's default
-    version (what GKE creates the cluster at) is at least SIGNED_MODULES_VERSION; else the run stops with the error
-    for config path `path` (the unset kubernetes_version) before the cluster is created."""
+    """`channel`, for a cluster without kubernetes_version in a region with Managed Lustre, once both the channel's
+    default version (what GKE creates a cluster at) and its auto-upgrade target (what an existing cluster is taken to;
+    nothing else raises it without a pinned minimum) are at least SIGNED_MODULES_VERSION; else the run stops with the
+    error for config path `path` (the unset kubernetes_version) before the cluster or its pools are changed."""
     every = gcp.container.get_engine_versions_output(project=project, location=region, opts=opts)
 
     def problem(answers: list) -> str | None:  # noqa: ANN001
-        newest, defaults = answers
-        return signed_modules_problem(path, region, channel, None, defaults, newest)
+        newest, defaults, targets = answers
+        return signed_modules_problem(path, region, channel, None, lowest_unpinned(defaults, targets), newest)
 
     return checked_unless_unknown(channel, pulumi.Output.all(every.release_channel_latest_version,
-                                                             every.release_channel_default_version), problem)
+                                                             every.release_channel_default_version,
+                                                             every.release_channel_upgrade_target_version), problem)
 
 
-def checked_unless_unknown(value: pulumi.Input[str], answers: pulumi.Output[Any],
-                           problem: Callable[[Any], str | None]) -> pulumi.Output[str]:
+def checked_unless_unknown(value: pulumi.Input[T], answers: pulumi.Output[Any],
+                           problem: Callable[[Any], str | None]) -> pulumi.Output[T]:
     """`value` once `problem` finds nothing wrong with the lookups' `answers`; a problem stops the run with its
     message. The lookups wait for the project's APIs: on the preview that enables them the engine answers them unknown,
     and `value` stays known (the policy pack still reads the machine type); the update runs them and the check before
@@ -122,7 +154,7 @@ def checked_unless_unknown(value: pulumi.Input[str], answers: pulumi.Output[Any]
     services), and is unknown or secret when `value` is."""
     given = pulumi.Output.from_input(value)
 
-    async def checked() -> str | None:
+    async def checked() -> T | None:
         known = await given.future()
         if await answers.is_known():
             message = problem(await answers.future())

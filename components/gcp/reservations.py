@@ -35,7 +35,7 @@ def reserved_machine_type(project: str, reservation: str, zones: pulumi.Input[Se
         # config path and fix (and the API's answer) instead of the raw provider error. `recover` also keeps the
         # failed invoke from failing the program at exit. An answer without a self link is a reservation not found.
         return found.apply(lambda r: (zone, _machine_type(r) if r.self_link else None, "")).recover(
-            lambda error: (zone, None, _api_answer(error)))
+            lambda error: (zone, None, _not_found_answer(error)))
 
     def answers(zone_list: Sequence[str]) -> pulumi.Output[list]:
         return pulumi.Output.all(zone_list, machine_type, *[lookup(zone) for zone in zone_list])
@@ -51,15 +51,30 @@ def reserved_machine_type(project: str, reservation: str, zones: pulumi.Input[Se
     return checked_unless_unknown(machine_type, pulumi.Output.from_input(zones).apply(answers), problem)
 
 
-_INVOKE_PREFIX = re.compile(r"^(?:invoke of|invocation of) \S+ (?:failed|returned an error):\s*")
+# The wrappers around the API's answer: the SDK's and the engine's ("invoke of <token> failed:", "invocation of <token>
+# returned an error:"), the bridge's ("invoking <token>:", pulumi-terraform-bridge Invoke) and go-multierror's
+# ("1 error occurred:" followed by "\t* <error>" lines).
+_INVOKE_PREFIX = re.compile(r"^(?:(?:invoke of|invocation of) \S+ (?:failed|returned an error):|invoking \S+:|"
+                            r"\d+ errors? occurred:)\s*(?:\*\s*)?")
+# A reservation the zone lacks (404) or the deployer cannot read (403, a shared reservation's owner project).
+_NOT_FOUND = re.compile(r"\b(?:Error (?:403|404)|notFound|forbidden)\b")
 
 
 def _api_answer(error: Exception) -> str:
-    """What the API said, without the SDK's and the engine's "invoke of <token> failed:" wrappers (first line)."""
+    """What the API said, without the wrappers above: the first line of the first error."""
     text = str(error).strip()
     while (prefix := _INVOKE_PREFIX.match(text)) is not None:
         text = text[prefix.end():]
     return text.splitlines()[0] if text else type(error).__name__
+
+
+def _not_found_answer(error: Exception) -> str:
+    """The API's answer to a lookup of a reservation the zone lacks or the deployer cannot read, which the check reports
+    as not in that zone; any other failure (expired credentials, quota, a 5xx) is raised as it is."""
+    answer = _api_answer(error)
+    if not _NOT_FOUND.search(str(error)):
+        raise error
+    return answer
 
 
 def _machine_type(found: gcp.compute.GetReservationResult) -> str:

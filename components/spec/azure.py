@@ -3,6 +3,7 @@ with the Azure components (AKS pool names, MIG profiles, Lustre subnets). No clo
 
 from __future__ import annotations
 
+import difflib
 import enum
 import re
 import unicodedata
@@ -168,6 +169,29 @@ def lustre_subnets(cidr: IPv4Network) -> list[IPv4Network]:
     return list(third_quarter.subnets(prefixlen_diff=3))[:_LUSTRE_SLOTS]
 
 
+def zonal_regions_nearest_first(region: str) -> list[str]:
+    """The Azure regions with availability zones: the (at most 3) closest to `region` first, most similar first
+    (difflib's ratio, at least 0.6, as `get_close_matches`; ties in catalog order), then the rest in catalog order."""
+    zonal = [r.name for r in catalog.regions(Cloud.AZURE.value) if r.availability_zones]
+    ratios = {name: difflib.SequenceMatcher(None, name, region).ratio() for name in zonal}
+    close = sorted((name for name in zonal if ratios[name] >= 0.6), key=lambda name: -ratios[name])[:3]
+    return close + [name for name in zonal if name not in close]
+
+
+def no_zones_problem(region: str) -> str | None:
+    """Why `region` can't hold the platform: it is a listed Azure region without availability zones; None otherwise
+    (an unlisted name is the shared region check's to report)."""
+    row = catalog.find_region(Cloud.AZURE.value, region)
+    if row is None or row.availability_zones:
+        return None
+    # AKS answers AvailabilityZoneNotSupported ("Availability zone is not supported in this region.") for an agent
+    # pool with zones in such a region (github.com/rancher/rancher/issues/33019, westus).
+    return (f"region {region!r} has no availability zones (Microsoft's Azure regions list: {catalog.region_doc(Cloud.AZURE.value)}); "
+            "the AKS cluster, its GPU pools and the zone-redundant (ZRS) flow-log storage account are placed in availability "
+            "zones, so Azure would refuse them (AvailabilityZoneNotSupported) after the resource group, "
+            f"VNet and Key Vault exist; allowed: an Azure region with availability zones: {', '.join(zonal_regions_nearest_first(region))}")
+
+
 def transit_enforcement(mode: TransitEncryption) -> str:
     """VNet encryption `enforcement` for the spec's transit encryption mode."""
     return {TransitEncryption.ENFORCE: "DropUnencrypted", TransitEncryption.MONITOR: "AllowUnencrypted"}[mode]
@@ -181,6 +205,8 @@ def extra_checks(platform, cloud_spec: AzureCloudSpec) -> list[Issue]:  # noqa: 
     base: Path = ("clouds", Cloud.AZURE.value)
     issues: list[Issue] = []
     for region, spec in cloud_spec.regions.items():
+        if problem := no_zones_problem(region):
+            issues.append(((*base, "regions", region), problem))
         issues += list(_check_region(cloud_spec, spec, (*base, "regions", region)))
     issues += list(_check_front_door(cloud_spec, (*base, "global_endpoint")))
     return issues

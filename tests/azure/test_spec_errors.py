@@ -4,12 +4,18 @@ before any resource is registered."""
 from __future__ import annotations
 
 import copy
+import difflib
+import string
 from typing import Any
 
 import pytest
 from helpers import platform_dict
+from hypothesis import given
+from hypothesis import strategies as st
 
+from components import catalog
 from components.spec import SpecError, load_platform
+from components.spec.azure import zonal_regions_nearest_first
 
 E = "platform.clouds.azure.regions.eastus2"
 S = "platform.clouds.azure.regions.swedencentral"
@@ -163,3 +169,63 @@ ACCEPTED = [
 @pytest.mark.parametrize(("where", "value"), [c[1:] for c in ACCEPTED], ids=[c[0] for c in ACCEPTED])
 def test_values_azure_accepts_still_load(prod_config: dict[str, Any], where: str, value: Any) -> None:
     assert _azure_issues(change(prod_config, where, value)) == {}
+
+
+# --- Regions without availability zones ---------------------------------------------------------------------
+
+ZONAL = [r.name for r in catalog.regions("azure") if r.availability_zones]
+NOT_ZONAL = [r.name for r in catalog.regions("azure") if r.availability_zones is False]
+
+
+def _in_region(config: dict[str, Any], region: str) -> dict[str, Any]:
+    """The production config with its swedencentral region moved to `region`."""
+    data = copy.deepcopy(config)
+    data["regions"] = {(region if name == "swedencentral" else name): spec for name, spec in data["regions"].items()}
+    return data
+
+
+def test_a_region_without_availability_zones_gives_the_exact_message(prod_config: dict[str, Any]) -> None:
+    assert _azure_issues(_in_region(prod_config, "westus")) == {"platform.clouds.azure.regions.westus": (
+        "region 'westus' has no availability zones (Microsoft's Azure regions list: "
+        "https://learn.microsoft.com/azure/reliability/regions-list); the AKS cluster, its GPU pools and the "
+        "zone-redundant (ZRS) flow-log storage account are placed in availability zones, so Azure would refuse them "
+        "(AvailabilityZoneNotSupported) after the resource group, VNet and Key Vault exist; allowed: an Azure region "
+        "with availability zones: westus2, westus3, eastus, australiaeast, austriaeast, belgiumcentral, brazilsouth, "
+        "canadacentral, centralindia, centralus, chilecentral, denmarkeast, eastasia, eastus2, francecentral, "
+        "germanywestcentral, indiasouthcentral, indonesiacentral, israelcentral, italynorth, japaneast, japanwest, "
+        "koreacentral, malaysiawest, mexicocentral, newzealandnorth, northeurope, norwayeast, polandcentral, "
+        "qatarcentral, southafricanorth, southcentralus, southeastasia, spaincentral, swedencentral, switzerlandnorth, "
+        "uaenorth, uksouth, westeurope")}
+
+
+@pytest.mark.parametrize("region", NOT_ZONAL)
+def test_every_region_without_zones_is_refused_before_anything_registers(prod_config: dict[str, Any], region: str) -> None:
+    issues = _azure_issues(_in_region(prod_config, region))
+    assert list(issues) == [f"platform.clouds.azure.regions.{region}"]
+    message = issues[f"platform.clouds.azure.regions.{region}"]
+    assert message.startswith(f"region '{region}' has no availability zones")
+    assert message.split("allowed: an Azure region with availability zones: ")[1].split(", ") == zonal_regions_nearest_first(region)
+
+
+@pytest.mark.parametrize("region", ZONAL)
+def test_every_region_with_zones_loads(prod_config: dict[str, Any], region: str) -> None:
+    assert _azure_issues(_in_region(prod_config, region)) == {}
+
+
+def test_an_unlisted_region_gets_only_the_unknown_region_message(prod_config: dict[str, Any]) -> None:
+    issues = _azure_issues(_in_region(prod_config, "westus9"))
+    assert list(issues) == ["platform.clouds.azure.regions.westus9"]
+    assert issues["platform.clouds.azure.regions.westus9"].startswith("unknown azure region 'westus9'")
+
+
+@given(st.text(alphabet=string.ascii_lowercase + string.digits, max_size=24))
+def test_the_allowed_list_is_every_zonal_region_once_closest_first(name: str) -> None:
+    order = zonal_regions_nearest_first(name)
+    assert sorted(order) == sorted(ZONAL)  # each zonal region once, no region without zones
+    close = difflib.get_close_matches(name, ZONAL, n=3, cutoff=0.6)
+    assert set(order[:len(close)]) == set(close)  # the close matches lead ...
+    assert order[len(close):] == [r for r in ZONAL if r not in close]  # ... then catalog order
+    ratios = [difflib.SequenceMatcher(None, r, name).ratio() for r in order[:len(close)]]
+    assert ratios == sorted(ratios, reverse=True)
+    if name in ZONAL:
+        assert order[0] == name

@@ -41,6 +41,8 @@ def test_row_integrity(region: catalog.Region) -> None:
     assert region.source.startswith("https://"), region.source
     assert (region.partition is not None) == (region.cloud == "aws")
     assert not region.restricted or region.cloud == "azure"
+    # Every Azure row records availability zone support; no other cloud's row does (all their regions have zones).
+    assert (region.availability_zones is not None) == (region.cloud == "azure")
 
 
 def test_names_are_unique_within_and_across_clouds() -> None:
@@ -68,6 +70,18 @@ def test_known_regions_and_partitions() -> None:
     assert catalog.region_clouds("us-est-1") == []
 
 
+def test_azure_availability_zone_support() -> None:
+    # Microsoft's regions list, "Availability zone support" column (the source cited in the data file).
+    without = [r.name for r in catalog.regions("azure") if not r.availability_zones]
+    assert without == ["australiacentral", "australiacentral2", "australiasoutheast", "brazilsoutheast", "canadaeast",
+                       "francesouth", "germanynorth", "koreasouth", "northcentralus", "norwaywest", "southafricawest",
+                       "southindia", "switzerlandwest", "uaecentral", "ukwest", "westcentralus", "westindia", "westus"]
+    assert len(catalog.regions("azure")) - len(without) == 39
+    for zonal in ("eastus", "eastus2", "westus2", "westus3", "swedencentral", "westeurope", "indiasouthcentral"):
+        assert catalog.find_region("azure", zonal).availability_zones is True, zonal
+    assert catalog.find_region("aws", "us-east-1").availability_zones is None
+
+
 def test_the_reference_stacks_use_listed_regions() -> None:
     import yaml
 
@@ -76,6 +90,8 @@ def test_the_reference_stacks_use_listed_regions() -> None:
         for cloud, spec in platform["clouds"].items():
             for region in spec["regions"]:
                 assert catalog.find_region(cloud, region), f"{path.name}: {cloud} {region}"
+                if cloud == "azure":  # the spec refuses an Azure region without zones
+                    assert catalog.find_region(cloud, region).availability_zones, f"{path.name}: {region}"
 
 
 def test_unknown_cloud_is_refused() -> None:
@@ -131,3 +147,28 @@ def test_a_one_character_typo_suggests_the_region_it_came_from(case: tuple[catal
 @given(st.sampled_from(sorted(ALL_NAMES)))
 def test_a_listed_region_suggests_itself(name: str) -> None:
     assert catalog.suggest_regions(name) == [name]
+
+
+@pytest.mark.parametrize(("name", "cloud", "expected"), [
+    ("EastUS2", "azure", ["eastus2"]),
+    ("WestEurope", None, ["westeurope"]),
+    ("US-EAST-1", "aws", ["us-east-1"]),  # not us-east-2, also one edit from us-east-1's lower-case form
+    ("Europe-West4", "gcp", ["europe-west4"]),
+    ("US-EST-1", "aws", ["us-west-1", "us-east-1"]),  # a typo in another case: as the lower-case typo
+])
+def test_suggestions_ignore_case(name: str, cloud: str | None, expected: list[str]) -> None:
+    assert catalog.suggest_regions(name, cloud) == expected
+
+
+@st.composite
+def recased(draw: st.DrawFn) -> tuple[catalog.Region, str]:
+    """A listed region and its name in any case (some letters upper-case)."""
+    region = draw(st.sampled_from(REGIONS))
+    return region, "".join(c.upper() if draw(st.booleans()) else c for c in region.name)
+
+
+@given(recased())
+def test_any_casing_of_a_listed_name_suggests_the_listed_name_alone(case: tuple[catalog.Region, str]) -> None:
+    region, name = case
+    assert catalog.suggest_regions(name, region.cloud) == [region.name]
+    assert catalog.suggest_regions(name) == [region.name]  # names are distinct across clouds, in any case too

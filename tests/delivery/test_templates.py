@@ -121,6 +121,9 @@ def test_a_wrong_answer_is_a_clear_error_and_plans_nothing(
     ("inference-endpoint", {"cloud": "gcp", "region": "us-central1,europe-wst4"},
      "did you mean europe-west4? All gcp regions: https://cloud.google.com/compute/docs/regions-zones; set it with "
      "`pulumi config set region us-central1,europe-west4`"),
+    ("gpu-training", {"cloud": "azure", "region": "westus"},
+     "config region: region 'westus' has no availability zones (Microsoft's Azure regions list: "),
+    ("gpu-training", {"cloud": "azure", "region": "westus"}, "; set it with `pulumi config set region westus2`"),
     ("tpu-research", {"region": "eastus2"}, "config region: 'eastus2' is a region of azure; TPU slices are GCP-only, "
      "and GCP regions are named like us-central1; set it with `pulumi config set region us-central1`"),
 ])

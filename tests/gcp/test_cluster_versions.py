@@ -34,8 +34,9 @@ class _ServerConfig(PlanMocks):
     each channel's latest version keep only versions with the prefix (a channel without one is left out); records
     what was asked."""
 
-    def __init__(self, channels: dict[str, tuple[str, list[str]]] | None = None) -> None:
+    def __init__(self, channels: dict[str, tuple[str, list[str]]] | None = None, targets: dict[str, str] | None = None) -> None:
         self.channels, self.asked = CHANNELS if channels is None else channels, []
+        self.targets = targets  # each channel's auto-upgrade target; None: the channels' defaults
 
     def call(self, args):  # noqa: ANN001, ANN201 (the SDK's mock interface)
         if args.token != VERSIONS:
@@ -46,6 +47,8 @@ class _ServerConfig(PlanMocks):
                   if any(v.startswith(prefix) for v in valid)}
         return {**super().call(args), "validMasterVersions": [v for v in VALID_MASTER if v.startswith(prefix)],
                 "releaseChannelDefaultVersion": {c: default for c, (default, _) in self.channels.items()},
+                "releaseChannelUpgradeTargetVersion": self.targets if self.targets is not None else
+                {c: default for c, (default, _) in self.channels.items()},
                 "releaseChannelLatestVersion": latest}
 
 
@@ -138,10 +141,19 @@ def test_lustre_without_a_version_stops_when_the_channel_default_is_below_the_si
     with pytest.raises(pulumi.RunError) as caught:
         _plan({}, mocks, lustre=True)
     assert str(caught.value) == (
-        f"{PATH}: unset, so the cluster takes the default of GKE's regular release channel in us-central1, "
-        f"1.33.5-gke.1308000; {LUSTRE}: set kubernetes_version to 1.34 (1.34.1-gke.3971001 in the channel) or set "
-        "upgrade_channel to rapid")
+        f"{PATH}: unset, so the cluster runs what GKE's regular release channel in us-central1 creates or upgrades "
+        f"clusters to, as low as 1.33.5-gke.1308000; {LUSTRE}: set kubernetes_version to 1.34 (1.34.1-gke.3971001 in "
+        "the channel) or set upgrade_channel to rapid")
     assert mocks.asked == [{"project": PROJECT, "location": "us-central1"}]
+
+
+def test_lustre_without_a_version_stops_when_the_channels_upgrade_target_is_below_the_floor() -> None:
+    # A new cluster would start at rapid's default, but an existing one is only taken to the auto-upgrade target: with
+    # no pinned minimum nothing raises it, and its new CPU and TPU pools would be refused.
+    targets = {"RAPID": "1.33.5-gke.2392000", "REGULAR": "1.33.5-gke.2392000", "STABLE": "1.32.9-gke.1000"}
+    with pytest.raises(pulumi.RunError, match=r"release channel in us-central1 creates or upgrades clusters to, as low "
+                                              r"as 1\.33\.5-gke\.2392000; .*: set kubernetes_version to 1\.35"):
+        _plan({"upgrade_channel": "rapid"}, _ServerConfig(targets=targets), lustre=True)
 
 
 def test_lustre_without_a_version_goes_on_when_the_channel_default_reaches_the_floor() -> None:

@@ -158,7 +158,9 @@ def test_a_reservation_lookup_that_fails_is_a_reservation_not_in_that_zone(monke
     def engine_invoke(self, request):  # noqa: ANN001, ANN202
         args = rpc.deserialize_properties(request.args)
         if request.tok == RESERVATION and args["zone"] != "us-central1-a":
-            raise _RpcError(f"invocation of {RESERVATION} returned an error: " + NOT_FOUND.format(**args))
+            # As a real engine relays it: the bridge's "invoking <token>:" and go-multierror's list around the API's error.
+            raise _RpcError(f"invocation of {RESERVATION} returned an error: invoking {RESERVATION}: 1 error occurred:"
+                            f"\n\t* {NOT_FOUND.format(**args)}\n\n")
         return answer(self, request)
 
     monkeypatch.setattr(RecordingMonitor, "Invoke", engine_invoke)
@@ -169,6 +171,25 @@ def test_a_reservation_lookup_that_fails_is_a_reservation_not_in_that_zone(monke
         "set gpu_pools.h100.zones to the reservation's zones (Compute Engine answered "
         f"us-central1-b: {NOT_FOUND.format(project=project, zone='us-central1-b', name='a3-res')}; "
         f"us-central1-c: {NOT_FOUND.format(project=project, zone='us-central1-c', name='a3-res')})")
+
+
+def test_a_lookup_that_fails_for_another_reason_is_not_taken_for_a_missing_reservation(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Expired credentials, quota or a 5xx say nothing about where the reservation is: the error is the API's own.
+    from aiinfra.plan.runtime import RecordingMonitor
+
+    answer = RecordingMonitor.Invoke
+    unavailable = "googleapi: Error 503: The service is currently unavailable., backendError"
+
+    def engine_invoke(self, request):  # noqa: ANN001, ANN202
+        if request.tok == RESERVATION:
+            raise _RpcError(f"invocation of {RESERVATION} returned an error: invoking {RESERVATION}: 1 error occurred:"
+                            f"\n\t* {unavailable}\n\n")
+        return answer(self, request)
+
+    monkeypatch.setattr(RecordingMonitor, "Invoke", engine_invoke)
+    with pytest.raises(Exception, match="Error 503") as caught:
+        _plan({"gpu_pools": {"h100": {**H100, "reservation": "a3-res"}}}, _Reservations({"a3-res": ("abc", "a3-highgpu-8g")}))
+    assert "is not in" not in str(caught.value)
 
 
 def test_only_the_pools_own_zones_are_looked_up() -> None:
