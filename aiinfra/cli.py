@@ -6,6 +6,7 @@ Heavy imports (pulumi, provider SDKs, pydantic) happen inside the commands, so `
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import json
 import os
@@ -312,15 +313,22 @@ def _policy_setup(args: argparse.Namespace, project_root: Path) -> tuple[Path, d
 def _evaluate_policy(policy: tuple[Path, dict, Path], result, organization: str):  # noqa: ANN001, ANN202
     from aiinfra.policy_eval import PolicyError, evaluate_pack
 
+    from aiinfra.plan.diff import scrub, secret_texts
+
     pack, config, _ = policy
     records = [r.to_json() for r in result.resources]
     try:
         # The stack's config the program ran with, as the engine gives it to a pack (secure values stay placeholders).
-        return evaluate_pack(pack, records, config=config, project=result.project, stack=result.stack,
-                             organization=organization, stack_config=result.config, secret_keys=result.secret_keys,
-                             stack_tags=result.stack_tags)
+        report = evaluate_pack(pack, records, config=config, project=result.project, stack=result.stack,
+                               organization=organization, stack_config=result.config, secret_keys=result.secret_keys,
+                               stack_tags=result.stack_tags)
     except PolicyError as err:
         raise UserError(str(err)) from None
+    # A policy may quote the value it objects to; a secret one is not to be printed, nor put in a PR comment.
+    secrets = secret_texts([r["inputs"] for r in records])
+    if secrets:
+        report.violations = [dataclasses.replace(v, message=scrub(v.message, secrets)) for v in report.violations]
+    return report
 
 
 def _shown_path(path: Path) -> str:

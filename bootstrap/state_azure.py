@@ -164,7 +164,8 @@ def build(prefix: str, location: str, admins: list[Principal], admins_key: str, 
 
     # Shared keys are off and the vault uses Azure RBAC: `azblob://` and `azurekeyvault://` work only for principals
     # holding these data-plane roles. Protected like the rest, but not retained: revoking a principal is
-    # `pulumi state unprotect <urn>` of its two assignments, removing it from the config and `pulumi up`.
+    # `pulumi state unprotect <urn>` of its two assignments, deleting the account's lock (it refuses deleting role
+    # assignments inside the account too), removing it from the config and `pulumi up --refresh` (README).
     for admin in admins:
         for suffix, scope, definition in (("crypto-user", vault.id, KEY_VAULT_CRYPTO_USER),
                                           ("blob-contributor", container.id, STORAGE_BLOB_DATA_CONTRIBUTOR)):

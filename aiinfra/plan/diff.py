@@ -74,12 +74,13 @@ FORCE_NEW: dict[str, tuple[str, ...]] = {
     "aws:s3/bucketV2:BucketV2": _AWS_BUCKET,
     "gcp:storage/bucket:Bucket": ("name", "location", "project", "enableObjectRetention"),
     "gcp:container/cluster:Cluster": ("name", "location", "project", "network", "subnetwork", "networkingMode",
-                                      "datapathProvider", "enableAutopilot", "enableTpu"),
+                                      "datapathProvider", "enableAutopilot", "enableTpu", "ipAllocationPolicy"),
     "gcp:container/nodePool:NodePool": ("name", "namePrefix", "location", "cluster", "project", "maxPodsPerNode",
                                         "placementPolicy.policyName", "nodeConfig.guestAccelerators",
                                         "nodeConfig.spot", "nodeConfig.preemptible", "nodeConfig.serviceAccount",
                                         "nodeConfig.oauthScopes", "nodeConfig.reservationAffinity",
-                                        "nodeConfig.bootDiskKmsKey", "nodeConfig.localSsdCount", "nodeConfig.metadata"),
+                                        "nodeConfig.bootDiskKmsKey", "nodeConfig.localSsdCount", "nodeConfig.metadata",
+                                        "nodeConfig.shieldedInstanceConfig"),
     "gcp:lustre/instance:Instance": ("instanceId", "location", "project", "network", "filesystem",
                                      "perUnitStorageThroughput", "kmsKey"),
     "kubernetes:core/v1:PersistentVolumeClaim": ("spec.accessModes", "spec.selector", "spec.storageClassName",
@@ -93,6 +94,9 @@ FORCE_NEW: dict[str, tuple[str, ...]] = {
     "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": ("roleRef",),
     "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding": ("roleRef",),
     "kubernetes:core/v1:Service": ("spec.clusterIP",),
+    # Replaced unless the provider sets enableConfigMapMutable, which this project's providers do not (default off).
+    "kubernetes:core/v1:ConfigMap": ("data", "binaryData"),
+    "kubernetes:core/v1:ResourceQuota": ("spec.scopes",),
     "kubernetes:helm.sh/v3:Release": ("name", "namespace"),
 }
 _KUBERNETES_IDENTITY = ("metadata.name", "metadata.namespace")
@@ -122,7 +126,7 @@ def parse_path(path: str) -> list[str | int] | None:
             return None
         name, index, quoted, star = match.groups()
         segments.append(name if name is not None else int(index) if index is not None
-                        else json.loads(f'"{quoted}"') if quoted is not None else star)
+                        else quoted.replace('\\"', '"') if quoted is not None else star)  # the engine unescapes only \"
         position = match.end()
     return segments or None
 
@@ -155,6 +159,28 @@ def mask_secrets(value: Any) -> Any:
     return value
 
 
+def secret_texts(value: Any) -> set[str]:
+    """The text of every scalar inside a secret in `value` (a record's inputs), for scrubbing other text that may quote
+    it (policy messages); values shorter than 4 characters are left, as they would match too much."""
+    if _is_secret(value):
+        inner = value.get("value")
+        scalars = [inner] if not isinstance(inner, (dict, list)) else [
+            t for part in (inner.values() if isinstance(inner, dict) else inner) for t in secret_texts({**value, "value": part})]
+        return {str(s) for s in scalars if s is not None and len(str(s)) >= 4}
+    if isinstance(value, dict):
+        return {t for v in value.values() for t in secret_texts(v)}
+    if isinstance(value, list):
+        return {t for v in value for t in secret_texts(v)}
+    return set()
+
+
+def scrub(text: str, secrets: set[str]) -> str:
+    """`text` with each of `secrets` shown as `[secret]`, longest first (so a secret holding another goes whole)."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, SECRET_SHOWN)
+    return text
+
+
 _MISSING = object()
 
 
@@ -171,10 +197,14 @@ def _get(value: Any, segments: list[str | int]) -> Any:
 
 def _reset(old: Any, new: Any, segments: list[str | int]) -> Any:
     """`new` with the value at `segments` set to `old`'s (removed where `old` has none), as the engine applies an
-    ignoreChanges path; wildcards cover every key or index `new` has there."""
+    ignoreChanges path (sdk/go/common/resource/properties_path.go, reset): a wildcard ending the path takes `old`'s
+    whole object there; one inside it covers every key or index `new` has; below a key `old` lacks, the ignored value
+    is removed from `new` too."""
     if not segments:
         return old
     head, rest = segments[0], segments[1:]
+    if head == "*" and not rest and isinstance(new, dict) and isinstance(old, dict) and not _is_secret(old):
+        return dict(old)
     if isinstance(new, dict) and not _is_secret(new):
         keys = list(new) if head == "*" else [head] if isinstance(head, str) else []
         result = dict(new)
@@ -185,8 +215,8 @@ def _reset(old: Any, new: Any, segments: list[str | int]) -> Any:
                     result.pop(key, None)
                 else:
                     result[key] = before
-            elif key in result and before is not _MISSING:
-                result[key] = _reset(before, result[key], rest)
+            elif key in result:
+                result[key] = _reset(None if before is _MISSING else before, result[key], rest)
         return result
     if isinstance(new, list):
         indexes = range(len(new)) if head == "*" else [head] if isinstance(head, int) and 0 <= head < len(new) else []
@@ -288,7 +318,9 @@ def _changed_entry(old: dict[str, Any], new: dict[str, Any], before: str, urn: s
         "inputs": [format_path(path) for path, _, _ in changes],
         "changes": [{"path": format_path(path), "old": shown(a), "new": shown(b)} for path, a, b in changes],
         "replaceBecause": replacing, "options": options, "notes": []}
-    if replacing and old.get("protect"):
+    # The engine allows unprotecting and replacing in one update: it refuses only when both are protected
+    # (pkg/resource/deploy/step_generator.go).
+    if replacing and old.get("protect") and new.get("protect"):
         entry["protected"] = True
         entry["notes"].append(PROTECTED_NOTE)
     if replacing and old.get("retainOnDelete"):

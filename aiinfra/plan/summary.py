@@ -25,6 +25,18 @@ def _get(data: Any, *path: str) -> Any:
     return None if data == UNKNOWN else data
 
 
+def _obj(data: Any, *path: str) -> dict[str, Any]:
+    """The object at `path`; {} when it is missing or not an object (unknown, or a secret shown as `[secret]`)."""
+    value = _get(data, *path)
+    return value if isinstance(value, dict) else {}
+
+
+def _items(data: Any, *path: str) -> list[Any]:
+    """The list at `path`; [] when it is missing or not a list (unknown, or a secret shown as `[secret]`)."""
+    value = _get(data, *path)
+    return value if isinstance(value, list) else []
+
+
 def _range(lo: Any, hi: Any) -> str:
     return f"{lo if lo is not None else '?'}..{hi if hi is not None else '?'} nodes"
 
@@ -46,8 +58,8 @@ def _types_with_accelerators(cloud: str, types: list[Any]) -> str:
 
 
 def _aws_node_group(i: dict[str, Any]) -> str:
-    types = _types_with_accelerators("aws", _get(i, "instanceTypes") or ["?"])
-    sc = _get(i, "scalingConfig") or {}
+    types = _types_with_accelerators("aws", _items(i, "instanceTypes") or ["?"])
+    sc = _obj(i, "scalingConfig")
     return f"{types} {_get(i, 'amiType') or ''} {_get(i, 'capacityType') or 'ON_DEMAND'} {_range(sc.get('minSize'), sc.get('maxSize'))}"
 
 
@@ -68,13 +80,13 @@ def _slice_chips(topology: str) -> int | None:
 
 
 def _gcp_node_pool(i: dict[str, Any]) -> str:
-    nc = _get(i, "nodeConfig") or {}
+    nc = _obj(i, "nodeConfig")
     machine = nc.get("machineType", "?")
-    accels = ",".join(f"{a.get('count')}x {a.get('type')}" for a in nc.get("guestAccelerators") or [])
+    accels = ",".join(f"{a.get('count')}x {a.get('type')}" for a in _items(nc, "guestAccelerators") if isinstance(a, dict))
     tpu = _tpu_chips(machine)
     if tpu is not None:  # a TPU machine type names its chips only in its name: `ct5p-hightpu-4t`
         accels = f"({tpu[1]}x {tpu[0]})"
-    auto = _get(i, "autoscaling") or {}
+    auto = _obj(i, "autoscaling")
     size = _range(auto.get("totalMinNodeCount", auto.get("minNodeCount")), auto.get("totalMaxNodeCount", auto.get("maxNodeCount"))) if auto else f"{_get(i, 'nodeCount')} nodes"
     topo = _get(i, "placementPolicy", "tpuTopology")
     chips = _slice_chips(topo) if isinstance(topo, str) else None
@@ -94,7 +106,7 @@ def _aks_cluster(i: dict[str, Any]) -> str:
     text = (f"k8s {_get(i, 'kubernetesVersion') or 'AKS default'}, "
             f"upgrade channel={_get(i, 'autoUpgradeProfile', 'upgradeChannel') or 'none'}, "
             f"private={_get(i, 'apiServerAccessProfile', 'enablePrivateCluster')}")
-    for pool in _get(i, "agentPoolProfiles") or []:
+    for pool in _items(i, "agentPoolProfiles"):
         if not isinstance(pool, dict):
             continue
         nodes = (_range(pool.get("minCount"), pool.get("maxCount")) if pool.get("enableAutoScaling")
@@ -124,7 +136,7 @@ FACTS: dict[str, Facts] = {
     "azure-native:containerservice:ManagedCluster": _aks_cluster,
     "azure-native:containerservice:AgentPool": _azure_agent_pool,
     "azure-native:storagecache:AmlFilesystem": lambda i: f"{_get(i, 'storageCapacityTiB')} TiB {_get(i, 'sku', 'name')}",
-    "azure-native:network:VirtualNetwork": lambda i: ",".join(_get(i, "addressSpace", "addressPrefixes") or []),
+    "azure-native:network:VirtualNetwork": lambda i: ",".join(map(str, _items(i, "addressSpace", "addressPrefixes"))),
     "kubernetes:helm.sh/v3:Release": lambda i: f"{_get(i, 'chart')} {_get(i, 'version')}",
     # Load balancers and the global endpoint: who can reach them and where traffic goes.
     "aws:lb/loadBalancer:LoadBalancer": lambda i: f"{_get(i, 'loadBalancerType') or 'application'}, internal={_get(i, 'internal')}",
@@ -134,7 +146,7 @@ FACTS: dict[str, Facts] = {
     "azure-native:cdn:AFDOrigin": lambda i: f"{_get(i, 'hostName')}"
     + (f" through Private Link in {region}" if (region := _get(i, 'sharedPrivateLinkResource', 'privateLinkLocation')) else ""),
     "kubernetes:core/v1:Service": lambda i: f"{_get(i, 'metadata', 'namespace')}/{_get(i, 'metadata', 'name')} "
-    f"{_get(i, 'spec', 'type') or 'ClusterIP'} :{','.join(str(_get(p, 'port')) for p in _get(i, 'spec', 'ports') or [])}"
+    f"{_get(i, 'spec', 'type') or 'ClusterIP'} :{','.join(str(_get(p, 'port')) for p in _items(i, 'spec', 'ports'))}"
     + (", internal" if _get(i, 'metadata', 'annotations', 'service.beta.kubernetes.io/azure-load-balancer-internal') == "true" else ""),
     "kubernetes:core/v1:PersistentVolumeClaim": lambda i: f"{_get(i, 'metadata', 'namespace')}/{_get(i, 'metadata', 'name')} "
     f"{_get(i, 'spec', 'resources', 'requests', 'storage')}",

@@ -259,6 +259,54 @@ def test_ignored_paths_are_no_change_as_the_engine_resets_them() -> None:
     assert entry["inputs"] == ["agentPoolProfiles[0].maxCount"] and entry["changes"][0]["old"] == "5"
 
 
+def test_ignore_changes_resets_as_the_engine_below_missing_keys_and_at_leaf_wildcards() -> None:
+    """properties_path.go reset(): below a key the base lacks the ignored value is dropped from the head too, and a
+    wildcard ending the path takes the base's whole object (keys only the head has go)."""
+    role = _record("aws:iam/role:Role", "r", {"name": "r"}, ignoreChanges=["tags.foo"])
+    labels = _record("kubernetes:core/v1:Namespace", "ns", {"metadata": {"labels": {"a": "1"}}},
+                     ignoreChanges=["metadata.labels.*"])
+    base, head = _plans(role, labels)
+    role, labels = head["resources"][1:]
+    role["inputs"]["tags"] = {"foo": "1"}
+    labels["inputs"]["metadata"]["labels"] = {"b": "2"}
+    diff = diff_plans(base, head)
+    assert diff["counts"]["changed"] == 1  # tags appeared, but empty once foo is reset away
+    assert _only_entry(diff)["inputs"] == ["tags"]
+    role["inputs"]["tags"] = {"foo": "1", "team": "ml"}
+    labels["inputs"]["metadata"]["labels"] = {"a": "1", "b": "2"}
+    assert [c["new"] for c in _only_entry(diff_plans(base, head))["changes"]] == ['{"team":"ml"}']
+
+
+def test_a_quoted_key_keeps_its_backslashes_as_the_engine_does() -> None:
+    from aiinfra.plan.diff import parse_path
+
+    assert parse_path('metadata.annotations["C:\\path"]') == ["metadata", "annotations", "C:\\path"]
+    assert parse_path('a["say \\"hi\\""]') == ["a", 'say "hi"']
+    assert parse_path('metadata.labels["app.kubernetes.io/name"]') == ["metadata", "labels", "app.kubernetes.io/name"]
+
+
+def test_unprotecting_and_replacing_in_one_update_is_not_flagged() -> None:
+    """The engine refuses a replacement only when the resource is protected before and after (step_generator.go)."""
+    bucket = _record("aws:s3/bucket:Bucket", "data", {"bucket": "acme-data"}, protect=True)
+    base, head = _plans(bucket)
+    head["resources"][1].update(protect=False, inputs={"bucket": "acme-data-2"})
+    entry = _only_entry(diff_plans(base, head))
+    assert entry["action"] == "replace" and not entry.get("protected") and entry["notes"] == []
+    head["resources"][1]["protect"] = True
+    assert diff_plans(base, head)["protected"] == [bucket["urn"]]
+
+
+def test_config_maps_and_gke_cluster_ranges_replace() -> None:
+    cm = _record("kubernetes:core/v1:ConfigMap", "cfg", {"metadata": {"name": "cfg"}, "data": {"a": "1"}})
+    gke = _record("gcp:container/cluster:Cluster", "gke", {"ipAllocationPolicy": {"servicesSecondaryRangeName": "s"}})
+    base, head = _plans(cm, gke)
+    cm, gke = head["resources"][1:]
+    cm["inputs"]["data"]["a"] = "2"
+    gke["inputs"]["ipAllocationPolicy"]["servicesSecondaryRangeName"] = "t"
+    replaced = diff_plans(base, head)["components"]["(outside components)"]["replaced"]
+    assert sorted(e["replaceBecause"][0] for e in replaced) == ["data.a", "ipAllocationPolicy.servicesSecondaryRangeName"]
+
+
 def test_values_are_shown_masked_when_secret_and_cut_when_long() -> None:
     secret = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": "hunter2"}
     vpc = _record("aws:ec2/vpc:Vpc", "vpc", {"cidrBlock": "10.0.0.0/16", "password": secret, "note": "a"})

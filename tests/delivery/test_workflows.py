@@ -48,6 +48,10 @@ def test_preview_plans_base_and_head_comments_once_and_fails_on_violations(flows
     comment = _script(preview["jobs"]["comment"])
     assert "updateComment" in comment and "<!-- ai-infra-plan -->" in comment
     assert steps[-1]["if"] == "steps.plan.outputs.status != '0'"
+    # A re-run uploads again in the same run: without overwrite upload-artifact v4 fails with a conflict, and the
+    # comment job would post the first attempt's plans.
+    upload = next(s for s in steps if _action(s) == "actions/upload-artifact")
+    assert upload["with"]["name"] == "plans" and upload["with"]["overwrite"] is True
     real = preview["jobs"]["pulumi-preview"]
     assert real["if"] == "vars.PULUMI_PREVIEW_ENABLED == 'true' && " + SAME_REPOSITORY
     action = next(s for s in real["steps"] if _action(s) == "pulumi/actions")

@@ -191,3 +191,52 @@ def test_tpu_pools_show_their_chips_and_slice_and_aks_its_system_pool() -> None:
     assert "      - NodePool v5e-single: ct5lp-hightpu-1t (1x tpu-v5e) 1 nodes" in lines
     assert ("      - ManagedCluster aks: k8s AKS default, upgrade channel=stable, private=True; "
             "system pool: Standard_D4ds_v5 2..5 nodes") in lines
+
+
+@pytest.mark.parametrize(("type_", "inputs", "fact"), [
+    ("gcp:container/nodePool:NodePool", {"nodeConfig": "SECRET", "autoscaling": {"totalMinNodeCount": 0, "totalMaxNodeCount": 2}},
+     "? 0..2 nodes"),
+    ("aws:eks/nodeGroup:NodeGroup", {"instanceTypes": "SECRET", "scalingConfig": "SECRET"}, "? ON_DEMAND ?..? nodes"),
+    ("azure-native:containerservice:ManagedCluster", {"agentPoolProfiles": "SECRET"}, "k8s AKS default"),
+    ("azure-native:network:VirtualNetwork", {"addressSpace": {"addressPrefixes": "SECRET"}}, ""),
+])
+def test_a_secret_object_reads_as_missing_in_the_summary_facts(type_: str, inputs: dict, fact: str) -> None:
+    """A whole object or list given as a secret is `[secret]` once masked: the facts treat it as missing instead of
+    indexing a string."""
+    from aiinfra.plan.summary import _facts
+
+    secret = {SIG: SECRET, "value": {"machineType": "n2-standard-8"}}
+    record = ResourceRecord(urn=f"urn:pulumi:s::p::{type_}::r", type=type_, name="r", parent="", provider="", custom=True,
+                            protect=False, retainOnDelete=False, ignoreChanges=[], dependencies=[],
+                            inputs={k: (secret if v == "SECRET" else
+                                        {kk: (secret if vv == "SECRET" else vv) for kk, vv in v.items()} if isinstance(v, dict) else v)
+                                    for k, v in inputs.items()})
+    [line] = [line for line in _facts([record]) if not line[0].isdigit()]
+    assert fact in line and "n2-standard" not in line
+
+
+def test_a_policy_message_quoting_a_secret_value_is_scrubbed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The pack gets the plaintext (it must judge it) and may quote it; what the plan prints, writes to --json and puts in
+    the PR comment shows `[secret]` instead."""
+    program = tmp_path / "sg"
+    program.mkdir()
+    (program / "Pulumi.yaml").write_text("name: sg\nruntime: python\n")
+    (program / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-east-1\n")
+    (program / "__main__.py").write_text(
+        "import pulumi, pulumi_aws as aws\n"
+        "aws.ec2.SecurityGroup('sg', vpc_id='vpc-1', description='x', ingress=[aws.ec2.SecurityGroupIngressArgs(\n"
+        "    protocol='tcp', from_port=22, to_port=22, cidr_blocks=[pulumi.Output.secret('0.0.0.0/0')])])\n")
+    report, comment = tmp_path / "p.json", tmp_path / "c.md"
+    assert main(["plan", "--program", str(program), "--stack", "dev", "--json", str(report), "--markdown", str(comment)]) == 2
+    out = capsys.readouterr().out
+    assert "ingress from [secret] to port 22" in out
+    for text in (out, report.read_text(), comment.read_text()):
+        assert "0.0.0.0/0" not in text
+
+
+def test_secret_texts_finds_every_scalar_inside_secrets_only() -> None:
+    from aiinfra.plan.diff import scrub, secret_texts
+
+    inputs = {"a": {SIG: SECRET, "value": {"k": "alpha-1", "n": [12345, "no"]}}, "b": "plain-text", "c": [{SIG: SECRET, "value": "beta-22"}]}
+    assert secret_texts(inputs) == {"alpha-1", "12345", "beta-22"}  # "no": too short to scrub safely
+    assert scrub("alpha-1 and beta-22 but plain-text", secret_texts(inputs)) == "[secret] and [secret] but plain-text"
