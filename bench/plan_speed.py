@@ -130,7 +130,7 @@ def plan_sdk_round_trip(stack: str) -> float:
     from aiinfra.plan.runtime import RecordingMonitor
 
     original = RecordingMonitor._register
-    RecordingMonitor._register = lambda self, request, inputs: mocks.MockMonitor.RegisterResource(self, request)  # type: ignore[method-assign]
+    RecordingMonitor._register = lambda self, request, inputs, urn: mocks.MockMonitor.RegisterResource(self, request)  # type: ignore[method-assign]
     try:
         return plan_once(stack)[0]
     finally:
