@@ -166,22 +166,20 @@ def build(prefix: str, location: str, admins: list[Principal], admins_key: str, 
     # holding these data-plane roles. Protected like the rest, but not retained: revoking a principal is
     # `pulumi state unprotect <urn>` of its two assignments, deleting the account's lock (it refuses deleting role
     # assignments inside the account too), removing it from the config and `pulumi up --refresh` (README).
-    for admin in admins:
-        for suffix, scope, definition in (("crypto-user", vault.id, KEY_VAULT_CRYPTO_USER),
-                                          ("blob-contributor", container.id, STORAGE_BLOB_DATA_CONTRIBUTOR)):
-            azure.authorization.RoleAssignment(f"state-admin-{admin.principal_id}-{suffix}", azure.authorization.RoleAssignmentArgs(
-                scope=scope, principal_id=admin.principal_id,
-                principal_type=azure.authorization.PrincipalType(admin.principal_type),
-                role_definition_id=role(definition)), opts=pulumi.ResourceOptions(protect=True))
     # Readers (the CI preview identity): a DIY backend's preview reads the checkpoint and takes no lock, and decrypts the
     # stack's secrets: read on the container, and encrypt/decrypt on this key only (not on the whole vault).
-    for reader in readers:
-        for suffix, scope, definition in (("crypto-user", key.id, KEY_VAULT_CRYPTO_USER),
-                                          ("blob-reader", container.id, STORAGE_BLOB_DATA_READER)):
-            azure.authorization.RoleAssignment(f"state-reader-{reader.principal_id}-{suffix}", azure.authorization.RoleAssignmentArgs(
-                scope=scope, principal_id=reader.principal_id,
-                principal_type=azure.authorization.PrincipalType(reader.principal_type),
-                role_definition_id=role(definition)), opts=pulumi.ResourceOptions(protect=True))
+    grants = (("admin", admins, (("crypto-user", vault.id, KEY_VAULT_CRYPTO_USER),
+                                 ("blob-contributor", container.id, STORAGE_BLOB_DATA_CONTRIBUTOR))),
+              ("reader", readers, (("crypto-user", key.id, KEY_VAULT_CRYPTO_USER),
+                                   ("blob-reader", container.id, STORAGE_BLOB_DATA_READER))))
+    for kind, principals, roles in grants:
+        for principal in principals:
+            for suffix, scope, definition in roles:
+                azure.authorization.RoleAssignment(
+                    f"state-{kind}-{principal.principal_id}-{suffix}", azure.authorization.RoleAssignmentArgs(
+                        scope=scope, principal_id=principal.principal_id,
+                        principal_type=azure.authorization.PrincipalType(principal.principal_type),
+                        role_definition_id=role(definition)), opts=pulumi.ResourceOptions(protect=True))
     if not admins:
         pulumi.log.warn(
             f"{admins_key} is not set: no user, group or service principal is granted Key Vault Crypto User on vault "
