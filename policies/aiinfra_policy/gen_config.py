@@ -36,7 +36,7 @@ ENVIRONMENTS = {
         "allowedAccelerators": ["h100-80gb", "l4", "a100-80gb", "tpu-v5e"], "maxGpusPerPool": 32, "maxGpusPerEnvironment": 128,
         "privilegedWorkloads": AZURE_LUSTRE_CSI_NODE}},
     "prod": {"mandatory": ["critical", "high", "medium", "low"], "params": {
-        "allowedAccelerators": ["h100-80gb", "h200-141gb", "trainium2", "l4", "a100-80gb", "tpu-v5p", "tpu-v6e"],
+        "allowedAccelerators": ["h100-80gb", "h200-141gb", "trainium2", "l4", "a10g", "a100-80gb", "tpu-v5p", "tpu-v6e"],
         "maxGpusPerPool": 64, "maxGpusPerEnvironment": 512, "privilegedWorkloads": AZURE_LUSTRE_CSI_NODE}},
 }
 BASELINE = {"profiles": ["baseline"], "mandatory": ["critical", "high"], "params": {
