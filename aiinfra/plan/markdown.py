@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .diff import counts_line, describe_changes
+from .diff import counts_line
 
 MARKER = "<!-- ai-infra-plan -->"
 """The workflow finds its own comment by this marker and updates it in place."""
