@@ -175,9 +175,11 @@ def secret_texts(value: Any) -> set[str]:
 
 
 def scrub(text: str, secrets: set[str]) -> str:
-    """`text` with each of `secrets` shown as `[secret]`, longest first (so a secret holding another goes whole)."""
-    for secret in sorted(secrets, key=len, reverse=True):
-        text = text.replace(secret, SECRET_SHOWN)
+    """`text` with each of `secrets` shown as `[secret]`, as written or JSON-escaped (a message may quote a value with
+    json.dumps: a PEM's newlines as \\n), longest first (so a secret holding another goes whole)."""
+    forms = {form for secret in secrets for form in (secret, json.dumps(secret)[1:-1]) if len(form) >= 4}
+    for form in sorted(forms, key=len, reverse=True):
+        text = text.replace(form, SECRET_SHOWN)
     return text
 
 

@@ -56,6 +56,7 @@ from components.spec import (
     resolve_lustre,
     resolve_tpu,
 )
+from components.spec.gcp import is_plain_zone
 from components.spec.loader import config_path
 
 from .types import AutonegBinding, CloudResult, ClusterHandle, InferenceBackend, region_name
@@ -137,7 +138,7 @@ def _region(platform: Platform, cloud_spec: GcpCloudSpec, project: _Project, ctx
     # which would otherwise report a mistyped zone as one that lacks the pool's machine type).
     listed = cloud_spec.zones.get(ctx.region)
     zones = (checked_zones(ctx.region, zone_settings(config_path(("clouds", "gcp", "zones", ctx.region)), listed), region_zones)
-             if listed else region_zones.apply(lambda names: names[: spec.network.zones]))
+             if listed else region_zones.apply(lambda names: [n for n in names if is_plain_zone(n)][: spec.network.zones]))
     offerings = _offerings(ctx, spec, region_zones, project.invoke)
     first_zone = zones.apply(lambda z: z[0])
     users: dict[str, pulumi.Input[str]] = {

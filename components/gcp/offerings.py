@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import pulumi
 import pulumi_gcp as gcp
 
-from components.spec.gcp import lowest_unpinned, pinned_minor_check, signed_modules_problem
+from components.spec.gcp import pinned_minor_check, signed_modules_problem
 from components.spec.offerings import zone_offering_problem
 
 ByZone = dict[str, set[str]]
@@ -130,19 +130,20 @@ def offered_master_version(project: str, region: str, version: str, channel: str
 
 def signed_modules_channel(project: str, region: str, channel: str, path: str,
                            opts: pulumi.InvokeOutputOptions) -> pulumi.Output[str]:
-    """`channel`, for a cluster without kubernetes_version in a region with Managed Lustre, once both the channel's
-    default version (what GKE creates a cluster at) and its auto-upgrade target (what an existing cluster is taken to;
-    nothing else raises it without a pinned minimum) are at least SIGNED_MODULES_VERSION; else the run stops with the
-    error for config path `path` (the unset kubernetes_version) before the cluster or its pools are changed."""
+    """`channel`, for a cluster without kubernetes_version in a region with Managed Lustre, once the channel's default
+    version (what GKE creates a cluster at) is at least SIGNED_MODULES_VERSION; else the run stops with the error for
+    config path `path` (the unset kubernetes_version) before the cluster is created. Not the auto-upgrade target: GKE
+    often publishes a target below the default (a new minor becomes the default first), and a new cluster is never
+    taken down to it. An existing cluster below the floor (the target lagging it) is what pinning
+    kubernetes_version to 1.34 or later raises (README, Kubernetes versions)."""
     every = gcp.container.get_engine_versions_output(project=project, location=region, opts=opts)
 
     def problem(answers: list) -> str | None:  # noqa: ANN001
-        newest, defaults, targets = answers
-        return signed_modules_problem(path, region, channel, None, lowest_unpinned(defaults, targets), newest)
+        newest, defaults = answers
+        return signed_modules_problem(path, region, channel, None, defaults, newest)
 
     return checked_unless_unknown(channel, pulumi.Output.all(every.release_channel_latest_version,
-                                                             every.release_channel_default_version,
-                                                             every.release_channel_upgrade_target_version), problem)
+                                                             every.release_channel_default_version), problem)
 
 
 def checked_unless_unknown(value: pulumi.Input[T], answers: pulumi.Output[Any],

@@ -56,8 +56,10 @@ def reserved_machine_type(project: str, reservation: str, zones: pulumi.Input[Se
 # ("1 error occurred:" followed by "\t* <error>" lines).
 _INVOKE_PREFIX = re.compile(r"^(?:(?:invoke of|invocation of) \S+ (?:failed|returned an error):|invoking \S+:|"
                             r"\d+ errors? occurred:)\s*(?:\*\s*)?")
-# A reservation the zone lacks (404) or the deployer cannot read (403, a shared reservation's owner project).
-_NOT_FOUND = re.compile(r"\b(?:Error (?:403|404)|notFound|forbidden)\b")
+# A reservation the zone lacks (404, reason notFound) or the deployer cannot read (403, reason forbidden: a shared
+# reservation's owner project), by googleapi's reason at the end of the error's line; other 403s (rateLimitExceeded,
+# quotaExceeded, accessNotConfigured) are not about where the reservation is.
+_NOT_FOUND = re.compile(r", (?:notFound|forbidden)\s*$", re.MULTILINE)
 
 
 def _api_answer(error: Exception) -> str:

@@ -120,6 +120,12 @@ def lustre_range(cidr: IPv4Network) -> IPv4Network:
     return list(cidr.subnets(prefixlen_diff=2))[2]
 
 
+def is_plain_zone(zone: str) -> bool:
+    """`<region>-<letter>`: a general-purpose zone, not an AI zone (us-central1-ai1a), which Google reserves for ML
+    workloads and lists only to projects that enable them: never a default zone."""
+    return _ZONE.match(zone) is not None
+
+
 def zone_region(zone: str) -> str | None:
     match = _ZONE.match(zone)
     return match.group("region") if match else None
@@ -159,9 +165,8 @@ def signed_modules_problem(path: str, region: str, channel: str, version: str | 
 
     `gets`: per channel, the version a cluster gets there in `region`: its pinned minor `version`'s newest patch in the
     channel (the GKE API's version alias "1.X" "picks the highest valid patch+gke.N patch in the 1.X version"), or
-    with `version` unset the lower of the channel's default (a new cluster's) and its auto-upgrade target (where an
-    existing cluster is taken: `lowest_unpinned`). `newest`: each channel's newest version there, for a newer minor
-    to set instead."""
+    with `version` unset the channel's default (a new cluster's). `newest`: each channel's newest version there, for a
+    newer minor to set instead."""
     floor = gke_version_key(SIGNED_MODULES_VERSION)
     got = gets.get(channel, "")
     if not got or gke_version_key(got) >= floor:
@@ -169,8 +174,7 @@ def signed_modules_problem(path: str, region: str, channel: str, version: str | 
     if version:
         what = f"Kubernetes {version} is at most {got} in GKE's {channel.lower()} release channel in {region}"
     else:
-        what = (f"unset, so the cluster runs what GKE's {channel.lower()} release channel in {region} creates or "
-                f"upgrades clusters to, as low as {got}")
+        what = f"unset, so the cluster takes the default of GKE's {channel.lower()} release channel in {region}, {got}"
     fixes = []
     latest = newest.get(channel, "")
     if latest and gke_version_key(latest) >= floor and minor(latest) != version:
@@ -181,13 +185,6 @@ def signed_modules_problem(path: str, region: str, channel: str, version: str | 
     fix = " or ".join(fixes) or f"wait until the channel offers {SIGNED_MODULES_VERSION} or later, or move Lustre to another region"
     return (f"{path}: {what}; with Managed Lustre in the region the CPU and TPU nodes load the Lustre client under secure "
             f"kernel module loading (ENFORCE_SIGNED_MODULES), which GKE allows from {SIGNED_MODULES_VERSION}: {fix}")
-
-
-def lowest_unpinned(defaults: Mapping[str, str], targets: Mapping[str, str]) -> dict[str, str]:
-    """Per channel, the lower of its default version (new clusters) and its auto-upgrade target (existing ones): what
-    a cluster without kubernetes_version may run. A channel reported by one of the two takes that one."""
-    return {channel: min((v for v in (defaults.get(channel), targets.get(channel)) if v), key=gke_version_key)
-            for channel in {*defaults, *targets} if defaults.get(channel) or targets.get(channel)}
 
 
 def initial_nodes_per_zone(min_nodes: int, zones: int) -> int:

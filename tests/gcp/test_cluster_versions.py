@@ -141,19 +141,18 @@ def test_lustre_without_a_version_stops_when_the_channel_default_is_below_the_si
     with pytest.raises(pulumi.RunError) as caught:
         _plan({}, mocks, lustre=True)
     assert str(caught.value) == (
-        f"{PATH}: unset, so the cluster runs what GKE's regular release channel in us-central1 creates or upgrades "
-        f"clusters to, as low as 1.33.5-gke.1308000; {LUSTRE}: set kubernetes_version to 1.34 (1.34.1-gke.3971001 in "
-        "the channel) or set upgrade_channel to rapid")
+        f"{PATH}: unset, so the cluster takes the default of GKE's regular release channel in us-central1, "
+        f"1.33.5-gke.1308000; {LUSTRE}: set kubernetes_version to 1.34 (1.34.1-gke.3971001 in the channel) or set "
+        "upgrade_channel to rapid")
     assert mocks.asked == [{"project": PROJECT, "location": "us-central1"}]
 
 
-def test_lustre_without_a_version_stops_when_the_channels_upgrade_target_is_below_the_floor() -> None:
-    # A new cluster would start at rapid's default, but an existing one is only taken to the auto-upgrade target: with
-    # no pinned minimum nothing raises it, and its new CPU and TPU pools would be refused.
+def test_lustre_without_a_version_goes_on_when_only_the_upgrade_target_lags_the_floor() -> None:
+    # GKE publishes a target below the default when a new minor becomes the default first (release notes: Regular's
+    # default 1.34.3-gke.1318000, target 1.33.5-gke.2392000): a new cluster starts at the default and is never taken down.
     targets = {"RAPID": "1.33.5-gke.2392000", "REGULAR": "1.33.5-gke.2392000", "STABLE": "1.32.9-gke.1000"}
-    with pytest.raises(pulumi.RunError, match=r"release channel in us-central1 creates or upgrades clusters to, as low "
-                                              r"as 1\.33\.5-gke\.2392000; .*: set kubernetes_version to 1\.35"):
-        _plan({"upgrade_channel": "rapid"}, _ServerConfig(targets=targets), lustre=True)
+    plan = _plan({"upgrade_channel": "rapid"}, _ServerConfig(targets=targets), lustre=True)
+    assert _cluster(plan)["releaseChannel"] == {"channel": "RAPID"}
 
 
 def test_lustre_without_a_version_goes_on_when_the_channel_default_reaches_the_floor() -> None:

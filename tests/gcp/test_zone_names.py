@@ -143,3 +143,10 @@ def test_the_problem_names_each_listed_zone_the_region_lacks_once_in_order(regio
 
 def test_zone_settings_index_the_list() -> None:
     assert zone_settings("p.zones.r", ["r-a", "r-b"]) == [("p.zones.r[0]", "r-a"), ("p.zones.r[1]", "r-b")]
+
+
+def test_default_zones_are_general_purpose_zones_only() -> None:
+    from components.spec.gcp import is_plain_zone
+
+    assert [z for z in ["us-central1-a", "us-central1-ai1a", "us-central1-b", "us-central1-c"] if is_plain_zone(z)] == [
+        "us-central1-a", "us-central1-b", "us-central1-c"]

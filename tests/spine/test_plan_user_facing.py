@@ -240,3 +240,10 @@ def test_secret_texts_finds_every_scalar_inside_secrets_only() -> None:
     inputs = {"a": {SIG: SECRET, "value": {"k": "alpha-1", "n": [12345, "no"]}}, "b": "plain-text", "c": [{SIG: SECRET, "value": "beta-22"}]}
     assert secret_texts(inputs) == {"alpha-1", "12345", "beta-22"}  # "no": too short to scrub safely
     assert scrub("alpha-1 and beta-22 but plain-text", secret_texts(inputs)) == "[secret] and [secret] but plain-text"
+
+
+def test_a_secret_quoted_json_escaped_is_scrubbed_too() -> None:
+    from aiinfra.plan.diff import scrub
+
+    pem = "-----BEGIN KEY-----\nabc\n-----END KEY-----"
+    assert scrub('key "-----BEGIN KEY-----\\nabc\\n-----END KEY-----" is weak', {pem}) == 'key "[secret]" is weak'
