@@ -40,11 +40,12 @@ from components.spec import (
     Platform,
     RegionSpec,
     TransitEncryption,
+    logs_region,
     region_path,
     resolve_gpu_pool,
     resolve_lustre,
 )
-from components.spec.aws import EKS_KUBERNETES_VERSION, FlowLogDestination, LoadBalancerKind, lustre_zone_index
+from components.spec.aws import EKS_KUBERNETES_VERSION, LoadBalancerKind, has_log_bucket, lustre_zone_index
 
 from .types import CloudResult, ClusterHandle, EksControllers, InferenceBackend, InferenceTarget, IrsaAccount, region_name
 
@@ -62,6 +63,7 @@ def build(platform: Platform, cloud_spec: AwsCloudSpec) -> CloudResult:
     clusters: list[ClusterHandle] = []
     origins: list[Origin] = []
     flow_logs: LogTarget | None = None
+    log_buckets: dict[str, LogTarget] = {}
     deployers = _deployers(cloud_spec, provider) if any(s.cluster for s in cloud_spec.regions.values()) else ()
     for region, spec in cloud_spec.regions.items():
         ctx = AwsContext(
@@ -73,10 +75,15 @@ def build(platform: Platform, cloud_spec: AwsCloudSpec) -> CloudResult:
         outputs[region] = region_out
         if handle is not None:
             clusters.append(handle)
+        if logs is not None:
+            log_buckets[region] = logs
         if origin is not None:
             origins.append(origin)
             flow_logs = flow_logs or logs
     if endpoint is not None and origins:
+        if endpoint.logs_data_zone:  # the spec checks made sure the zone has a region with a log bucket
+            keeper = logs_region(platform.compliance.data_zones[endpoint.logs_data_zone], log_buckets, list(cloud_spec.regions))
+            flow_logs = log_buckets[keeper] if keeper else flow_logs
         name = f"{platform.environment}-global"
         global_endpoint = GlobalEndpoint(name, GlobalEndpointArgs(endpoint, origins, flow_logs=flow_logs),
                                          opts=pulumi.ResourceOptions(provider=provider))
@@ -114,7 +121,7 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
     key = KmsKey(name, KmsKeyArgs(ctx, prometheus=managed_prometheus), opts=opts)
     out["kms_key_arn"] = key.arn
     logs = None
-    if spec.buckets or serving or cloud_spec.flow_log_destination is FlowLogDestination.S3:
+    if has_log_bucket(cloud_spec, spec):
         logs = LogBucket(f"{name}-log-archive", LogBucketArgs(
             ctx, retention, load_balancer=cloud_spec.inference_load_balancer if serving else None), opts=opts).target
         out["log_bucket"] = logs.bucket

@@ -15,7 +15,7 @@ import pulumi_gcp as gcp
 
 from components.gcp.cluster import Cluster, ClusterArgs
 from components.gcp.context import COMPUTE_AGENT, GKE_AGENT, LUSTRE_AGENT, GcpContext
-from components.gcp.flow_logs import FlowLogs, FlowLogsArgs
+from components.gcp.flow_logs import FlowLogs, FlowLogsArgs, RequestLogs
 from components.gcp.gpu_pool import GpuPool, GpuPoolArgs
 from components.gcp.kms import Kms, KmsArgs
 from components.gcp.load_balancer import (
@@ -51,6 +51,7 @@ from components.spec import (
     Platform,
     RegionSpec,
     TpuMode,
+    logs_region,
     region_path,
     resolve_gpu_pool,
     resolve_lustre,
@@ -154,7 +155,10 @@ def _region(platform: Platform, cloud_spec: GcpCloudSpec, project: _Project, ctx
     key = kms.key_id
     network = Network(name, NetworkArgs(ctx, spec.network, inference_port=spec.inference.port if spec.inference else None,
                                         lustre=bool(spec.lustre)), opts)
-    FlowLogs(name, FlowLogsArgs(ctx, network.subnet.name, spec.network.flow_log_retention_days, key), opts)
+    logs = FlowLogsArgs(ctx, network.subnet.name, spec.network.flow_log_retention_days, key)
+    FlowLogs(name, logs, opts)
+    if ctx.region == _request_logs_region(platform, cloud_spec):
+        RequestLogs(name, logs, opts)
     out: dict[str, Any] = {"network": network.vpc.name, "subnet": network.subnet.name, "kms_key": key}
     buckets: dict[str, Bucket] = {}
     if spec.buckets:
@@ -203,6 +207,16 @@ def _offerings(ctx: GcpContext, spec: RegionSpec, region_zones: pulumi.Output[li
     machines = [resolve_gpu_pool(Cloud.GCP, pool).instance_type for pool in spec.gpu_pools.values()] + [p.machine_type for p in gke]
     tpus = [resolve_tpu(s).tpu_vm_accelerator_type for s in spec.tpu_slices.values() if s.mode is not TpuMode.GKE]
     return ZoneOfferings(ctx.project, region_zones, invoke, machine_types=machines, tpu_types=tpus)
+
+
+def _request_logs_region(platform: Platform, cloud_spec: GcpCloudSpec) -> str | None:
+    """The region that keeps the global load balancer's request logs: the first of `global_endpoint.logs_data_zone`
+    (the spec checks made sure it has one); None without an endpoint, a zone or a serving region (`_Default` keeps them)."""
+    endpoint = cloud_spec.global_endpoint
+    serving = any(s.inference is not None and s.cluster is not None for s in cloud_spec.regions.values())
+    if endpoint is None or endpoint.logs_data_zone is None or not serving:
+        return None
+    return logs_region(platform.compliance.data_zones[endpoint.logs_data_zone], cloud_spec.regions, list(cloud_spec.regions))
 
 
 class _Zones(NamedTuple):

@@ -53,3 +53,35 @@ class FlowLogs(pulumi.ComponentResource):
             description=f"Flow and firewall logs of {ctx.environment} in {ctx.region}"),
             opts=pulumi.ResourceOptions(parent=self))
         self.register_outputs({"bucket_id": self.bucket.id})
+
+
+# The global external Application Load Balancer's request logs (cloud.google.com/load-balancing/docs/https/https-logging-monitoring).
+LOAD_BALANCER_LOGS = 'resource.type="http_load_balancer"'
+
+
+class RequestLogs(pulumi.ComponentResource):
+    """`ai-infra:gcp:RequestLogs`: where the global load balancer's request logs (client IP addresses: personal data
+    under GDPR) are kept when `global_endpoint.logs_data_zone` names a zone: a CMEK Cloud Logging bucket in this
+    region, fed by a sink, and an exclusion on `_Default`, which would otherwise keep a copy in its own location.
+    Children: `<name>-request-logs` (log bucket), `<name>-request-logs-sink`, `<name>-request-logs-default-exclusion`."""
+
+    def __init__(self, name: str, args: FlowLogsArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("ai-infra:gcp:RequestLogs", name, None, opts)
+        ctx = args.context
+        self.bucket = gcp.logging.ProjectBucketConfig(f"{name}-request-logs", gcp.logging.ProjectBucketConfigArgs(
+            project=ctx.project, location=ctx.region,
+            bucket_id=resource_id(ctx.environment, ctx.region, "request-logs", max_length=100),
+            retention_days=args.retention_days, locked=False,
+            cmek_settings=gcp.logging.ProjectBucketConfigCmekSettingsArgs(kms_key_name=args.kms_key_id),
+            description=f"Global load balancer request logs of {ctx.environment}, kept in {ctx.region}"),
+            opts=ctx.stateful(self))
+        sink = gcp.logging.ProjectSink(f"{name}-request-logs-sink", gcp.logging.ProjectSinkArgs(
+            project=ctx.project, destination=pulumi.Output.concat("logging.googleapis.com/", self.bucket.id),
+            filter=LOAD_BALANCER_LOGS, unique_writer_identity=True,
+            description=f"Global load balancer request logs of {ctx.environment}"), opts=pulumi.ResourceOptions(parent=self))
+        # Exclusions on a project are the _Default sink's (Cloud Logging API, projects.exclusions); sinks run first.
+        gcp.logging.ProjectExclusion(f"{name}-request-logs-default-exclusion", gcp.logging.ProjectExclusionArgs(
+            project=ctx.project, name=resource_id(ctx.environment, "lb-requests", max_length=100), filter=LOAD_BALANCER_LOGS,
+            description=f"Kept in {ctx.region} by the {ctx.environment} request-logs sink instead"),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[sink]))
+        self.register_outputs({"bucket_id": self.bucket.id})

@@ -16,7 +16,7 @@ from .compute import (
     TpuSliceSpec,
     UpgradeChannel,
 )
-from .endpoint import AzureFrontDoorTier, GlobalEndpointSpec, GlobalRouting, InferenceSpec
+from .endpoint import AzureFrontDoorTier, GlobalEndpointSpec, GlobalRouting, InferenceSpec, logs_region
 from .loader import SpecError, load_platform, region_path
 from .network import NatMode, NetworkSpec, TransitEncryption
 from .aws import AwsCloudSpec

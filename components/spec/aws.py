@@ -154,6 +154,13 @@ launches in other zones fail at random ("InvalidParameterException: The followin
 exist"); an On-Demand Capacity Reservation is likewise in one zone."""
 
 
+def has_log_bucket(cloud_spec: AwsCloudSpec, spec: RegionSpec) -> bool:
+    """Whether a region gets its log archive bucket: it has buckets (their access logs), serves inference (load
+    balancer logs) or sends flow logs to S3."""
+    serving = spec.inference is not None and spec.cluster is not None
+    return bool(spec.buckets) or serving or cloud_spec.flow_log_destination is FlowLogDestination.S3
+
+
 def single_subnet(pool: GpuPoolSpec) -> bool:
     """Whether a pool's nodes must share one subnet: EFA traffic is not routed between subnets, and a cluster
     placement group lives in one zone. Reserved capacity is in one zone too (RESERVED_CAPACITY)."""

@@ -12,7 +12,7 @@ from .common import (
     PLATFORM_TAG_KEYS, TOOLKIT_TAG_KEYS, Cloud,
 )
 from .compute import CapacityType, GpuDriver, SharingMode, TpuMode, instance_type_problem
-from .endpoint import GlobalRouting
+from .endpoint import GlobalRouting, logs_region
 from .hostnames import HOST_NAME_RULE, bare_host, host_name_problem
 from . import aws, azure, gcp
 from .cloud import CloudSpec, RegionSpec
@@ -41,6 +41,7 @@ def check_platform(spec: Platform) -> list[Issue]:
     for cloud, cloud_spec in spec.clouds.items():
         base: Path = ("clouds", cloud.value)
         issues += _check_endpoint(cloud, cloud_spec, base)
+        issues += _check_endpoint_logs(spec, cloud, cloud_spec, base)
         issues += _EXTRA_CHECKS[cloud](spec, cloud_spec)
         for region, region_spec in cloud_spec.regions.items():
             path = (*base, "regions", region)
@@ -372,6 +373,29 @@ def _check_gpu_pool(cloud: Cloud, region: RegionSpec, name: str, pool, path: Pat
     if sharing.mode is SharingMode.MPS and cloud is not Cloud.GCP:
         issues.append(((*path, "sharing", "mode"), f"mode 'mps' is GKE-only; on {cloud.value} use time_slicing or mig"))
     return issues
+
+
+def endpoint_log_stores(cloud: Cloud, cloud_spec: CloudSpec) -> list[str]:
+    """The regions of `cloud_spec` that have a log store for a global endpoint's request logs: on AWS those with a log
+    archive bucket; on GCP and Azure every region (a region's KMS key for a log bucket; its Log Analytics workspace)."""
+    if cloud is Cloud.AWS:
+        return [r for r, s in cloud_spec.regions.items() if aws.has_log_bucket(cloud_spec, s)]  # type: ignore[arg-type]
+    return list(cloud_spec.regions)
+
+
+def _check_endpoint_logs(spec: Platform, cloud: Cloud, cloud_spec: CloudSpec, base: Path) -> list[Issue]:
+    endpoint = cloud_spec.global_endpoint
+    if endpoint is None or endpoint.logs_data_zone is None:
+        return []
+    path, zone, zones = (*base, "global_endpoint", "logs_data_zone"), endpoint.logs_data_zone, spec.compliance.data_zones
+    if zone not in zones:
+        return [(path, f"data zone '{zone}' is not defined in compliance.data_zones (defined: {', '.join(zones) or 'none'})")]
+    stores = endpoint_log_stores(cloud, cloud_spec)
+    if logs_region(zones[zone], stores, list(cloud_spec.regions)) is None:
+        where = ("with a log archive bucket (one with buckets, inference or S3 flow logs) " if cloud is Cloud.AWS else "")
+        return [(path, f"no {cloud.value} region {where}is in data zone '{zone}' ({', '.join(zones[zone]) or 'none'}); "
+                       f"{cloud.value} regions with a log store: {', '.join(stores) or 'none'}")]
+    return []
 
 
 def _check_endpoint(cloud: Cloud, cloud_spec: CloudSpec, base: Path) -> list[Issue]:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Collection, Sequence
 from typing import Annotated
 
 from pydantic import Field, model_validator
 
-from .common import HEALTH_CHECK_PATH_PATTERN, NAMESPACE_PATTERN, FieldError, SpecModel
+from .common import HEALTH_CHECK_PATH_PATTERN, NAMESPACE_PATTERN, FieldError, Name, SpecModel
 from .kube import label_value_problem, qualified_name_problem
 
 # Kubernetes object names: a namespace is a DNS-1123 label, a Service name a DNS-1035 label (starts with a letter).
@@ -95,3 +96,15 @@ class GlobalEndpointSpec(SpecModel):
     """Attach a WAF policy (Cloud Armor, Front Door WAF in prevention mode; AWS WAF on the regional ALBs). Default on."""
     azure_tier: AzureFrontDoorTier = AzureFrontDoorTier.PREMIUM
     """Azure only: Front Door tier. Default premium (managed WAF rule sets need it)."""
+    logs_data_zone: Name | None = None
+    """Data zone (`compliance.data_zones`) whose region keeps this endpoint's request logs, which hold client IP
+    addresses (personal data under GDPR): the first region of this cloud in the zone that has a log store. AWS: its
+    log bucket takes the Global Accelerator flow logs; GCP: a CMEK Cloud Logging bucket there takes the load balancer's
+    request logs, which `_Default` then excludes; Azure: its Log Analytics workspace takes Front Door's access, health
+    probe and WAF logs. Default: none, the first serving region's log store (GCP: `_Default`)."""
+
+
+def logs_region(zone_regions: Sequence[str], candidates: Collection[str], regions: Sequence[str]) -> str | None:
+    """The region of `regions` (in config order) that keeps a global endpoint's request logs: the first in
+    `zone_regions` (the `logs_data_zone`'s regions) that is among `candidates` (those with a log store); None if none."""
+    return next((r for r in regions if r in zone_regions and r in candidates), None)
