@@ -116,9 +116,10 @@ def _catalog_tpu_types() -> tuple[str, ...]:
 
 
 def _gcp_zones(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str, Any]:
-    """Offline, every zone letter GCP regions use (us-central1: a, b, c, f; us-east1 and europe-west1: b, c, d), so the
-    zones a config lists pass the preview's zone check; the default zones, the first by name, stay a, b, c."""
-    return {"names": [f"{region}-{suffix}" for suffix in "abcdf"], "id": region, "region": region,
+    """Offline, every zone letter GCP regions use (us-central1: a, b, c, f; us-east1 and europe-west1: b, c, d) and an AI
+    zone for each (us-central1-ai1a), so the zones a config lists pass the preview's zone check; the default zones,
+    the first general-purpose ones by name, stay a, b, c."""
+    return {"names": [f"{region}-{kind}{letter}" for kind in ("", "ai1") for letter in "abcdf"], "id": region, "region": region,
             "project": values.gcp_project(setting)}
 
 

@@ -70,8 +70,10 @@ GCP_PROJECT_RULE = "6 to 30 lower-case letters, digits and '-', starting with a 
 GUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 GUID_RULE = "32 hex digits in groups of 8, 4, 4, 4 and 12 joined by '-', like 00000000-0000-0000-0000-000000000000"
 """Azure object, tenant and principal IDs."""
-GCP_ZONE_PATTERN = r"^[a-z]+-[a-z]+\d+-[a-z]$"
-GCP_ZONE_RULE = "a GCP region name, '-' and a zone letter, like us-central1-a"
+# AI zones (us-central1-ai1a: cloud.google.com/compute/docs/regions-zones/ai-zones) hold accelerator capacity for
+# projects that turn them on; they are named after their parent zone's letter.
+GCP_ZONE_PATTERN = r"^[a-z]+-[a-z]+\d+-(?:[a-z]|ai\d+[a-z])$"
+GCP_ZONE_RULE = "a GCP region name, '-' and a zone letter, like us-central1-a, or an AI zone, like us-central1-ai1a"
 KUBERNETES_VERSION_PATTERN = r"^1\.\d{2}$"
 KUBERNETES_VERSION_RULE = "1. and a two-digit minor version, like 1.33"
 NAMESPACE_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"

@@ -74,7 +74,8 @@ SIGNED_MODULES_MINOR = (1, 34)
 """The minor of SIGNED_MODULES_VERSION: what the config checks can refuse before any lookup."""
 # Flex-start node pools may use compact placement only on these machine series (cluster-toolkit gke-node-pool).
 DWS_COMPACT_MACHINES = ("a3-ultragpu-", "a4-")
-_ZONE = re.compile(r"^(?P<region>[a-z]+-[a-z]+\d+)-[a-z]$")
+_ZONE = re.compile(r"^(?P<region>[a-z]+-[a-z]+\d+)-(?:[a-z]|ai\d+[a-z])$")
+_PLAIN_ZONE = re.compile(r"^[a-z]+-[a-z]+\d+-[a-z]$")
 _SSL_CERTIFICATE = re.compile(
     r"^(https://www\.googleapis\.com/compute/v1/)?projects/[a-z][a-z0-9-]+/global/sslCertificates/[a-z]([-a-z0-9]*[a-z0-9])?$")
 _IAM_MEMBER = re.compile(r"^(user|group|serviceAccount|domain):[^\s]+$|^principal(Set)?://iam\.googleapis\.com/\S+$")
@@ -123,7 +124,7 @@ def lustre_range(cidr: IPv4Network) -> IPv4Network:
 def is_plain_zone(zone: str) -> bool:
     """`<region>-<letter>`: a general-purpose zone, not an AI zone (us-central1-ai1a), which Google reserves for ML
     workloads and lists only to projects that enable them: never a default zone."""
-    return _ZONE.match(zone) is not None
+    return _PLAIN_ZONE.match(zone) is not None
 
 
 def zone_region(zone: str) -> str | None:

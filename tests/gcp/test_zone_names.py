@@ -150,3 +150,26 @@ def test_default_zones_are_general_purpose_zones_only() -> None:
 
     assert [z for z in ["us-central1-a", "us-central1-ai1a", "us-central1-b", "us-central1-c"] if is_plain_zone(z)] == [
         "us-central1-a", "us-central1-b", "us-central1-c"]
+
+
+def test_an_ai_zone_may_be_listed_and_belongs_to_its_region() -> None:
+    from components.spec import load_platform
+    from components.spec.gcp import zone_region
+
+    assert zone_region("us-central1-ai1a") == "us-central1" and zone_region("us-south1-ai1b") == "us-south1"
+    assert zone_region("us-central1-aia") is None
+    spec = load_platform(gcp_platform({"project": "acme-ml-test", "zones": {"us-central1": ["us-central1-a", "us-central1-ai1a"]},
+                                       "regions": {"us-central1": {"network": {"cidr": "10.20.0.0/16", "zones": 2}}}}))
+    assert spec.clouds.gcp.zones["us-central1"] == ["us-central1-a", "us-central1-ai1a"]
+
+
+def test_offline_an_ai_zone_plans_and_the_default_zones_stay_general_purpose() -> None:
+    region = {"network": {"cidr": "10.20.0.0/16", "zones": 2}, "cluster": {},
+              "gpu_pools": {"h100": {"accelerator": "h100-80gb", "accelerators_per_node": 8, "zones": ["us-central1-ai1a"]}}}
+    from components.compose import build_platform
+    from components.spec import load_platform
+
+    spec = load_platform(gcp_platform({"project": PROJECT, "regions": {"us-central1": region}}))
+    plan = run_program(lambda: build_platform(spec), project="ai-infra", stack="test", mocks_=PlanMocks())
+    assert by_name(plan, "test-us-central1-h100-pool")["nodeLocations"] == ["us-central1-ai1a"]
+    assert by_name(plan, "test-us-central1-gke")["nodeLocations"] == ["us-central1-a", "us-central1-b"]

@@ -69,11 +69,15 @@ def _guid(text: str) -> bool:
 
 
 def _gcp_zone(text: str) -> bool:
-    # "a GCP region name, '-' and a zone letter, like us-central1-a" (region names: letters, '-', letters and digits)
-    region, _, letter = text.rpartition("-")
+    # "a GCP region name, '-' and a zone letter, like us-central1-a, or an AI zone, like us-central1-ai1a" (region names:
+    # letters, '-', letters and digits; an AI zone: "ai", digits and its parent zone's letter)
+    region, _, zone = text.rpartition("-")
     area, _, place = region.partition("-")
     name = place.rstrip(string.digits)
-    return (len(letter) == 1 and letter in LOWER and bool(area) and set(area) <= LOWER and bool(name) and set(name) <= LOWER
+    ai_number = zone[2:-1]
+    letter_ok = (len(zone) == 1 and zone in LOWER) or (
+        zone.startswith("ai") and len(zone) >= 4 and zone[-1] in LOWER and ai_number.isascii() and ai_number.isdigit())
+    return (letter_ok and bool(area) and set(area) <= LOWER and bool(name) and set(name) <= LOWER
             and len(place) > len(name))
 
 
@@ -107,7 +111,8 @@ WORDS: dict[str, tuple[str, Callable[[str], bool]]] = {
     GCP_PROJECT_PATTERN: ("6 to 30 lower-case letters, digits and '-', starting with a letter, ending with a letter or digit",
                           _gcp_project),
     GUID_PATTERN: ("32 hex digits in groups of 8, 4, 4, 4 and 12 joined by '-', like 00000000-0000-0000-0000-000000000000", _guid),
-    GCP_ZONE_PATTERN: ("a GCP region name, '-' and a zone letter, like us-central1-a", _gcp_zone),
+    GCP_ZONE_PATTERN: ("a GCP region name, '-' and a zone letter, like us-central1-a, or an AI zone, like us-central1-ai1a",
+                       _gcp_zone),
     KUBERNETES_VERSION_PATTERN: ("1. and a two-digit minor version, like 1.33", _kubernetes_version),
     NAMESPACE_PATTERN: ("lower-case letters, digits and '-', starting and ending with a letter or digit", _namespace),
     HEALTH_CHECK_PATH_PATTERN: ("'/' followed by letters, digits, '.', '_', '~', '/' and '-'", _health_check_path),
