@@ -82,8 +82,15 @@ def build(platform: Platform, cloud_spec: AwsCloudSpec) -> CloudResult:
             flow_logs = flow_logs or logs
     if endpoint is not None and origins:
         if endpoint.logs_data_zone:  # the spec checks made sure the zone has a region with a log bucket
-            keeper = logs_region(platform.compliance.data_zones[endpoint.logs_data_zone], log_buckets, list(cloud_spec.regions))
+            zone_regions = platform.compliance.data_zones[endpoint.logs_data_zone]
+            keeper = logs_region(zone_regions, log_buckets, list(cloud_spec.regions))
             flow_logs = log_buckets[keeper] if keeper else flow_logs
+            outside = [o.region for o in origins if o.region not in zone_regions]
+            if outside:
+                pulumi.log.warn(f"clouds.aws.global_endpoint.logs_data_zone: the Global Accelerator's flow logs are kept in "
+                                f"{keeper}, but the ALB access and WAF logs of {', '.join(outside)} (client IP addresses) stay "
+                                f"there: an ALB logs only to a bucket of its own Region. Serve traffic that must stay in "
+                                f"'{endpoint.logs_data_zone}' from its regions only")
         name = f"{platform.environment}-global"
         global_endpoint = GlobalEndpoint(name, GlobalEndpointArgs(endpoint, origins, flow_logs=flow_logs),
                                          opts=pulumi.ResourceOptions(provider=provider))

@@ -81,7 +81,8 @@ class RequestLogs(pulumi.ComponentResource):
             description=f"Global load balancer request logs of {ctx.environment}"), opts=pulumi.ResourceOptions(parent=self))
         # Exclusions on a project are the _Default sink's (Cloud Logging API, projects.exclusions); sinks run first.
         gcp.logging.ProjectExclusion(f"{name}-request-logs-default-exclusion", gcp.logging.ProjectExclusionArgs(
-            project=ctx.project, name=resource_id(ctx.environment, "lb-requests", max_length=100), filter=LOAD_BALANCER_LOGS,
+            project=ctx.project, name=resource_id(ctx.environment, ctx.region, "lb-requests", max_length=100),
+            filter=LOAD_BALANCER_LOGS,
             description=f"Kept in {ctx.region} by the {ctx.environment} request-logs sink instead"),
             opts=pulumi.ResourceOptions(parent=self, depends_on=[sink]))
         self.register_outputs({"bucket_id": self.bucket.id})

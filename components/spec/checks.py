@@ -390,6 +390,10 @@ def _check_endpoint_logs(spec: Platform, cloud: Cloud, cloud_spec: CloudSpec, ba
     path, zone, zones = (*base, "global_endpoint", "logs_data_zone"), endpoint.logs_data_zone, spec.compliance.data_zones
     if zone not in zones:
         return [(path, f"data zone '{zone}' is not defined in compliance.data_zones (defined: {', '.join(zones) or 'none'})")]
+    if cloud is Cloud.AWS and endpoint.routing is GlobalRouting.LATENCY_DNS:
+        return [(path, "routing 'latency_dns' has no global log stream to place (Route 53 latency records, no Global "
+                       "Accelerator): each serving region's ALB keeps its own access logs; remove logs_data_zone, or use "
+                       "routing anycast")]
     stores = endpoint_log_stores(cloud, cloud_spec)
     if logs_region(zones[zone], stores, list(cloud_spec.regions)) is None:
         where = ("with a log archive bucket (one with buckets, inference or S3 flow logs) " if cloud is Cloud.AWS else "")

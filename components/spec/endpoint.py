@@ -99,9 +99,11 @@ class GlobalEndpointSpec(SpecModel):
     logs_data_zone: Name | None = None
     """Data zone (`compliance.data_zones`) whose region keeps this endpoint's request logs, which hold client IP
     addresses (personal data under GDPR): the first region of this cloud in the zone that has a log store. AWS: its
-    log bucket takes the Global Accelerator flow logs; GCP: a CMEK Cloud Logging bucket there takes the load balancer's
-    request logs, which `_Default` then excludes; Azure: its Log Analytics workspace takes Front Door's access, health
-    probe and WAF logs. Default: none, the first serving region's log store (GCP: `_Default`)."""
+    log bucket takes the Global Accelerator flow logs (anycast routing only); each serving region's ALB access and WAF
+    logs stay in that region (ALB logs only to a bucket of its own Region), so serve EU traffic from regions in the
+    zone; the plan warns about a serving region outside it. GCP: a CMEK Cloud Logging bucket there takes the load
+    balancer's request logs, which `_Default` then excludes; Azure: its Log Analytics workspace takes Front Door's
+    access, health probe and WAF logs. Default: none, the first serving region's log store (GCP: `_Default`)."""
 
 
 def logs_region(zone_regions: Sequence[str], candidates: Collection[str], regions: Sequence[str]) -> str | None:

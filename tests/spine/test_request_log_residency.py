@@ -71,6 +71,29 @@ def test_a_zone_without_a_log_store_of_the_cloud_is_a_config_error(config: dict[
     assert (ENDPOINT, message) in caught.value.issues
 
 
+def test_latency_dns_has_no_global_log_stream_to_place() -> None:
+    config = _aws("eu", {"eu": ["eu-west-1"]})
+    config["clouds"]["aws"]["global_endpoint"].update(routing="latency_dns", domain="infer.example.com",
+                                                      hosted_zone_id="Z0123456789ABCDEFGHIJ")
+    with pytest.raises(SpecError) as caught:
+        load_platform(config)
+    assert (ENDPOINT, "routing 'latency_dns' has no global log stream to place (Route 53 latency records, no Global "
+                      "Accelerator): each serving region's ALB keeps its own access logs; remove logs_data_zone, or use "
+                      "routing anycast") in caught.value.issues
+
+
+def test_prod_warns_that_us_east_1s_alb_logs_stay_in_us_east_1() -> None:
+    """An ALB logs only to a bucket of its own Region: residency of its access and WAF logs is where it serves."""
+    warnings = [d.message for d in planned("prod").diagnostics if d.severity == "warning"]
+    assert any(m.startswith("clouds.aws.global_endpoint.logs_data_zone: the Global Accelerator's flow logs are kept in "
+                            "eu-west-1, but the ALB access and WAF logs of us-east-1") for m in warnings)
+
+
+def test_the_exclusion_is_named_after_its_region_so_moving_the_keeper_creates_before_it_deletes_safely() -> None:
+    exclusion = planned("prod").one("gcp:logging/projectExclusion:ProjectExclusion", "prod-europe-west4-request-logs-default-exclusion")
+    assert exclusion.inputs["name"] == "prod-europe-west4-lb-requests"
+
+
 def test_a_zone_with_a_log_store_loads() -> None:
     assert load_platform(_aws("eu", {"eu": ["eu-west-1"]})).clouds.aws.global_endpoint.logs_data_zone == "eu"
 
