@@ -40,7 +40,7 @@ from components.spec import (
     Platform,
     RegionSpec,
     TransitEncryption,
-    logs_region,
+    endpoint_logs_region,
     region_path,
     resolve_gpu_pool,
     resolve_lustre,
@@ -83,7 +83,7 @@ def build(platform: Platform, cloud_spec: AwsCloudSpec) -> CloudResult:
     if endpoint is not None and origins:
         if endpoint.logs_data_zone:  # the spec checks made sure the zone has a region with a log bucket
             zone_regions = platform.compliance.data_zones[endpoint.logs_data_zone]
-            keeper = logs_region(zone_regions, log_buckets, list(cloud_spec.regions))
+            keeper = endpoint_logs_region(platform, Cloud.AWS, cloud_spec)
             flow_logs = log_buckets[keeper] if keeper else flow_logs
             outside = [o.region for o in origins if o.region not in zone_regions]
             if outside:

@@ -33,7 +33,7 @@ from components.spec import (
     MonitoringMode,
     Platform,
     RegionSpec,
-    logs_region,
+    endpoint_logs_region,
     resolve_gpu_pool,
     resolve_lustre,
 )
@@ -132,7 +132,8 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
                          subscription_id=client.subscription_id, tenant_id=client.tenant_id, protected=platform.protected),
             endpoint, [replace(origin, depends_on=services.get(cluster_name)) for cluster_name, origin in origins],
             health_check_path=next(s.inference.health_check_path for s in cloud_spec.regions.values() if s.inference),
-            workspace_id=workspaces[list(cloud_spec.regions).index(_logs_region(platform, cloud_spec, first))]))
+            # Front Door's logs go to the workspace of the endpoint's logs_data_zone, else of the first serving region.
+            workspace_id=workspaces[list(cloud_spec.regions).index(endpoint_logs_region(platform, Cloud.AZURE, cloud_spec) or first)]))
         # front_door_id: the X-Azure-FDID header value an origin checks to accept its own Front Door only.
         return {"front_door": {"host_name": door.host_name, "domain": endpoint.domain, "front_door_id": door.front_door_id}}
 
@@ -210,12 +211,3 @@ def inference_service_annotations(network: Network, pls_name: str, public: bool)
         f"{prefix}azure-pls-name": pls_name,
         f"{prefix}azure-pls-ip-configuration-subnet": _LB_SUBNET,
     }
-
-
-def _logs_region(platform: Platform, cloud_spec: AzureCloudSpec, first: str) -> str:
-    """Whose workspace keeps Front Door's logs: the first region of the endpoint's `logs_data_zone` (every region has a
-    workspace; the spec checks made sure the zone has one), else `first`, the first serving region."""
-    zone = cloud_spec.global_endpoint.logs_data_zone if cloud_spec.global_endpoint else None
-    if zone is None:
-        return first
-    return logs_region(platform.compliance.data_zones[zone], cloud_spec.regions, list(cloud_spec.regions)) or first

@@ -51,7 +51,7 @@ from components.spec import (
     Platform,
     RegionSpec,
     TpuMode,
-    logs_region,
+    endpoint_logs_region,
     region_path,
     resolve_gpu_pool,
     resolve_lustre,
@@ -212,11 +212,8 @@ def _offerings(ctx: GcpContext, spec: RegionSpec, region_zones: pulumi.Output[li
 def _request_logs_region(platform: Platform, cloud_spec: GcpCloudSpec) -> str | None:
     """The region that keeps the global load balancer's request logs: the first of `global_endpoint.logs_data_zone`
     (the spec checks made sure it has one); None without an endpoint, a zone or a serving region (`_Default` keeps them)."""
-    endpoint = cloud_spec.global_endpoint
     serving = any(s.inference is not None and s.cluster is not None for s in cloud_spec.regions.values())
-    if endpoint is None or endpoint.logs_data_zone is None or not serving:
-        return None
-    return logs_region(platform.compliance.data_zones[endpoint.logs_data_zone], cloud_spec.regions, list(cloud_spec.regions))
+    return endpoint_logs_region(platform, Cloud.GCP, cloud_spec) if serving else None
 
 
 class _Zones(NamedTuple):

@@ -24,6 +24,7 @@ from .azure import AzureCloudSpec
 from .cloud import CloudSpec, RegionSpec
 from .gcp import GcpCloudSpec
 from .platform import AddonsSpec, MigStrategy, MonitoringMode, Platform, PlatformLabels, TeamSpec
+from .checks import endpoint_logs_region
 from .resolve import NODE_LABEL_PREFIX, accelerator_node_labels, accelerator_taint, resolve_gpu_pool, resolve_lustre, resolve_tpu
 from .stack import PLATFORM_CONFIG, StackConfigError, check_stack_environment, platform_config_value
 from .storage import BucketSpec, DataClass, LustreDeployment, LustreSpec, Tiering

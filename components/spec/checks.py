@@ -383,6 +383,16 @@ def endpoint_log_stores(cloud: Cloud, cloud_spec: CloudSpec) -> list[str]:
     return list(cloud_spec.regions)
 
 
+def endpoint_logs_region(spec: Platform, cloud: Cloud, cloud_spec: CloudSpec) -> str | None:
+    """The region of `cloud_spec` that keeps its global endpoint's request logs: the first (in config order) of the
+    endpoint's `logs_data_zone` with a log store; None without an endpoint or a zone, or when the zone has no store."""
+    endpoint = cloud_spec.global_endpoint
+    if endpoint is None or endpoint.logs_data_zone is None:
+        return None
+    zone = spec.compliance.data_zones.get(endpoint.logs_data_zone, [])
+    return logs_region(zone, endpoint_log_stores(cloud, cloud_spec), list(cloud_spec.regions))
+
+
 def _check_endpoint_logs(spec: Platform, cloud: Cloud, cloud_spec: CloudSpec, base: Path) -> list[Issue]:
     endpoint = cloud_spec.global_endpoint
     if endpoint is None or endpoint.logs_data_zone is None:
@@ -394,8 +404,8 @@ def _check_endpoint_logs(spec: Platform, cloud: Cloud, cloud_spec: CloudSpec, ba
         return [(path, "routing 'latency_dns' has no global log stream to place (Route 53 latency records, no Global "
                        "Accelerator): each serving region's ALB keeps its own access logs; remove logs_data_zone, or use "
                        "routing anycast")]
-    stores = endpoint_log_stores(cloud, cloud_spec)
-    if logs_region(zones[zone], stores, list(cloud_spec.regions)) is None:
+    if endpoint_logs_region(spec, cloud, cloud_spec) is None:
+        stores = endpoint_log_stores(cloud, cloud_spec)
         where = ("with a log archive bucket (one with buckets, inference or S3 flow logs) " if cloud is Cloud.AWS else "")
         return [(path, f"no {cloud.value} region {where}is in data zone '{zone}' ({', '.join(zones[zone]) or 'none'}); "
                        f"{cloud.value} regions with a log store: {', '.join(stores) or 'none'}")]
