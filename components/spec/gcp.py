@@ -16,7 +16,7 @@ from components import catalog
 from .cloud import CloudSpec, RegionSpec
 from .common import GCP_PROJECT_PATTERN, GCP_ZONE_PATTERN, Cloud, Name
 from .compute import CapacityType, GpuDriver, GpuPoolSpec, Placement, TpuMode, TpuSliceSpec
-from .offerings import GKE_CHANNELS, channel_version_problem, minor
+from .offerings import GKE_CHANNELS, channel_version_problem, gke_version_key, minor
 from .resolve import resolve_gpu_pool, resolve_tpu
 
 Path = tuple[str | int, ...]
@@ -130,11 +130,6 @@ def is_plain_zone(zone: str) -> bool:
 def zone_region(zone: str) -> str | None:
     match = _ZONE.match(zone)
     return match.group("region") if match else None
-
-
-def gke_version_key(version: str) -> tuple[int, ...]:
-    """Orders GKE versions: 1.34.1-gke.2364000 -> (1, 34, 1, 2364000); a minor, 1.34 -> (1, 34)."""
-    return tuple(int(number) for number in re.findall(r"\d+", version))
 
 
 def pinned_minor_check(path: str, region: str, version: str, channel: str, newest: Mapping[str, str],

@@ -11,6 +11,7 @@ reservation, an Azure capacity reservation group). Pure: no Pulumi, no cloud SDK
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 
 
@@ -150,7 +151,7 @@ def kubernetes_version_problem(path: str, service: str, region: str, version: st
     `default`: the version is the toolkit's default, not one the config set."""
     if not offered or version in offered:
         return None
-    listed = ", ".join(sorted(set(offered), key=_minor_key))
+    listed = ", ".join(sorted(set(offered), key=gke_version_key))
     given = f"the default Kubernetes {version}" if default else f"Kubernetes {version}"
     return f"{path}: {service} does not offer {given} in {region}; it offers {listed}: set kubernetes_version to one of them"
 
@@ -163,9 +164,9 @@ def channel_version_problem(path: str, region: str, version: str, channel: str, 
     versions [...]"), and a minor newer than its latest is in none of them; what a channel offers below its latest is
     not reported, so older minors are left to the version check."""
     newest = latest.get(channel)
-    if not newest or _minor_key(version) <= _minor_key(minor(newest)):
+    if not newest or gke_version_key(version) <= gke_version_key(minor(newest)):
         return None
-    reaching = sorted(c.lower() for c, v in latest.items() if c in GKE_CHANNELS and _minor_key(version) <= _minor_key(minor(v)))
+    reaching = sorted(c.lower() for c, v in latest.items() if c in GKE_CHANNELS and gke_version_key(version) <= gke_version_key(minor(v)))
     instead = f", or set upgrade_channel to {' or '.join(reaching)}" if reaching else ""
     return (f"{path}: GKE's {channel.lower()} release channel in {region} goes up to Kubernetes {minor(newest)} "
             f"({newest}), so it creates no cluster at {version}: set kubernetes_version to {minor(newest)} or "
@@ -181,5 +182,6 @@ def minor(version: str) -> str:
     return ".".join(version.split(".")[:2])
 
 
-def _minor_key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
+def gke_version_key(version: str) -> tuple[int, ...]:
+    """Orders GKE versions: 1.34.1-gke.2364000 -> (1, 34, 1, 2364000); a minor, 1.34 -> (1, 34)."""
+    return tuple(int(number) for number in re.findall(r"\d+", version))
