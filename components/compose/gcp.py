@@ -15,7 +15,7 @@ import pulumi_gcp as gcp
 
 from components.gcp.cluster import Cluster, ClusterArgs
 from components.gcp.context import COMPUTE_AGENT, GKE_AGENT, LUSTRE_AGENT, GcpContext
-from components.gcp.flow_logs import FlowLogs, FlowLogsArgs, RequestLogs
+from components.gcp.flow_logs import FlowLogs, FlowLogsArgs, RequestLogs, RequestLogsArgs
 from components.gcp.gpu_pool import GpuPool, GpuPoolArgs
 from components.gcp.kms import Kms, KmsArgs
 from components.gcp.load_balancer import (
@@ -155,10 +155,9 @@ def _region(platform: Platform, cloud_spec: GcpCloudSpec, project: _Project, ctx
     key = kms.key_id
     network = Network(name, NetworkArgs(ctx, spec.network, inference_port=spec.inference.port if spec.inference else None,
                                         lustre=bool(spec.lustre)), opts)
-    logs = FlowLogsArgs(ctx, network.subnet.name, spec.network.flow_log_retention_days, key)
-    FlowLogs(name, logs, opts)
+    FlowLogs(name, FlowLogsArgs(ctx, network.subnet.name, spec.network.flow_log_retention_days, key), opts)
     if ctx.region == _request_logs_region(platform, cloud_spec):
-        RequestLogs(name, logs, opts)
+        RequestLogs(name, RequestLogsArgs(ctx, spec.network.flow_log_retention_days, key), opts)
     out: dict[str, Any] = {"network": network.vpc.name, "subnet": network.subnet.name, "kms_key": key}
     buckets: dict[str, Bucket] = {}
     if spec.buckets:

@@ -32,6 +32,24 @@ class FlowLogsArgs:
     """Key in the bucket's region; Cloud Logging's CMEK service account must hold Encrypter/Decrypter on it."""
 
 
+def routed_log_bucket(parent: pulumi.Resource, name: str, ctx: GcpContext, kind: str, retention_days: int,
+                      kms_key_id: pulumi.Input[str], log_filter: pulumi.Input[str],
+                      descriptions: tuple[str, str]) -> tuple[gcp.logging.ProjectBucketConfig, gcp.logging.ProjectSink]:
+    """`<name>-<kind>`, a CMEK Cloud Logging bucket in the context's region (protected outside dev) keeping logs
+    `retention_days`, and `<name>-<kind>-sink` routing `log_filter` to it. `descriptions`: the bucket's, the sink's."""
+    bucket = gcp.logging.ProjectBucketConfig(f"{name}-{kind}", gcp.logging.ProjectBucketConfigArgs(
+        project=ctx.project, location=ctx.region, bucket_id=resource_id(ctx.environment, ctx.region, kind, max_length=100),
+        retention_days=retention_days, locked=False,
+        cmek_settings=gcp.logging.ProjectBucketConfigCmekSettingsArgs(kms_key_name=kms_key_id),
+        description=descriptions[0]), opts=ctx.stateful(parent))
+    # A bucket in the same project needs no grant for the sink's writer identity.
+    sink = gcp.logging.ProjectSink(f"{name}-{kind}-sink", gcp.logging.ProjectSinkArgs(
+        project=ctx.project, destination=pulumi.Output.concat("logging.googleapis.com/", bucket.id),
+        filter=log_filter, unique_writer_identity=True, description=descriptions[1]),
+        opts=pulumi.ResourceOptions(parent=parent))
+    return bucket, sink
+
+
 class FlowLogs(pulumi.ComponentResource):
     """`ai-infra:gcp:FlowLogs`. Children: `<name>-flow-logs` (log bucket), `<name>-flow-logs-sink`."""
 
@@ -40,23 +58,25 @@ class FlowLogs(pulumi.ComponentResource):
     def __init__(self, name: str, args: FlowLogsArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:gcp:FlowLogs", name, None, opts)
         ctx = args.context
-        self.bucket = gcp.logging.ProjectBucketConfig(f"{name}-flow-logs", gcp.logging.ProjectBucketConfigArgs(
-            project=ctx.project, location=ctx.region, bucket_id=resource_id(ctx.environment, ctx.region, "flow-logs", max_length=100),
-            retention_days=args.retention_days, locked=False,
-            cmek_settings=gcp.logging.ProjectBucketConfigCmekSettingsArgs(kms_key_name=args.kms_key_id),
-            description=f"Subnet flow and firewall logs of {ctx.environment} in {ctx.region}"),
-            opts=ctx.stateful(self))
-        # A bucket in the same project needs no grant for the sink's writer identity.
-        self.sink = gcp.logging.ProjectSink(f"{name}-flow-logs-sink", gcp.logging.ProjectSinkArgs(
-            project=ctx.project, destination=pulumi.Output.concat("logging.googleapis.com/", self.bucket.id),
-            filter=pulumi.Output.from_input(args.subnet_name).apply(sink_filter), unique_writer_identity=True,
-            description=f"Flow and firewall logs of {ctx.environment} in {ctx.region}"),
-            opts=pulumi.ResourceOptions(parent=self))
+        self.bucket, self.sink = routed_log_bucket(
+            self, name, ctx, "flow-logs", args.retention_days, args.kms_key_id,
+            pulumi.Output.from_input(args.subnet_name).apply(sink_filter),
+            (f"Subnet flow and firewall logs of {ctx.environment} in {ctx.region}",
+             f"Flow and firewall logs of {ctx.environment} in {ctx.region}"))
         self.register_outputs({"bucket_id": self.bucket.id})
 
 
 # The global external Application Load Balancer's request logs (cloud.google.com/load-balancing/docs/https/https-logging-monitoring).
 LOAD_BALANCER_LOGS = 'resource.type="http_load_balancer"'
+
+
+@dataclass(frozen=True)
+class RequestLogsArgs:
+    context: GcpContext
+    retention_days: int
+    """Days logs are kept (the region's flow log retention)."""
+    kms_key_id: pulumi.Input[str]
+    """Key in the bucket's region; Cloud Logging's CMEK service account must hold Encrypter/Decrypter on it."""
 
 
 class RequestLogs(pulumi.ComponentResource):
@@ -65,20 +85,13 @@ class RequestLogs(pulumi.ComponentResource):
     region, fed by a sink, and an exclusion on `_Default`, which would otherwise keep a copy in its own location.
     Children: `<name>-request-logs` (log bucket), `<name>-request-logs-sink`, `<name>-request-logs-default-exclusion`."""
 
-    def __init__(self, name: str, args: FlowLogsArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+    def __init__(self, name: str, args: RequestLogsArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:gcp:RequestLogs", name, None, opts)
         ctx = args.context
-        self.bucket = gcp.logging.ProjectBucketConfig(f"{name}-request-logs", gcp.logging.ProjectBucketConfigArgs(
-            project=ctx.project, location=ctx.region,
-            bucket_id=resource_id(ctx.environment, ctx.region, "request-logs", max_length=100),
-            retention_days=args.retention_days, locked=False,
-            cmek_settings=gcp.logging.ProjectBucketConfigCmekSettingsArgs(kms_key_name=args.kms_key_id),
-            description=f"Global load balancer request logs of {ctx.environment}, kept in {ctx.region}"),
-            opts=ctx.stateful(self))
-        sink = gcp.logging.ProjectSink(f"{name}-request-logs-sink", gcp.logging.ProjectSinkArgs(
-            project=ctx.project, destination=pulumi.Output.concat("logging.googleapis.com/", self.bucket.id),
-            filter=LOAD_BALANCER_LOGS, unique_writer_identity=True,
-            description=f"Global load balancer request logs of {ctx.environment}"), opts=pulumi.ResourceOptions(parent=self))
+        self.bucket, sink = routed_log_bucket(
+            self, name, ctx, "request-logs", args.retention_days, args.kms_key_id, LOAD_BALANCER_LOGS,
+            (f"Global load balancer request logs of {ctx.environment}, kept in {ctx.region}",
+             f"Global load balancer request logs of {ctx.environment}"))
         # Exclusions on a project are the _Default sink's (Cloud Logging API, projects.exclusions); sinks run first.
         gcp.logging.ProjectExclusion(f"{name}-request-logs-default-exclusion", gcp.logging.ProjectExclusionArgs(
             project=ctx.project, name=resource_id(ctx.environment, ctx.region, "lb-requests", max_length=100),
