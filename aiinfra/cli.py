@@ -6,7 +6,6 @@ Heavy imports (pulumi, provider SDKs, pydantic) happen inside the commands, so `
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import importlib.util
 import json
 import os
@@ -311,6 +310,8 @@ def _policy_setup(args: argparse.Namespace, project_root: Path) -> tuple[Path, d
 
 
 def _evaluate_policy(policy: tuple[Path, dict, Path], result, organization: str):  # noqa: ANN001, ANN202
+    import dataclasses
+
     from aiinfra.plan.diff import scrub, secret_texts
     from aiinfra.policy_eval import PolicyError, evaluate_pack
 

@@ -15,10 +15,12 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
-SECRET_SIG = "4dabf18193072939515e22adb298388d"
-_SECRET_VALUE = "1b47061264138c4ac30d75fd1eb44270"  # pulumi.runtime.rpc._special_secret_sig
+from .echo import SECRET as _SECRET_VALUE
+from .echo import SIG as SECRET_SIG
+
 _OUTPUT_VALUE = "d0e6a833031e9bbcd3f4e8bde6ca49a4"  # an output value, secret when its "secret" is true
 _UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # pulumi.runtime.rpc.UNKNOWN
 SECRET_SHOWN = "[secret]"
@@ -373,14 +375,15 @@ def counts_line(counts: dict[str, int]) -> str:
             f"-{counts['removed']} removed")
 
 
-def describe_changes(entry: dict[str, Any], limit: int | None = None) -> list[str]:
-    """`path old → new` for each changed input (`(replaces)` on those that force the replacement), then the options."""
+def describe_changes(entry: dict[str, Any], limit: int | None = None, code: Callable[[str], str] = str) -> list[str]:
+    """`path old → new` for each changed input (`(replaces)` on those that force the replacement), then the options;
+    `code` formats each path, value and option (markdown's code spans)."""
     replacing = set(entry.get("replaceBecause", []))
-    parts = [f"{c['path']} {c['old']} → {c['new']}" + (" (replaces)" if c["path"] in replacing else "")
-             for c in entry.get("changes", [])] or list(entry.get("inputs", []))
+    parts = [f"{code(c['path'])} {code(c['old'])} → {code(c['new'])}" + (" (replaces)" if c["path"] in replacing else "")
+             for c in entry.get("changes", [])] or [code(p) for p in entry.get("inputs", [])]
     if limit is not None and len(parts) > limit:
         parts = [*parts[:limit], f"… {len(parts) - limit} more"]
-    return parts + list(entry.get("options", []))
+    return parts + [code(o) for o in entry.get("options", [])]
 
 
 def _name(urn: str) -> str:

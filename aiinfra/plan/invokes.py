@@ -73,9 +73,14 @@ def _configured(key: str) -> str | None:
     return get_config(key)
 
 
+def _filter_values(args: dict[str, Any], name: str) -> list[Any]:
+    """The values of an EC2 data source's filters named `name`, in order."""
+    return [v for f in args.get("filters") or [] if f.get("name") == name for v in f.get("values") or []]
+
+
 def _instance_type_offerings(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str, Any]:
     """Offline, every asked type is offered in every zone `aws_zones` gives (what EC2 offers is known only on deploy)."""
-    types = [t for f in args.get("filters") or [] if f.get("name") == "instance-type" for t in f.get("values") or []]
+    types = _filter_values(args, "instance-type")
     pairs = [(t, zone) for t in types for zone in values.aws_zones(args, region, setting)["names"]]
     return {"instanceTypes": [t for t, _ in pairs], "locations": [zone for _, zone in pairs],
             "locationTypes": ["availability-zone"] * len(pairs), "locationType": "availability-zone",
@@ -85,7 +90,7 @@ def _instance_type_offerings(args: dict[str, Any], region: str, setting: values.
 def _instance_types(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str, Any]:
     """Offline, every type an `instance-type` filter names matches the other filters (which EC2 types encrypt in
     transit, say, is known only on deploy); without one, a single current type."""
-    types = [t for f in args.get("filters") or [] if f.get("name") == "instance-type" for t in f.get("values") or []]
+    types = _filter_values(args, "instance-type")
     return {"instanceTypes": types or ["m6i.large"], "filters": args.get("filters") or [], "id": region, "region": region}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .diff import counts_line
+from .diff import PROTECTED_NOTE, counts_line, describe_changes
 
 MARKER = "<!-- ai-infra-plan -->"
 """The workflow finds its own comment by this marker and updates it in place."""
@@ -49,13 +49,14 @@ def _verdict(document: dict[str, Any], mandatory: list[dict[str, Any]]) -> str:
 
 
 def _change_line(entry: dict[str, Any], replaced: bool) -> str:
-    replace_because = set(entry.get("replaceBecause", []))
-    parts = [f"{_code(c['path'])} {_code(c['old'])} → {_code(c['new'])}" + (" (replaces)" if c["path"] in replace_because else "")
-             for c in entry.get("changes", [])] or [_code(p) for p in entry.get("inputs", [])]
-    parts += [_code(o) for o in entry.get("options", [])]
+    parts = describe_changes(entry, code=_code)
     mark = "± replaced" if replaced else "~"
-    notes = "".join(f" ⚠️ {note}" if note.startswith("protected") else f" ({note})" for note in entry.get("notes", []))
-    return _cap(f"- {mark} {_code(entry['urn'].split('::')[-1])}:{notes} {', '.join(parts)}")
+    return _cap(f"- {mark} {_code(entry['urn'].split('::')[-1])}:{_notes(entry)} {', '.join(parts)}")
+
+
+def _notes(entry: dict[str, Any]) -> str:
+    """An entry's notes: the protected one as a warning, the others in parentheses."""
+    return "".join(f" ⚠️ {note}" if note == PROTECTED_NOTE else f" ({note})" for note in entry.get("notes", []))
 
 
 def _diff_lines(diff: dict[str, Any]) -> list[str]:
@@ -88,7 +89,7 @@ def _diff_lines(diff: dict[str, Any]) -> list[str]:
     if removed:
         lines += ["", "Removed:", ""]
         lines += [_cap(f"- {_code(e['urn'].split('::')[-1])} ({_code(e['type'])})"
-                       + "".join(f" ⚠️ {n}" if n.startswith("protected") else f" ({n})" for n in e.get("notes", [])))
+                       + _notes(e))
                   for e in removed[:_MAX_ROWS]]
         if len(removed) > _MAX_ROWS:
             lines.append(f"- … {len(removed) - _MAX_ROWS} more")
