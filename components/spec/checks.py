@@ -52,21 +52,6 @@ def check_platform(spec: Platform) -> list[Issue]:
     return issues
 
 
-def _routed(cloud: Cloud, net: NetworkSpec) -> list[tuple[str, IPv4Network]]:
-    """The ranges of a region's network that take addresses of the network it is peered or connected to: the network
-    itself and, on GCP, its subnet's secondary ranges for GKE pods and services (components/gcp/network.py makes them
-    with or without a cluster). Pod addresses are routed in the VPC (cloud.google.com/kubernetes-engine/docs/learn/
-    learn-gke-net-architecture), and GCP refuses a secondary range, the services one too, that overlaps a peered
-    network ("Invalid IPCidrRange: ... conflicts with peer network", github.com/legion-platform/legion/issues/989).
-    Not EKS or AKS ranges: EKS pods take VPC addresses, AKS overlay pods are NATed to their node's address so the pod
-    CIDR "can be reused in different AKS clusters" (learn.microsoft.com/en-us/azure/aks/azure-cni-overlay), and both
-    clusters' service ranges stay inside the cluster."""
-    routed = [("cidr", net.cidr)]
-    if cloud is Cloud.GCP:
-        routed += [("pod_cidr", net.effective_pod_cidr), ("service_cidr", net.service_range(cloud))]
-    return routed
-
-
 def _check_cidrs(spec: Platform) -> list[Issue]:
     issues: list[Issue] = []
     seen: list[tuple[Path, NetworkSpec, str, IPv4Network]] = []
@@ -81,7 +66,15 @@ def _check_cidrs(spec: Platform) -> list[Issue]:
                 for other_name, other in used[:i]:
                     if rng.overlaps(other):
                         issues.append(((*path, name), f"{rng} overlaps {other_name} {other} in the same region{_derived(net, name)}"))
-            routed = _routed(cloud, net)
+            # What takes addresses of a peered or connected network: the network itself and, on GCP, its subnet's
+            # secondary ranges for GKE pods and services (components/gcp/network.py makes them with or without a
+            # cluster). Pod addresses are routed in the VPC (cloud.google.com/kubernetes-engine/docs/learn/
+            # learn-gke-net-architecture), and GCP refuses a secondary range, the services one too, that overlaps a
+            # peered network ("Invalid IPCidrRange: ... conflicts with peer network", github.com/legion-platform/legion/
+            # issues/989). Not EKS or AKS ranges: EKS pods take VPC addresses, AKS overlay pods are NATed to their
+            # node's address so the pod CIDR "can be reused in different AKS clusters" (learn.microsoft.com/en-us/azure/
+            # aks/azure-cni-overlay), and both clusters' service ranges stay inside the cluster.
+            routed = used if cloud is Cloud.GCP else used[:1]
             for name, rng in routed:
                 for other_path, other_net, other_name, other in seen:
                     if rng.overlaps(other):

@@ -72,7 +72,10 @@ GUID_RULE = "32 hex digits in groups of 8, 4, 4, 4 and 12 joined by '-', like 00
 """Azure object, tenant and principal IDs."""
 # AI zones (us-central1-ai1a: cloud.google.com/compute/docs/regions-zones/ai-zones) hold accelerator capacity for
 # projects that turn them on; they are named after their parent zone's letter.
-GCP_ZONE_PATTERN = r"^[a-z]+-[a-z]+\d+-(?:[a-z]|ai\d+[a-z])$"
+GCP_REGION_SHAPE = r"[a-z]+-[a-z]+\d+"
+GCP_ZONE_SUFFIX = r"[a-z]|ai\d+[a-z]"
+"""A zone letter, or an AI zone's `ai<n>` and its parent zone's letter."""
+GCP_ZONE_PATTERN = rf"^{GCP_REGION_SHAPE}-(?:{GCP_ZONE_SUFFIX})$"
 GCP_ZONE_RULE = "a GCP region name, '-' and a zone letter, like us-central1-a, or an AI zone, like us-central1-ai1a"
 KUBERNETES_VERSION_PATTERN = r"^1\.\d{2}$"
 KUBERNETES_VERSION_RULE = "1. and a two-digit minor version, like 1.33"

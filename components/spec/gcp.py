@@ -14,7 +14,7 @@ from pydantic import Field
 from components import catalog
 
 from .cloud import CloudSpec, RegionSpec
-from .common import GCP_PROJECT_PATTERN, GCP_ZONE_PATTERN, Cloud, Name
+from .common import GCP_PROJECT_PATTERN, GCP_REGION_SHAPE, GCP_ZONE_PATTERN, GCP_ZONE_SUFFIX, Cloud, Name
 from .compute import CapacityType, GpuDriver, GpuPoolSpec, Placement, TpuMode, TpuSliceSpec
 from .offerings import GKE_CHANNELS, channel_version_problem, gke_version_key, minor
 from .resolve import resolve_gpu_pool, resolve_tpu
@@ -70,12 +70,9 @@ SIGNED_MODULES_VERSION = "1.34.1-gke.2364000"
 under secure kernel module loading (ENFORCE_SIGNED_MODULES) from this version (cloud.google.com/kubernetes-engine/
 security/secure-modules-cos, "Requirements and limitations"); below it the Lustre CSI driver needs Secure Boot off
 (GoogleCloudPlatform/lustre-csi-driver docs/installation.md)."""
-SIGNED_MODULES_MINOR = (1, 34)
-"""The minor of SIGNED_MODULES_VERSION: what the config checks can refuse before any lookup."""
 # Flex-start node pools may use compact placement only on these machine series (cluster-toolkit gke-node-pool).
 DWS_COMPACT_MACHINES = ("a3-ultragpu-", "a4-")
-_ZONE = re.compile(r"^(?P<region>[a-z]+-[a-z]+\d+)-(?:[a-z]|ai\d+[a-z])$")
-_PLAIN_ZONE = re.compile(r"^[a-z]+-[a-z]+\d+-[a-z]$")
+_ZONE = re.compile(rf"^(?P<region>{GCP_REGION_SHAPE})-(?P<suffix>{GCP_ZONE_SUFFIX})$")
 _SSL_CERTIFICATE = re.compile(
     r"^(https://www\.googleapis\.com/compute/v1/)?projects/[a-z][a-z0-9-]+/global/sslCertificates/[a-z]([-a-z0-9]*[a-z0-9])?$")
 _IAM_MEMBER = re.compile(r"^(user|group|serviceAccount|domain):[^\s]+$|^principal(Set)?://iam\.googleapis\.com/\S+$")
@@ -124,7 +121,8 @@ def lustre_range(cidr: IPv4Network) -> IPv4Network:
 def is_plain_zone(zone: str) -> bool:
     """`<region>-<letter>`: a general-purpose zone, not an AI zone (us-central1-ai1a), which Google reserves for ML
     workloads and lists only to projects that enable them: never a default zone."""
-    return _PLAIN_ZONE.match(zone) is not None
+    match = _ZONE.match(zone)
+    return match is not None and len(match["suffix"]) == 1
 
 
 def zone_region(zone: str) -> str | None:
@@ -146,8 +144,8 @@ def pinned_minor_check(path: str, region: str, version: str, channel: str, newes
     latest = newest.get(channel)
     if not latest or channel in of_minor:
         return None, None
-    if gke_version_key(version) > gke_version_key(minor(latest)):
-        return channel_version_problem(path, region, version, channel, newest), None
+    if error := channel_version_problem(path, region, version, channel, newest):  # newer than the channel's newest
+        return error, None
     return None, (f"{path}: GKE's {channel.lower()} release channel in {region} no longer offers Kubernetes {version} (it "
                   f"offers up to {minor(latest)}): GKE upgrades an existing cluster past it at its end of support and creates "
                   f"no new one at it; set kubernetes_version to the cluster's current minor (up to {minor(latest)}), or "
@@ -247,8 +245,9 @@ def _check_region(platform, region: str, spec: RegionSpec, path: Path) -> Iterat
                 yield ((*path, "cluster", "admins", i), f"'{admin}' is not an IAM member; allowed: user:<email>, group:<email>, "
                                                         "serviceAccount:<email>, domain:<domain>, principal://... or principalSet://...")
         version = spec.cluster.kubernetes_version
-        if spec.lustre and version and tuple(int(part) for part in version.split(".")) < SIGNED_MODULES_MINOR:
-            minimum = ".".join(map(str, SIGNED_MODULES_MINOR))
+        # The floor's minor: what the config checks can refuse before any lookup.
+        minimum = minor(SIGNED_MODULES_VERSION)
+        if spec.lustre and version and gke_version_key(version) < gke_version_key(minimum):
             yield ((*path, "cluster", "kubernetes_version"),
                    f"got {version}; with Managed Lustre in the region, the nodes load the Lustre client module with Secure Boot "
                    f"on, which GKE allows from {minimum} (secure kernel module loading); set {minimum} or later, or leave it "
