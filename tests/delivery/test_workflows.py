@@ -346,8 +346,9 @@ def test_the_aws_deploy_session_lasts_as_long_as_the_job(flows: dict[str, dict])
 
 def _refresh_steps(job: dict) -> tuple[int, dict, int, dict]:
     steps = job["steps"]
-    start = next(i for i, s in enumerate(steps) if "setsid bash -c refresh" in str(s.get("run", "")))
-    stop = next(i for i, s in enumerate(steps) if "azure-login-refresh.pid" in str(s.get("run", "")) and i != start)
+    # Both workflows run the one script (scripts/azure-login-refresh.sh), so the script tested below is theirs.
+    start = next(i for i, s in enumerate(steps) if s.get("run") == "scripts/azure-login-refresh.sh start")
+    stop = next(i for i, s in enumerate(steps) if s.get("run") == "scripts/azure-login-refresh.sh stop")
     return start, steps[start], stop, steps[stop]
 
 
@@ -414,7 +415,7 @@ def test_the_refresh_loop_logs_in_again_with_a_fresh_token_every_four_minutes(fl
                                                                               tmp_path: Path) -> None:
     _, refresh, _, _ = _refresh_steps(flows["pulumi-up"]["jobs"]["up"])
     env = _refresh_env(tmp_path, {"sleep": FAKE_SLEEP, "curl": FAKE_CURL, "az": FAKE_AZ})
-    done = _run_step(refresh, env, tmp_path)
+    done = _run_step(refresh, env, ROOT)  # a job runs its steps at the checkout's root
     assert done.returncode == 0, done.stderr  # the step returns at once: the loop runs on in the background
     logs = tmp_path / "logs"
     _wait_for(lambda: (logs / "waits").exists() and len((logs / "waits").read_text().split()) == 3)
@@ -448,15 +449,15 @@ def test_the_last_step_stops_the_refresh_loop_and_its_children(flows: dict[str, 
     """Stopped before azure/login's post-job `az account clear`, so no login is left behind on the runner."""
     _, refresh, _, halt = _refresh_steps(flows["pulumi-up"]["jobs"]["up"])
     env = _refresh_env(tmp_path, {"sleep": "#!/bin/sh\nexec /bin/sleep 30\n", "az": FAKE_AZ})
-    assert _run_step(refresh, env, tmp_path).returncode == 0
+    assert _run_step(refresh, env, ROOT).returncode == 0
     pidfile = tmp_path / "runner-temp" / "azure-login-refresh.pid"
     _wait_for(lambda: pidfile.exists() and pidfile.read_text().strip() != "")
     group = int(pidfile.read_text())
     _wait_for(lambda: len(_live_members(group)) == 2)  # the loop and its sleep
-    done = _run_step(halt, env, tmp_path)
+    done = _run_step(halt, env, ROOT)
     assert done.returncode == 0, done.stderr
     _wait_for(lambda: _live_members(group) == [], seconds=5)
-    assert _run_step(halt, {**env, "RUNNER_TEMP": str(tmp_path)}, tmp_path).returncode == 0  # nothing started: no-op
+    assert _run_step(halt, {**env, "RUNNER_TEMP": str(tmp_path)}, ROOT).returncode == 0  # nothing started: no-op
 
 
 # --- one identity per environment, and every setting documented --------------------------------------------------------
