@@ -31,6 +31,7 @@ ADMIN_POLICY = "AmazonEKSClusterAdminPolicy"
 NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryPullOnly")
 CNI_POLICY = "AmazonEKS_CNI_Policy"
 FSX_CSI_ADDON = "aws-fsx-csi-driver"
+VPC_CNI_ADDON = "vpc-cni"
 # EKS installs self-managed copies of kube-proxy and CoreDNS with a new cluster and never upgrades them ("Update the
 # CoreDNS Amazon EKS self-managed add-on", EKS user guide): as EKS add-ons they move with the Kubernetes version.
 KUBE_PROXY_ADDON = "kube-proxy"
@@ -135,14 +136,11 @@ class Cluster(pulumi.ComponentResource):
         self.node_role_arn = node_role.arn
         cni_trust = render(lambda arn, issuer: irsa_trust(arn, issuer, "kube-system", "aws-node"), oidc.arn, self.oidc_issuer)
         cni_role = self._role("vpc-cni-role", cni_trust, [CNI_POLICY], "VPC CNI (aws-node) through IRSA")
-        self.cni = aws.eks.Addon(f"{name}-vpc-cni", aws.eks.AddonArgs(
-            cluster_name=self.cluster.name, addon_name="vpc-cni", addon_version=self._addon_version("vpc-cni"),
-            service_account_role_arn=cni_role.arn,
+        self.cni = self._addon(
+            "vpc-cni", VPC_CNI_ADDON, cni_role.attachments, service_account_role_arn=cni_role.arn,
             # Network policy enforcement, so tenant namespaces can be isolated by the Kubernetes layer.
-            configuration_values=json.dumps({"enableNetworkPolicy": "true"}),
-            resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE", region=ctx.region,
-        ), opts=pulumi.ResourceOptions(parent=self, depends_on=cni_role.attachments))
-        self.kube_proxy = self._bootstrap_addon("kube-proxy", KUBE_PROXY_ADDON, [])
+            configuration_values=json.dumps({"enableNetworkPolicy": "true"}))
+        self.kube_proxy = self._addon("kube-proxy", KUBE_PROXY_ADDON, [], keep_tuning=True)
         self.node_prerequisites = [self.cni, self.kube_proxy, *node_role.attachments]
         system = spec.system_pool
         instance_type = system.instance_type or SYSTEM_INSTANCE_TYPE
@@ -155,7 +153,7 @@ class Cluster(pulumi.ComponentResource):
             labels={"ai-infra/pool": "system"}, tags=self.cluster.name.apply(autoscaler_tags),
             kubernetes_version=self.kubernetes_version, depends_on=self.node_prerequisites))
         # Its pods need nodes: created without any, the add-on stays DEGRADED and the create times out.
-        self.coredns = self._bootstrap_addon("coredns", COREDNS_ADDON, [self.system_nodes])
+        self.coredns = self._addon("coredns", COREDNS_ADDON, [self.system_nodes], keep_tuning=True)
         self.fsx_csi = self._fsx_csi() if args.fsx_csi else None
         self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(
             self.cluster.name, self.cluster.endpoint, self.cluster.certificate_authority.data,
@@ -178,12 +176,7 @@ class Cluster(pulumi.ComponentResource):
         systems. No IAM role: mounting (the node plugin) calls no AWS API, and the controller's AWS calls are for
         dynamic provisioning (fsx:CreateFileSystem, DeleteFileSystem, UpdateFileSystem), which nothing here uses;
         Retain-policy volumes never reach DeleteVolume. With IMDSv2 hop limit 1 its pods get no node credentials either."""
-        return aws.eks.Addon(f"{self._name}-fsx-csi", aws.eks.AddonArgs(
-            cluster_name=self.cluster.name, addon_name=FSX_CSI_ADDON, addon_version=self._addon_version(FSX_CSI_ADDON),
-            # The add-on's configuration is this code's (defaults, no configuration values): creating takes over a
-            # self-managed copy of the driver and an upgrade resets in-cluster edits, as for the VPC CNI above.
-            resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="OVERWRITE", region=self._ctx.region,
-        ), opts=pulumi.ResourceOptions(parent=self, depends_on=[self.system_nodes]))
+        return self._addon("fsx-csi", FSX_CSI_ADDON, [self.system_nodes])
 
     def _system_types(self, instance_type: str, enforced: bool) -> pulumi.Input[Sequence[str]]:
         if not enforced:
@@ -200,15 +193,19 @@ class Cluster(pulumi.ComponentResource):
                                                  region=self._ctx.region, opts=pulumi.InvokeOutputOptions(parent=self))
         return found.version
 
-    def _bootstrap_addon(self, suffix: str, addon: str, depends_on: Sequence[pulumi.Resource]) -> aws.eks.Addon:
-        """`<name>-<suffix>`: one of the copies EKS installs with every cluster, as an EKS add-on. OVERWRITE on create
-        takes over the self-managed copy (an existing cluster's too); PRESERVE on update keeps in-cluster tuning (CoreDNS
-        replicas, kube-proxy mode) through version updates. `preserve`: dropping the add-on from code leaves DNS and
-        Service routing running."""
+    def _addon(self, suffix: str, addon: str, depends_on: Sequence[pulumi.Resource], *, keep_tuning: bool = False,
+               **settings: pulumi.Input[str]) -> aws.eks.Addon:
+        """`<name>-<suffix>`: EKS add-on `addon` at EKS's default build for the cluster's version. OVERWRITE on create
+        takes over a self-managed copy (EKS installs kube-proxy and CoreDNS with every cluster; an existing cluster's
+        too). On update, the add-on's configuration is this code's (OVERWRITE resets in-cluster edits), unless
+        `keep_tuning`: PRESERVE keeps in-cluster tuning (CoreDNS replicas, kube-proxy mode) through version updates, and
+        `preserve` leaves the add-on running if it is dropped from code (DNS and Service routing). `settings`: more
+        AddonArgs (the VPC CNI's role and configuration)."""
         return aws.eks.Addon(f"{self._name}-{suffix}", aws.eks.AddonArgs(
             cluster_name=self.cluster.name, addon_name=addon, addon_version=self._addon_version(addon),
-            resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="PRESERVE", preserve=True,
-            region=self._ctx.region), opts=pulumi.ResourceOptions(parent=self, depends_on=list(depends_on)))
+            resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="PRESERVE" if keep_tuning else "OVERWRITE",
+            preserve=True if keep_tuning else None, region=self._ctx.region, **settings),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=list(depends_on)))
 
     def _offered_version(self, spec: ClusterSpec) -> pulumi.Output[str]:
         """The cluster's Kubernetes version once EKS lists it in the region (DescribeClusterVersions, asked at preview:
