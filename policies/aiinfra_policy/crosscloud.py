@@ -13,7 +13,7 @@ from typing import Any
 from .common import ALLOWED_REGIONS, ENVIRONMENT
 from .props import Unknown, Unknowns, get, is_unknown, items, named_entries, need
 from .registry import Context, rule
-from .tpu import tpu_slice
+from .tpu import TPU_QUEUED, TPU_VM, tpu_nodes, tpu_slice
 
 EKS_POOL, GKE_POOL, AKS_POOL = "aws:eks/nodeGroup:NodeGroup", "gcp:container/nodePool:NodePool", "azure-native:containerservice:AgentPool"
 POOLS = (EKS_POOL, GKE_POOL, AKS_POOL)
@@ -21,7 +21,6 @@ GKE_CLUSTER, AKS_CLUSTER = "gcp:container/cluster:Cluster", "azure-native:contai
 POOL_HOLDERS = (*POOLS, GKE_CLUSTER, AKS_CLUSTER)
 """Pool resources, and the clusters that declare pools inline (GKE `nodePools[]` and its default pool, AKS
 `agentPoolProfiles[]`): the cloud creates those pools too, so the pool rules read them."""
-TPU_VM, TPU_QUEUED = "gcp:tpu/v2Vm:V2Vm", "gcp:tpu/v2QueuedResource:V2QueuedResource"
 ACCELERATOR_HOLDERS = (*POOL_HOLDERS, TPU_VM, TPU_QUEUED)
 """What the accelerator cost rules read: the pool holders, and Cloud TPU VMs and queued resources (one slice per VM
 or node spec, outside any cluster, so no taint or dev-pool rule applies to them)."""
@@ -60,9 +59,8 @@ class Pool:
 def _tpu_pools(type_: str, props: Any) -> Iterator[tuple[str, Pool]]:
     """A TPU VM is one slice; a queued resource one per node spec (pulumi-gcp 10.2 gives its nodes acceleratorType
     only). A slice runs while it exists: min = max = 1 (spot is not read: no rule that reads it covers slices)."""
-    nodes = [("", props)] if type_ == TPU_VM else [(f"node {get(spec, 'nodeId') or index}: ", get(spec, "node") or {})
-                                                  for index, spec in enumerate(items(props, "tpu.nodeSpecs"))]
-    for label, node in nodes:
+    for node_id, node in tpu_nodes(type_, props):
+        label = "" if node_id is None else f"node {node_id}: "
         yield label, Pool(*tpu_slice(need(node, "acceleratorType"), need(node, "acceleratorConfig")), 1, 1, False, [])
 
 

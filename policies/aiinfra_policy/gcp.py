@@ -10,12 +10,12 @@ from .aws import ENC, EXPOSURE, LOGGING, PRIVILEGE
 from .common import OPEN_CIDRS, port_range_hits
 from .props import as_json, get, items, named_entries, need
 from .registry import Context, rule
+from .tpu import TPU_QUEUED, TPU_VM, tpu_nodes
 
 GKE = ("gcp:container/cluster:Cluster",)
 POOLS = ("gcp:container/nodePool:NodePool",)
 BUCKET = ("gcp:storage/bucket:Bucket",)
-TPU_VM = ("gcp:tpu/v2Vm:V2Vm",)
-TPU_QUEUED = ("gcp:tpu/v2QueuedResource:V2QueuedResource",)
+TPU_RESOURCES = (TPU_VM, TPU_QUEUED)
 GCE_VMS = ("gcp:compute/instance:Instance", "gcp:compute/instanceTemplate:InstanceTemplate",
            "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate",
            # networkInterfaces set here replace the template's, so an override can add an external IP
@@ -114,16 +114,13 @@ def gke_node_sa(props: Any, ctx: Context) -> Iterator[str]:
 
 def _tpu_nodes(props: Any, ctx: Context) -> Iterator[tuple[str, Any]]:
     """(label, node) of a TPU VM, or of each node spec of a queued resource (wire form `tpu.nodeSpecs[].node`)."""
-    if ctx.type in TPU_VM:
-        yield "the TPU VM", props
-        return
-    for index, spec in enumerate(items(props, "tpu.nodeSpecs")):
-        yield f"queued-resource node {get(spec, 'nodeId') or index}", get(spec, "node") or {}
+    for node_id, node in tpu_nodes(ctx.type, props):
+        yield ("the TPU VM" if node_id is None else f"queued-resource node {node_id}"), node
 
 
 @rule("gcp-tpu-vm-explicit-service-account",
       "Checks whether Cloud TPU VMs run as a dedicated service account, not the Compute Engine default one.",
-      severity="high", types=TPU_VM + TPU_QUEUED,
+      severity="high", types=TPU_RESOURCES,
       remediation="Set serviceAccount.email of the tpu.V2Vm to a least-privilege service account. A queued resource's node "
                   "spec takes no service account in pulumi-gcp 10.2.0, so its TPU VMs always run as the default one: create the "
                   "slice as a tpu.V2Vm (ai-infra: `mode: tpu_vm`) or accept this rule's finding explicitly.",
@@ -138,7 +135,7 @@ def tpu_vm_service_account(props: Any, ctx: Context) -> Iterator[str]:
 
 
 @rule("gcp-tpu-vm-no-external-ip", "Checks whether Cloud TPU VMs and queued-resource nodes have external IP addresses turned off.",
-      severity="high", types=TPU_VM + TPU_QUEUED,
+      severity="high", types=TPU_RESOURCES,
       remediation="Set networkConfig.enableExternalIps false (tpu.V2Vm) or tpu.nodeSpecs[].node.networkConfig.enableExternalIps "
                   "false (tpu.V2QueuedResource) on a subnetwork with Private Google Access.",
       frameworks={**EXPOSURE, "CIS": ("GCP 4.9",)})

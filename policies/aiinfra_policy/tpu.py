@@ -1,14 +1,18 @@
-"""Cloud TPU slices as the TPU API names them: the model and chip count of an accelerator type or config.
+"""Cloud TPU slices as the TPU API names them: the model and chip count of an accelerator type or config, and the
+nodes of a TPU VM or queued resource.
 
-Pure: the accelerator cost rules (crosscloud.py) read TPU VMs and queued resources with it.
+Pure: the accelerator cost rules (crosscloud.py) and the TPU rules (gcp.py) read TPU VMs and queued resources with it.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import Any
 
-from .props import need
+from .props import get, items, need
+
+TPU_VM, TPU_QUEUED = "gcp:tpu/v2Vm:V2Vm", "gcp:tpu/v2QueuedResource:V2QueuedResource"
 
 TPU_TYPES = {"v2": ("tpu-v2", 2), "v3": ("tpu-v3", 2), "v4": ("tpu-v4", 2), "v5litepod": ("tpu-v5e", 1),
              "v5p": ("tpu-v5p", 2), "v6e": ("tpu-v6e", 1)}
@@ -32,3 +36,13 @@ def tpu_slice(accelerator_type: Any, config: Any) -> tuple[str, int]:
         return model, max(int(number) // cores, 1)
     # A generation not listed: its number is counted as chips (at most twice too many, never too few).
     return f"tpu ({accelerator_type})", int(number) if number.isdigit() else 1
+
+
+def tpu_nodes(type_: str, props: Any) -> Iterator[tuple[Any, Any]]:
+    """(node ID, node) of a TPU VM (None, the VM itself) or of each node spec of a queued resource (wire form
+    `tpu.nodeSpecs[].node`; its nodeId, else its index)."""
+    if type_ == TPU_VM:
+        yield None, props
+        return
+    for index, spec in enumerate(items(props, "tpu.nodeSpecs")):
+        yield get(spec, "nodeId") or index, get(spec, "node") or {}
