@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import NoReturn
 
 import pulumi
@@ -64,25 +65,28 @@ def check_cloud(cloud: str, default: str, allowed: tuple[str, ...] = CLOUDS,
         stop("cloud", f"'{cloud}' {refused}; allowed: {', '.join(allowed)}", default)
 
 
-def check_region(region: str, cloud: str, only: str = "") -> None:
+def check_region(region: str, cloud: str, only: str = "", fix: Callable[[str], str] = str, switch: bool = True) -> None:
     """A region of `cloud`. `only` says why the template deploys to `cloud` alone (e.g. "TPU slices are GCP-only"): the
-    fix then never suggests another cloud, and the messages name the cloud as people write it."""
+    fix then never suggests another cloud, and the messages name the cloud as people write it. `fix` turns the region
+    a fix suggests into the value to set (a template whose `region` lists several puts it in its place in the list);
+    `switch` False leaves out the other cloud a region belongs to as a fix (the other regions listed are not of it)."""
     if catalog.find_region(cloud, region) is not None:
         if cloud == "azure" and (problem := no_zones_problem(region)):
-            stop("region", problem, zonal_regions_nearest_first(region)[0])
+            stop("region", problem, fix(zonal_regions_nearest_first(region)[0]))
         return
     example, other = catalog.region_example(cloud), catalog.region_clouds(region)
     name = CLOUD_NAMES[cloud] if only else cloud
     if other and only:
-        stop("region", f"'{region}' is a region of {other[0]}; {only}, and {name} regions are named like {example}", example)
+        stop("region", f"'{region}' is a region of {other[0]}; {only}, and {name} regions are named like {example}", fix(example))
     if other:
         stop("region", f"'{region}' is a region of {other[0]}, not of {cloud} (config cloud is {cloud}); {cloud} regions "
-                       f"are named like {example}", example, f", or deploy to {other[0]}: `pulumi config set cloud {other[0]}`")
+                       f"are named like {example}", fix(example),
+             f", or deploy to {other[0]}: `pulumi config set cloud {other[0]}`" if switch else "")
     close = catalog.suggest_regions(region, cloud)
     known = f"did you mean {' or '.join(close)}?" if close else f"{name} regions are named like {example}."
     where = f"{'an' if name[0] in 'AEIOU' else 'a'} {name} region" if only else f"a region of {cloud}"
     stop("region", f"'{region}' is not {where}; {known} All {name} regions: {catalog.region_doc(cloud)}",
-         close[0] if close else example)
+         fix(close[0] if close else example))
 
 
 def check_accelerator(accelerator: str, cloud: str, prefer: tuple[str, ...]) -> None:

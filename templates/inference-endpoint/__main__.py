@@ -5,7 +5,7 @@ import pulumi
 from components import catalog
 from components.compose import deploy, validate
 from components.compose.answers import (azure_access, check_accelerator, check_budget, check_cloud, check_gcp_project,
-                                        check_stack, check_team, stop)
+                                        check_region, check_stack, check_team, stop)
 from components.spec.aws import ACM_CERTIFICATE, HOSTED_ZONE  # the spec's own ARN and zone ID rules
 from components.spec.hostnames import HOST_NAME_RULE, bare_host, host_name_problem
 
@@ -30,21 +30,14 @@ def check_regions(text: str, cloud: str) -> list[str]:
     twice = next((r for r in regions if regions.count(r) > 1), None)
     if twice is not None:
         stop("region", f"'{twice}' is listed twice in '{text}'; give two or more different regions", REGION_PAIRS[cloud])
-    example = catalog.region_example(cloud)
     for region in regions:
-        if catalog.find_region(cloud, region) is not None:
-            continue
-        other = catalog.region_clouds(region)
-        if other:
-            switch = all(catalog.region_clouds(r) == other for r in regions)
-            stop("region", f"'{region}' is a region of {other[0]}, not of {cloud} (config cloud is {cloud}); {cloud} "
-                           f"regions are named like {example}", REGION_PAIRS[cloud],
-                 f", or deploy to {other[0]}: `pulumi config set cloud {other[0]}`" if switch else "")
-        close = catalog.suggest_regions(region, cloud)
-        replaced = [close[0] if r == region else r for r in regions] if close else []
-        fix = ",".join(replaced) if replaced and len(set(replaced)) == len(replaced) else REGION_PAIRS[cloud]
-        known = f"did you mean {' or '.join(close)}?" if close else f"{cloud} regions are named like {example}."
-        stop("region", f"'{region}' is not a region of {cloud}; {known} All {cloud} regions: {catalog.region_doc(cloud)}", fix)
+        def in_its_place(suggested: str, region: str = region) -> str:
+            """The list with `suggested` for `region`, unless it would then name a region twice."""
+            fixed = [suggested if r == region else r for r in regions]
+            return ",".join(fixed) if len(set(fixed)) == len(fixed) else REGION_PAIRS[cloud]
+
+        others_too = all(catalog.region_clouds(r) == catalog.region_clouds(region) for r in regions)
+        check_region(region, cloud, fix=in_its_place, switch=others_too)
     return regions
 
 

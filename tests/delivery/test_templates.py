@@ -124,6 +124,10 @@ def test_a_wrong_answer_is_a_clear_error_and_plans_nothing(
     ("gpu-training", {"cloud": "azure", "region": "westus"},
      "config region: region 'westus' has no availability zones (Microsoft's Azure regions list: "),
     ("gpu-training", {"cloud": "azure", "region": "westus"}, "; set it with `pulumi config set region westus2`"),
+    ("inference-endpoint", {"cloud": "azure", "region": "eastus2,westus"},
+     "config region: region 'westus' has no availability zones (Microsoft's Azure regions list: "),
+    ("inference-endpoint", {"cloud": "azure", "region": "eastus2,westus"},
+     "; set it with `pulumi config set region eastus2,westus2`"),
     ("tpu-research", {"region": "eastus2"}, "config region: 'eastus2' is a region of azure; TPU slices are GCP-only, "
      "and GCP regions are named like us-central1; set it with `pulumi config set region us-central1`"),
 ])
