@@ -5,6 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 CLOUDS = ("aws", "gcp", "azure")
+CLOUD_NAMES = {"aws": "AWS", "gcp": "GCP", "azure": "Azure"}
+"""Each cloud as people write it, for messages that name the cloud rather than its config key."""
+
+
+def with_article(name: str) -> str:
+    """'an AWS', 'a GCP', 'an Azure': the article a cloud's name takes."""
+    return f"{'an' if name[0] in 'AEIOU' else 'a'} {name}"
 
 
 class CatalogError(ValueError):

@@ -16,14 +16,12 @@ from typing import NoReturn
 import pulumi
 
 from components import catalog
+from components.catalog.errors import CLOUD_NAMES, CLOUDS, with_article
 from components.spec.azure import DeployerAccess, no_zones_problem, zonal_regions_nearest_first
 from components.spec.common import (ENVIRONMENT_PATTERN, ENVIRONMENT_RULE, GCP_PROJECT_PATTERN, GCP_PROJECT_RULE,
                                     GUID_PATTERN, GUID_RULE, NAME_PATTERN, NAME_RULE)
 from components.spec.platform import RESERVED_TEAMS_RULE, is_reserved_team
 
-CLOUDS = ("aws", "gcp", "azure")
-CLOUD_NAMES = {"aws": "AWS", "gcp": "GCP", "azure": "Azure"}
-"""Each cloud as people write it, in the messages of a template that deploys to that cloud alone."""
 
 __all__ = ["CLOUDS", "as_name", "azure_access", "check_accelerator", "check_budget", "check_cloud", "check_gcp_project",
            "check_region", "check_stack", "check_team", "stop"]
@@ -84,7 +82,7 @@ def check_region(region: str, cloud: str, only: str = "", fix: Callable[[str], s
              f", or deploy to {other[0]}: `pulumi config set cloud {other[0]}`" if switch else "")
     close = catalog.suggest_regions(region, cloud)
     known = f"did you mean {' or '.join(close)}?" if close else f"{name} regions are named like {example}."
-    where = f"{'an' if name[0] in 'AEIOU' else 'a'} {name} region" if only else f"a region of {cloud}"
+    where = f"{with_article(name)} region" if only else f"a region of {cloud}"
     stop("region", f"'{region}' is not {where}; {known} All {name} regions: {catalog.region_doc(cloud)}",
          fix(close[0] if close else example))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ipaddress import IPv4Network
 
 from components import catalog
+from components.catalog.errors import CLOUD_NAMES, with_article
 from components.planning import ranges
 
 from .common import (
@@ -28,7 +29,6 @@ _CLOUD_ONLY_CAPACITY = {
     CapacityType.FLEX_START: Cloud.GCP,
     CapacityType.QUEUED: Cloud.GCP,
 }
-_CLOUD_NAMES = {"aws": "an AWS", "gcp": "a GCP", "azure": "an Azure"}
 _EXTRA_CHECKS = {Cloud.AWS: aws.extra_checks, Cloud.GCP: gcp.extra_checks, Cloud.AZURE: azure.extra_checks}
 
 
@@ -249,7 +249,7 @@ def unknown_region(region: str, cloud: Cloud | None) -> str:
     other = catalog.region_clouds(name)
     if cloud is not None and other and other[0] != cloud.value:
         written = "" if name == region else f" as {name!r}"
-        return (f"{region!r} is {_CLOUD_NAMES[other[0]]} region, not {_CLOUD_NAMES[cloud.value]} region: move it under "
+        return (f"{region!r} is {with_article(CLOUD_NAMES[other[0]])} region, not {with_article(CLOUD_NAMES[cloud.value])} region: move it under "
                 f"clouds.{other[0]}.regions{written} ({cloud.value} regions are named like {catalog.region_example(cloud.value)})")
     if cloud is None:
         what, where = "region", f"all regions of aws, gcp and azure: {catalog.REGIONS_FILE}"
@@ -265,14 +265,14 @@ def unknown_region(region: str, cloud: Cloud | None) -> str:
 
 
 _GLOBAL_TLS = {
-    Cloud.GCP: ("GCP", "a GCP region has no regional listener (the global load balancer reaches the GKE Service through "
+    Cloud.GCP: ("a GCP region has no regional listener (the global load balancer reaches the GKE Service through "
                 "NEGs)", "domain (a Google-managed certificate) or global_endpoint.certificate "
                 "(projects/<project>/global/sslCertificates/<name>)"),
-    Cloud.AZURE: ("Azure", "Front Door reaches the region's AKS Service through its load balancer",
+    Cloud.AZURE: ("Front Door reaches the region's AKS Service through its load balancer",
                   "certificate (a Key Vault secret ID) or global_endpoint.domain (a Front Door managed certificate)"),
 }
-"""Where a region's `inference.certificate` would go unused (only AWS has a regional TLS listener): the cloud's name,
-why, and what to set instead."""
+"""Where a region's `inference.certificate` would go unused (only AWS has a regional TLS listener): why, and what to
+set instead."""
 
 
 def _check_region(cloud: Cloud, region: RegionSpec, path: Path) -> list[Issue]:
@@ -281,9 +281,9 @@ def _check_region(cloud: Cloud, region: RegionSpec, path: Path) -> list[Issue]:
         issues.append(((*path, "resource_group"), f"resource_group is Azure-only; {cloud.value} has no resource groups"))
     certificate = region.inference.certificate if region.inference is not None else None
     if certificate and cloud in _GLOBAL_TLS:
-        name, how, instead = _GLOBAL_TLS[cloud]
+        how, instead = _GLOBAL_TLS[cloud]
         issues.append(((*path, "inference", "certificate"),
-                       f"'{certificate}' is not used on {name}: {how}, so TLS ends at the global endpoint; "
+                       f"'{certificate}' is not used on {CLOUD_NAMES[cloud.value]}: {how}, so TLS ends at the global endpoint; "
                        f"remove it and set platform.clouds.{cloud.value}.global_endpoint.{instead}"))
     system_type = region.cluster.system_pool.instance_type if region.cluster is not None else None
     if system_type is not None and (problem := instance_type_problem(cloud, system_type)):
