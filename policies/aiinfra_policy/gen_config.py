@@ -13,15 +13,14 @@ import json
 import sys
 from pathlib import Path
 
-import yaml
-
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+ROOT = HERE.parents[1]
+sys.path[:0] = [str(HERE.parent), str(ROOT)]
 
+from aiinfra.plan.project import Project, load_project, stack_values  # noqa: E402
 from aiinfra_policy import load_rules  # noqa: E402
 
 CONFIG_DIR = HERE.parent / "config"
-STACKS_DIR = HERE.parents[1] / "stacks"
 AZURE_LUSTRE_CSI_NODE = ["kube-system/DaemonSet/csi-azurelustre-node-jammy", "kube-system/DaemonSet/csi-azurelustre-node-noble"]
 """`k8s-no-privileged-pods` exemptions: the Azure Lustre CSI driver's node plugins (components/k8s/azure_lustre.py,
 NODE_DAEMONSETS; a test keeps the two equal). A CSI node plugin mounts file systems on the host: it loads the Lustre
@@ -50,10 +49,11 @@ don't turn on the Key Vault KMS plugin yet (a private vault needs API Server VNe
 the Azure network layout has no room for: README, Known limits)."""
 
 
-def stack_settings(stack_file: Path) -> dict:
+def stack_settings(project: Project, stack: str) -> dict:
     """A stack's policy settings: its environment's decisions (ENVIRONMENTS) with the profiles, environment, allowed
-    regions and data zones of its platform."""
-    platform = (yaml.safe_load(stack_file.read_text()).get("config") or {}).get("ai-infra:platform") or {}
+    regions and data zones of its platform, read as `aiinfra plan` reads the stack file."""
+    stack_file, values = stack_values(project, stack)
+    platform = values.get(f"{project.name}:platform") or {}
     environment = platform.get("environment")
     if environment not in ENVIRONMENTS:
         raise SystemExit(f"{stack_file}: environment {environment!r} has no policy decisions; add it to ENVIRONMENTS in "
@@ -82,8 +82,8 @@ def config_for(settings: dict) -> dict:
 
 def outputs() -> dict[Path, str]:
     """baseline.json, and <stack>.json for every stacks/Pulumi.<stack>.yaml."""
-    settings = {"baseline": BASELINE, **{path.name.removeprefix("Pulumi.").removesuffix(".yaml"): stack_settings(path)
-                                         for path in sorted(STACKS_DIR.glob("Pulumi.*.yaml"))}}
+    project = load_project(ROOT)
+    settings = {"baseline": BASELINE, **{stack: stack_settings(project, stack) for stack in project.stacks()}}
     return {CONFIG_DIR / f"{name}.json": json.dumps(config_for(each), indent=2) + "\n" for name, each in settings.items()}
 
 

@@ -135,15 +135,18 @@ def test_a_stack_gets_its_profiles_and_regions_from_its_platform(tmp_path: Path)
     spec.loader.exec_module(module)
     platform = {"environment": "prod", "compliance": {"profiles": ["baseline", "pci"], "data_zones": {"eu": ["eu-west-1"]}},
                 "clouds": {"aws": {"regions": {"eu-west-1": {}, "us-east-1": {}}}}}
+    (tmp_path / "Pulumi.yaml").write_text("name: ai-infra\nruntime: python\n")
+    project = module.load_project(tmp_path)
     stack = tmp_path / "Pulumi.prod-eu.yaml"
-    stack.write_text(yaml.safe_dump({"config": {"ai-infra:platform": platform}}))
-    settings = module.stack_settings(stack)
+    # A bare key is the project's own, as the CLI reads it.
+    stack.write_text(yaml.safe_dump({"config": {"platform": platform}}))
+    settings = module.stack_settings(project, "prod-eu")
     assert settings["profiles"] == ["baseline", "pci"] and settings["mandatory"] == module.ENVIRONMENTS["prod"]["mandatory"]
     assert settings["params"]["allowedRegions"] == ["eu-west-1", "us-east-1"]
     assert settings["params"]["dataZones"] == {"eu": ["eu-west-1"]} and settings["params"]["environment"] == "prod"
     stack.write_text(yaml.safe_dump({"config": {"ai-infra:platform": {**platform, "environment": "qa"}}}))
     with pytest.raises(SystemExit, match="environment 'qa' has no policy decisions; add it to ENVIRONMENTS in gen_config.py"):
-        module.stack_settings(stack)
+        module.stack_settings(project, "prod-eu")
 
 
 def test_pack_over_grpc_reports_violations_with_levels_and_urns() -> None:
