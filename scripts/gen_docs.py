@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 from components.spec import Platform, json_schema  # noqa: E402
 from components.spec.common import PATTERN_RULES  # noqa: E402
+from components.spec.loader import constraint_in  # noqa: E402
 
 DOCS = ROOT / "docs"
 
@@ -72,22 +73,11 @@ def _type_name(annotation: typing.Any, metadata: typing.Sequence[typing.Any] = (
     return getattr(annotation, "__name__", str(annotation))
 
 
-def _constraint(metadata: typing.Sequence[typing.Any], name: str) -> typing.Any:
-    """The constraint `name` (pattern, max_length, ...) among pydantic metadata: StringConstraints, annotated_types'
-    MaxLen, or the metadata a `Field(pattern=...)` holds; None without one."""
-    for item in metadata:
-        for constraint in (item, *getattr(item, "metadata", ())):
-            value = getattr(constraint, name, None)
-            if value is not None:
-                return value
-    return None
-
-
 def _string_type(metadata: typing.Sequence[typing.Any]) -> str:
     """`str`, with its rule in words when a pattern constrains it: the spec's named rules (common.PATTERN_RULES, the
     words its error messages use), the values of a pattern that only lists them, or else the pattern itself."""
-    pattern = _constraint(metadata, "pattern")
-    min_length, max_length = _constraint(metadata, "min_length"), _constraint(metadata, "max_length")
+    pattern = constraint_in(metadata, "pattern")
+    min_length, max_length = constraint_in(metadata, "min_length"), constraint_in(metadata, "max_length")
     listed = re.fullmatch(r"\^\(([\w-]+(?:\|[\w-]+)+)\)\$", pattern) if isinstance(pattern, str) else None
     if listed:
         return " \\| ".join(f"`{value}`" for value in listed.group(1).split("|"))

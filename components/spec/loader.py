@@ -9,6 +9,7 @@ import re
 import types
 import typing
 from ipaddress import IPv4Network
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ValidationError
@@ -373,14 +374,22 @@ def _constraint_of(annotation: Any, name: str, kind: type = object) -> Any:
         origin = typing.get_origin(annotation)
         if origin is typing.Annotated:
             base, *metadata = typing.get_args(annotation)
-            for item in metadata:
-                for constraint in (item, *getattr(item, "metadata", ())):
-                    found = getattr(constraint, name, None)
-                    if found is not None and isinstance(found, kind):
-                        return found
+            if (found := constraint_in(metadata, name, kind)) is not None:
+                return found
             pending.append(base)
         elif origin in (typing.Union, types.UnionType):
             pending += list(typing.get_args(annotation))
+    return None
+
+
+def constraint_in(metadata: Sequence[Any], name: str, kind: type = object) -> Any:
+    """The constraint `name` (pattern, max_length, ge, ...) of type `kind` among pydantic metadata: StringConstraints,
+    annotated_types' MaxLen and the like, or the metadata a `Field(pattern=...)` holds; None without one."""
+    for item in metadata:
+        for constraint in (item, *getattr(item, "metadata", ())):
+            found = getattr(constraint, name, None)
+            if found is not None and isinstance(found, kind):
+                return found
     return None
 
 
