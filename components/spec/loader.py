@@ -8,8 +8,8 @@ import math
 import re
 import types
 import typing
-from ipaddress import IPv4Network
 from collections.abc import Sequence
+from ipaddress import IPv4Network
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ValidationError
