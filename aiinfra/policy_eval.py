@@ -172,40 +172,15 @@ def _policy_config(info: analyzer_pb2.AnalyzerInfo, config: dict[str, Any]) -> d
     unknown = sorted(set(config) - known - {"all"})
     if unknown:
         raise PolicyError(f"policy config names unknown policies: {', '.join(unknown)}; the pack has: {', '.join(sorted(known))}")
-    default_level = config.get("all")
-    if isinstance(default_level, dict):
-        default_level = default_level.get("enforcementLevel")
-        if default_level is not None and not isinstance(default_level, str):
-            raise PolicyError(f"policy config 'all': enforcementLevel {default_level!r} is not a valid enforcement level; "
-                              f"allowed: {', '.join(_LEVELS)}")
-    elif default_level is not None and not isinstance(default_level, str):
-        raise PolicyError(f"policy config 'all': {default_level!r} is not a valid value; give an enforcement level or an object")
-    if default_level is not None and default_level not in _LEVELS:
-        raise PolicyError(f"policy config 'all': enforcement level {default_level!r}; allowed: {', '.join(_LEVELS)}")
+    default_level, _ = _level_of("policy config 'all'", config.get("all"), None)
     result = {}
     problems: list[str] = []
     for policy in info.policies:
-        entry = config.get(policy.name)
-        level = _LEVEL_NAMES[policy.enforcementLevel]
-        if isinstance(default_level, str):
-            level = default_level
-        properties: dict[str, Any] = {}
         schema = json_format.MessageToDict(policy.configSchema.properties) if policy.HasField("configSchema") else {}
-        for name, prop in schema.items():
-            if isinstance(prop, dict) and "default" in prop:
-                properties[name] = prop["default"]
-        if isinstance(entry, str):
-            level = entry
-        elif isinstance(entry, dict):
-            level = entry.get("enforcementLevel", level)
-            if not isinstance(level, str):
-                raise PolicyError(f"policy '{policy.name}': enforcementLevel {level!r} is not a valid enforcement level; "
-                                  f"allowed: {', '.join(_LEVELS)}")
-            properties.update({k: v for k, v in entry.items() if k != "enforcementLevel"})
-        elif entry is not None:
-            raise PolicyError(f"policy '{policy.name}': {entry!r} is not a valid value; give an enforcement level or an object")
-        if level not in _LEVELS:
-            raise PolicyError(f"policy '{policy.name}': enforcement level {level!r}; allowed: {', '.join(_LEVELS)}")
+        properties = {name: prop["default"] for name, prop in schema.items() if isinstance(prop, dict) and "default" in prop}
+        level, entry_properties = _level_of(f"policy '{policy.name}'", config.get(policy.name),
+                                            default_level or _LEVEL_NAMES[policy.enforcementLevel])
+        properties.update(entry_properties)
         problems += [f"{policy.name}: {problem}" for problem in _schema_problems(policy, properties)]
         struct = struct_pb2.Struct()
         struct.update(properties)
@@ -213,6 +188,25 @@ def _policy_config(info: analyzer_pb2.AnalyzerInfo, config: dict[str, Any]) -> d
     if problems:
         raise PolicyError("policy config does not match the policies' schemas:\n  " + "\n  ".join(problems))
     return result
+
+
+def _level_of(where: str, entry: Any, fallback: str | None) -> tuple[str | None, dict[str, Any]]:
+    """The enforcement level and properties of a config entry (`all` or a policy's): a level (`"mandatory"`) or an object
+    with an `enforcementLevel` and properties; `fallback` when the entry names no level."""
+    if entry is None:
+        return fallback, {}
+    if isinstance(entry, str):
+        level, properties = entry, {}
+    elif isinstance(entry, dict):
+        level = entry.get("enforcementLevel", fallback)
+        properties = {k: v for k, v in entry.items() if k != "enforcementLevel"}
+        if "enforcementLevel" in entry and not isinstance(level, str):
+            raise PolicyError(f"{where}: enforcementLevel {level!r} is not a valid enforcement level; allowed: {', '.join(_LEVELS)}")
+    else:
+        raise PolicyError(f"{where}: {entry!r} is not a valid value; give an enforcement level or an object")
+    if level is not None and level not in _LEVELS:
+        raise PolicyError(f"{where}: enforcement level {level!r}; allowed: {', '.join(_LEVELS)}")
+    return level, properties
 
 
 def _schema_problems(policy: analyzer_pb2.PolicyInfo, properties: dict[str, Any]) -> list[str]:

@@ -157,6 +157,19 @@ def test_an_invalid_all_is_refused(all_: object, error: str) -> None:
     assert str(caught.value).startswith(error)
 
 
+@pytest.mark.parametrize(("entry", "error"), [
+    ({"enforcementLevel": None}, "policy 'a': enforcementLevel None is not a valid enforcement level"),
+    ("strict", "policy 'a': enforcement level 'strict'; allowed: advisory, mandatory"),
+    ({"enforcementLevel": "strict"}, "policy 'a': enforcement level 'strict'; allowed: advisory, mandatory"),
+])
+def test_an_invalid_policy_entry_is_refused_as_all_is(entry: object, error: str) -> None:
+    from aiinfra.policy_eval import PolicyError, _policy_config
+
+    with pytest.raises(PolicyError) as caught:
+        _policy_config(_info(), {"all": "advisory", "a": entry})
+    assert str(caught.value).startswith(error)
+
+
 # --- the summary: TPU chips and the AKS system pool -------------------------------------------------------------------
 
 STACK = "urn:pulumi:prod::ai-infra::pulumi:pulumi:Stack::ai-infra-prod"
