@@ -150,14 +150,15 @@ def _is_secret(value: Any) -> bool:
                                         or (value.get(SECRET_SIG) == _OUTPUT_VALUE and bool(value.get("secret"))))
 
 
-def mask_secrets(value: Any) -> Any:
-    """`value` with every secret replaced by a secret holding `[secret]`: it stays marked secret, its text is gone."""
+def mask_secrets(value: Any, marked: bool = True) -> Any:
+    """`value` with every secret replaced by a secret holding `[secret]`: it stays marked secret, its text is gone.
+    With `marked` False, by the text `[secret]` alone (for text shown to people)."""
     if _is_secret(value):
-        return dict(_MASKED)
+        return dict(_MASKED) if marked else SECRET_SHOWN
     if isinstance(value, dict):
-        return {k: mask_secrets(v) for k, v in value.items()}
+        return {k: mask_secrets(v, marked) for k, v in value.items()}
     if isinstance(value, list):
-        return [mask_secrets(v) for v in value]
+        return [mask_secrets(v, marked) for v in value]
     return value
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from components.catalog import find_instance, tpu_generations
 
 from .diagnostics import render_diagnostics
-from .diff import SECRET_SIG, mask_secrets
+from .diff import mask_secrets
 from .runtime import UNKNOWN, PlanResult, ResourceRecord
 
 Facts = Callable[[dict[str, Any]], str]
@@ -259,23 +259,12 @@ def _facts(resources: list[ResourceRecord]) -> list[str]:
         extractor = FACTS.get(record.type)
         if extractor is not None:
             # Secrets read as `[secret]`, and a value known only after deploy as '?'.
-            text = extractor(_unwrapped(mask_secrets(record.inputs))).replace(UNKNOWN, "?")
+            text = extractor(mask_secrets(record.inputs, marked=False)).replace(UNKNOWN, "?")
             lines.append(f"{record.type.split(':')[-1]} {record.name}: {' '.join(text.split())}")
     counts = Counter(COUNTED[r.type] for r in resources if r.type in COUNTED)
     if counts:
         lines.append(", ".join(_count(n, *what) for what, n in sorted(counts.items())))
     return lines
-
-
-def _unwrapped(value: Any) -> Any:
-    """Masked secrets (`{sig: secret, "value": "[secret]"}`) as their `[secret]` text."""
-    if isinstance(value, dict):
-        if SECRET_SIG in value:
-            return value.get("value")
-        return {k: _unwrapped(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_unwrapped(v) for v in value]
-    return value
 
 
 def _count(n: int, singular: str, plural: str) -> str:
