@@ -32,6 +32,16 @@ _VALUE_WIDTH = 60
 _OPTIONS = {"protect": False, "retainOnDelete": False, "ignoreChanges": [], "provider": "", "parent": "",
             "deleteBeforeReplace": None, "replaceOnChanges": [], "additionalSecretOutputs": [], "customTimeouts": {}}
 
+CLUSTER_TYPES = frozenset({"aws:eks/cluster:Cluster", "gcp:container/cluster:Cluster",
+                           "azure-native:containerservice:ManagedCluster"})
+K8S_PROVIDER = "pulumi:providers:kubernetes"
+_STRANDED = ("cluster {cluster} is replaced, but the {objects} Kubernetes object(s) on it are not re-created there: the "
+             "Kubernetes provider names the cluster by a fixed clusterIdentifier, so the engine keeps them in state; after "
+             "this `pulumi up`, run `pulumi up --refresh` (the refresh drops them from state, the up creates them)")
+"""pulumi-kubernetes DiffConfig clears every replacement while the clusterIdentifier is unchanged
+(provider/pkg/provider/provider.go), and the components keep it fixed so that no routine cluster update replaces the
+in-cluster objects."""
+
 PROTECTED_NOTE = "protected: `pulumi up` will fail"
 RETAINED_NOTE = "retained in the cloud, only dropped from state"
 
@@ -367,8 +377,18 @@ def diff_plans(base: dict[str, Any], head: dict[str, Any]) -> dict[str, Any]:
             groups[_component_of(urn, new)]["replaced" if entry["action"] == "replace" else "changed"].append(entry)
     counts = {kind: sum(len(g[kind]) for g in groups.values()) for kind in ("added", "changed", "replaced", "removed")}
     protected = [e["urn"] for g in groups.values() for e in g["removed"] + g["replaced"] if e.get("protected")]
+    replaced_clusters = {e["urn"] for g in groups.values() for e in g["replaced"] if e["type"] in CLUSTER_TYPES}
+    # The objects on a replaced cluster: those of each Kubernetes provider that depends on it.
+    stranded = [{"cluster": cluster, "provider": p["urn"], "objects": users[p["urn"]]}
+                for p in new.values() if p["type"] == K8S_PROVIDER and users[p["urn"]]
+                for cluster in sorted(replaced_clusters & set(p.get("dependencies", [])))]
     return {"stack": head.get("stack"), "base_stack": base.get("stack"), "counts": counts, "protected": protected,
-            "components": {name: groups[name] for name in sorted(groups)}}
+            "stranded": stranded, "components": {name: groups[name] for name in sorted(groups)}}
+
+
+def stranded_lines(diff: dict[str, Any], code: Callable[[str], str] = str) -> list[str]:
+    """One warning per replaced cluster whose Kubernetes objects the engine keeps (STRANDED_NOTE)."""
+    return [_STRANDED.format(cluster=code(_name(s["cluster"])), objects=s["objects"]) for s in diff.get("stranded", [])]
 
 
 def counts_line(counts: dict[str, int]) -> str:
@@ -406,6 +426,7 @@ def render_diff_text(diff: dict[str, Any]) -> str:
                 lines.append(text + "".join(f" [{note}]" for note in e.get("notes", [])))
         lines += [f"    - {_name(e['urn'])} ({e['type']})" + "".join(f" [{note}]" for note in e.get("notes", []))
                   for e in group["removed"]]
+    lines += [f"  warning: {line}" for line in stranded_lines(diff)]
     if diff.get("protected"):
         lines.append(f"  warning: {len(diff['protected'])} protected resource(s) would be deleted or replaced; "
                      "`pulumi up` will fail until they are unprotected")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .diff import PROTECTED_NOTE, counts_line, describe_changes
+from .diff import PROTECTED_NOTE, counts_line, describe_changes, stranded_lines
 
 MARKER = "<!-- ai-infra-plan -->"
 """The workflow finds its own comment by this marker and updates it in place."""
@@ -69,6 +69,8 @@ def _diff_lines(diff: dict[str, Any]) -> list[str]:
         lines += [f"- {_code(urn.split('::')[-1])}" for urn in protected[:_MAX_ROWS]]
         if len(protected) > _MAX_ROWS:
             lines.append(f"- … {len(protected) - _MAX_ROWS} more")
+    for line in stranded_lines(diff, code=_code):
+        lines += ["", f"⚠️ {_cap(line)}"]
     if not groups:
         return lines
     lines += ["", "<details><summary>Changes by component</summary>", "",

@@ -411,3 +411,26 @@ def test_a_cut_comment_keeps_every_verdict_and_closes_what_it_opened() -> None:
     assert comment.count("… cut to fit GitHub's comment limit; the job log has the rest.") == 2
     for part in comment.split("### ")[1:3]:  # each cut section ends its details before the note
         assert part.rstrip().endswith("</details>\n\n… cut to fit GitHub's comment limit; the job log has the rest.")
+
+
+def test_a_replaced_cluster_warns_that_its_kubernetes_objects_are_not_recreated() -> None:
+    """pulumi-kubernetes keeps every object of a provider whose clusterIdentifier is unchanged, even when the cluster
+    behind it is replaced: the diff says so, and what re-creates them."""
+    eks = _record("aws:eks/cluster:Cluster", "dev-eks", {"name": "dev", "version": "1.33"})
+    other = _record("aws:eks/cluster:Cluster", "other-eks", {"name": "other"})
+    k8s = _record("pulumi:providers:kubernetes", "dev-k8s", {"clusterIdentifier": "aws/dev"},
+                  dependencies=[eks["urn"]])
+    namespaces = [_record("kubernetes:core/v1:Namespace", f"team-{i}", {"metadata": {"name": f"team-{i}"}},
+                          provider=f"{k8s['urn']}::k8s-id") for i in range(3)]
+    base, head = _plans(eks, other, k8s, *namespaces)
+    head["resources"][1]["inputs"]["version"] = "1.34"
+    assert diff_plans(base, head)["stranded"] == []  # an update keeps the cluster and its objects
+    head["resources"][1]["inputs"]["name"] = "dev2"  # EKS cannot rename a cluster: replaced
+    head["resources"][2]["inputs"]["name"] = "other2"  # replaced too, but no provider depends on it
+    diff = diff_plans(base, head)
+    assert diff["stranded"] == [{"cluster": eks["urn"], "provider": k8s["urn"], "objects": 3}]
+    assert ("  warning: cluster dev-eks is replaced, but the 3 Kubernetes object(s) on it are not re-created there"
+            in render_diff_text(diff))
+    body = render_markdown({**head, "diff": diff, "policy": {"pack": "p", "violations": []}})
+    assert "⚠️ cluster `dev-eks` is replaced, but the 3 Kubernetes object(s) on it are not re-created there" in body
+    assert "run `pulumi up --refresh`" in body
