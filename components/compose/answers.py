@@ -19,12 +19,18 @@ from components import catalog
 from components.catalog.errors import CLOUD_NAMES, CLOUDS, with_article
 from components.spec.azure import DeployerAccess, no_zones_problem, zonal_regions_nearest_first
 from components.spec.common import (ENVIRONMENT_PATTERN, ENVIRONMENT_RULE, GCP_PROJECT_PATTERN, GCP_PROJECT_RULE,
-                                    GUID_PATTERN, GUID_RULE, NAME_PATTERN, NAME_RULE)
-from components.spec.platform import RESERVED_TEAMS_RULE, is_reserved_team
+                                    GUID_PATTERN, GUID_RULE, NAME_PATTERN, NAME_RULE, Cloud)
+from components.spec.compute import GpuPoolSpec
+from components.spec.platform import RESERVED_TEAMS_RULE, TeamSpec, is_reserved_team
+from components.spec.resolve import resolve_gpu_pool
 
 
 __all__ = ["CLOUDS", "as_name", "azure_access", "check_accelerator", "check_budget", "check_cloud", "check_gcp_project",
-           "check_region", "check_stack", "check_team", "stop"]
+           "check_region", "check_stack", "check_team", "pool_quota", "stop"]
+
+OLD_GCP_PROJECT_PLACEHOLDER = "my-gcp-project"
+"""The `gcpProject` default of earlier templates: a valid project ID, so only a real preview (getProject) refused it;
+stacks created from those templates may still carry it."""
 
 
 def stop(key: str, problem: str, value: str, also: str = "") -> NoReturn:
@@ -110,9 +116,28 @@ def check_budget(text: str) -> int:
     return budget
 
 
-def check_gcp_project(project: str) -> None:
+def check_gcp_project(project: str | None) -> str:
+    """`gcpProject`, which has no default (the CLI saves no empty answer, so it is unset until given): a GCP project ID."""
+    where = "`gcloud projects list` lists the IDs of yours"
+    if not project:
+        stop("gcpProject", f"no GCP project is set; give the ID of the project to deploy to ({where})", "<your-project-id>")
+    if project == OLD_GCP_PROJECT_PLACEHOLDER:
+        stop("gcpProject", f"'{project}' is the template's placeholder, not a project of yours ({where})", "<your-project-id>")
     if not re.fullmatch(GCP_PROJECT_PATTERN, project):
         stop("gcpProject", f"'{project}' is not a GCP project ID; project IDs are {GCP_PROJECT_RULE}", "<your-project-id>")
+    return project
+
+
+def pool_quota(cloud: str, accelerator: str, nodes: int) -> dict[str, int]:
+    """A team quota that lets the team use its GPU pool at full size on every cluster: `gpu_quota` = nodes x GPUs per
+    node of the instance type the platform resolves for `accelerator` (Kueue admits no more than the nominal quota of a
+    team that has no one to borrow from), and CPU and memory quotas large enough for the pods on those nodes (the
+    instance's vCPUs and memory; never below the spec's defaults, which leave room for CPU-only pods elsewhere)."""
+    row = resolve_gpu_pool(Cloud(cloud), GpuPoolSpec(accelerator=accelerator))
+    defaults = TeamSpec()
+    return {"gpu_quota": nodes * row.accelerator_count,
+            "cpu_quota": max(defaults.cpu_quota, nodes * row.vcpus),
+            "memory_gib_quota": max(defaults.memory_gib_quota, nodes * row.memory_gib)}
 
 
 def azure_access(deployer: str, groups: str) -> dict:

@@ -4,8 +4,12 @@ import pulumi
 
 from components.compose import deploy, validate
 from components.compose.answers import (azure_access, check_accelerator, check_budget, check_cloud, check_gcp_project,
-                                        check_region, check_stack, check_team)
+                                        check_region, check_stack, check_team, pool_quota)
 
+# The CLI asks the template's questions in sorted key order (accelerator and region before cloud), so their defaults
+# are empty and the program picks the chosen cloud's here; Pulumi.yaml's prompts list the same values.
+REGIONS = {"aws": "us-east-1", "gcp": "us-central1", "azure": "eastus2"}
+ACCELERATORS = {"aws": "l4", "gcp": "l4", "azure": "a100-80gb"}
 USD_PER_NODE, MAX_NODES = 2500, 8
 """The GPU pool's node limit: one node per 2,500 USD of monthly budget, at least 1, at most 8, whatever the accelerator
 (a fixed rule of thumb, not a price: ai-infra holds no prices)."""
@@ -21,32 +25,34 @@ config = pulumi.Config()
 # The checks are components.compose.answers': each mistake is reported against the config key to change, with
 # the `pulumi config set` command that fixes it.
 check_stack(pulumi.get_stack())
-team, cloud, region = config.require("team"), config.require("cloud"), config.require("region")
+team, cloud = config.require("team"), config.require("cloud")
 check_team(team)
 check_cloud(cloud, default="aws")
+region = config.get("region") or REGIONS[cloud]
 check_region(region, cloud)
-accelerator = config.require("accelerator")
-check_accelerator(accelerator, cloud, prefer=("h100-80gb",))
+accelerator = config.get("accelerator") or ACCELERATORS[cloud]
+check_accelerator(accelerator, cloud, prefer=(ACCELERATORS[cloud],))
 budget = check_budget(config.require("monthlyBudgetUsd"))
+nodes = max(1, min(MAX_NODES, budget // USD_PER_NODE))
 
 # --- The platform --------------------------------------------------------------------------------------------------
 region_spec = {
     "network": {"cidr": "10.100.0.0/16", "transit_encryption": "monitor" if cloud == "azure" else "enforce"},
     "cluster": {},
     "gpu_pools": {"train": {"accelerator": accelerator, "capacity": "spot", "min_nodes": 0,
-                            "max_nodes": max(1, min(MAX_NODES, budget // USD_PER_NODE))}},
+                            "max_nodes": nodes}},
     "lustre": {"scratch": LUSTRE[cloud]},
     "buckets": {"datasets": {"data_class": "datasets"}, "checkpoints": {"data_class": "checkpoints"}},
 }
 cloud_spec: dict = {"regions": {region: region_spec}}
 if cloud == "gcp":
-    cloud_spec["project"] = config.require("gcpProject")
-    check_gcp_project(cloud_spec["project"])
+    cloud_spec["project"] = check_gcp_project(config.get("gcpProject"))
 if cloud == "azure":  # Azure refuses a role assignment whose principal type is wrong: say who deploys
     cloud_spec.update(azure_access(config.get("azureDeployer") or "user", config.get("azureAdminGroupObjectIds") or ""))
 deploy(validate({
     "environment": pulumi.get_stack(),
     "labels": {"owner": team, "team": team, "cost_center": team, "extra": {"monthly-budget-usd": str(budget)}},
     "clouds": {cloud: cloud_spec},
-    "teams": {team: {"gpu_quota": 8}},
+    # The team may use the whole pool: GPU, CPU and memory quotas sized to max_nodes of the resolved instance type.
+    "teams": {team: pool_quota(cloud, accelerator, nodes)},
 }))

@@ -5,11 +5,14 @@ import pulumi
 from components import catalog
 from components.compose import deploy, validate
 from components.compose.answers import (azure_access, check_accelerator, check_budget, check_cloud, check_gcp_project,
-                                        check_region, check_stack, check_team, stop)
+                                        check_region, check_stack, check_team, pool_quota, stop)
 from components.spec.aws import ACM_CERTIFICATE, HOSTED_ZONE  # the spec's own ARN and zone ID rules
 from components.spec.hostnames import HOST_NAME_RULE, bare_host, host_name_problem
 
+# The CLI asks the template's questions in sorted key order (accelerator before cloud), so region and accelerator
+# default to empty and the program picks the chosen cloud's here; Pulumi.yaml's prompts list the same values.
 REGION_PAIRS = {"aws": "us-east-1,eu-west-1", "gcp": "us-central1,europe-west4", "azure": "eastus2,westeurope"}
+ACCELERATORS = {"aws": "l4", "gcp": "l4", "azure": "a100-80gb"}
 USD_PER_NODE, MAX_NODES = 5000, 8
 """Each region's serving pool's node limit: one on-demand node per 5,000 USD of monthly budget, at least 1, at most 8,
 in every region and whatever the accelerator (a fixed rule of thumb, not a price: ai-infra holds no prices)."""
@@ -78,10 +81,11 @@ check_stack(pulumi.get_stack())
 team, cloud = config.require("team"), config.require("cloud")
 check_team(team)
 check_cloud(cloud, default="gcp")
-regions = check_regions(config.require("region"), cloud)
-accelerator = config.require("accelerator")
-check_accelerator(accelerator, cloud, prefer=("l4", "a100-80gb"))
+regions = check_regions(config.get("region") or REGION_PAIRS[cloud], cloud)
+accelerator = config.get("accelerator") or ACCELERATORS[cloud]
+check_accelerator(accelerator, cloud, prefer=(ACCELERATORS[cloud],))
 budget = check_budget(config.require("monthlyBudgetUsd"))
+nodes = max(1, min(MAX_NODES, budget // USD_PER_NODE))
 domain = config.require("domain")
 check_domain(domain)
 certificates = check_certificates(config.get("certificateArns") or "", regions) if cloud == "aws" else []
@@ -95,7 +99,7 @@ for index, region in enumerate(regions):
         "network": {"cidr": f"10.{120 + index}.0.0/16", "transit_encryption": "monitor" if cloud == "azure" else "enforce"},
         "cluster": {},
         "gpu_pools": {"serve": {"accelerator": accelerator, "capacity": "on_demand", "min_nodes": 1,
-                                "max_nodes": max(1, min(MAX_NODES, budget // USD_PER_NODE))}},
+                                "max_nodes": nodes}},
         "inference": {"certificate": certificates[index]} if certificates else {},
     }
 cloud_spec: dict = {"regions": region_specs, "global_endpoint": {"domain": domain}}
@@ -105,13 +109,13 @@ if cloud == "aws":  # Global Accelerator has no host name of its own: the domain
         pulumi.log.warn(f"domain {domain} gets no DNS record on AWS without awsHostedZoneId: point it (CNAME) at the "
                         "exported global_endpoint dns_name, or `pulumi config set awsHostedZoneId <Route 53 zone ID>`")
 if cloud == "gcp":
-    cloud_spec["project"] = config.require("gcpProject")
-    check_gcp_project(cloud_spec["project"])
+    cloud_spec["project"] = check_gcp_project(config.get("gcpProject"))
 if cloud == "azure":  # Azure refuses a role assignment whose principal type is wrong: say who deploys
     cloud_spec.update(azure_access(config.get("azureDeployer") or "user", config.get("azureAdminGroupObjectIds") or ""))
 deploy(validate({
     "environment": pulumi.get_stack(),
     "labels": {"owner": team, "team": team, "cost_center": team, "extra": {"monthly-budget-usd": str(budget)}},
     "clouds": {cloud: cloud_spec},
-    "teams": {team: {"gpu_quota": 8}},
+    # The quota applies on each region's cluster: GPU, CPU and memory sized to max_nodes of the resolved instance type.
+    "teams": {team: pool_quota(cloud, accelerator, nodes)},
 }))

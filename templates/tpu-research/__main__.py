@@ -10,6 +10,9 @@ from components.compose.answers import (check_budget, check_cloud, check_gcp_pro
 from components.spec.compute import TpuMode
 
 ONLY_GCP = "TPU slices are GCP-only"
+MAX_CHIPS = 64
+"""The most chips a slice of this template may have, and the team's tpu_quota: the policy pack's gpu-cap-per-pool
+(maxGpusPerPool, 64 unless a policy config sets it; baseline.json does not) blocks a bigger slice at preview."""
 
 config = pulumi.Config()
 
@@ -19,15 +22,21 @@ config = pulumi.Config()
 # with `stop`: against the config key to change, with the `pulumi config set` command that fixes it.
 
 def check_accelerator(accelerator: str) -> tuple[str, str]:
-    """(generation, topology) of `<generation>:<topology>`, a slice shape the catalog knows."""
+    """(generation, topology) of `<generation>:<topology>`, a slice shape the catalog knows, of at most MAX_CHIPS chips."""
     generation, colon, topology = accelerator.partition(":")
     generations = ", ".join(g.name for g in catalog.tpu_generations())
     if not colon or not generation or not topology:
         stop("accelerator", f"'{accelerator}' is not <generation>:<topology>; generations: {generations}", "v5e:2x4")
     try:
-        catalog.resolve_tpu_slice(generation, topology)
+        chips = catalog.resolve_tpu_slice(generation, topology).chips
     except catalog.CatalogError as err:
         stop("accelerator", f"'{accelerator}': {err}", "v5e:2x4", " (`aiinfra catalog` lists the generations and shapes)")
+    if chips > MAX_CHIPS:
+        sizes = {t: catalog.resolve_tpu_slice(generation, t).chips for t in catalog.tpu_generation(generation).topologies}
+        fitting = max((t for t in sizes if sizes[t] <= MAX_CHIPS), key=sizes.__getitem__)  # the largest that fits
+        stop("accelerator", f"'{accelerator}' is a slice of {chips} chips; this template's slices have at most {MAX_CHIPS} "
+                            f"(the policy pack's per-pool cap, maxGpusPerPool, and the team's tpu_quota)",
+             f"{generation}:{fitting}")
     return generation, topology
 
 
@@ -50,8 +59,7 @@ generation, topology = check_accelerator(config.require("accelerator"))
 # default service account (the policy pack reports it), which is why it is never the default.
 mode = check_mode(config.get("tpuMode") or "gke")
 budget = check_budget(config.require("monthlyBudgetUsd"))
-project = config.require("gcpProject")
-check_gcp_project(project)
+project = check_gcp_project(config.get("gcpProject"))
 
 # --- The platform --------------------------------------------------------------------------------------------------
 region = {
@@ -65,5 +73,5 @@ deploy(validate({
     "environment": pulumi.get_stack(),
     "labels": {"owner": team, "team": team, "cost_center": team, "extra": {"monthly-budget-usd": str(budget)}},
     "clouds": {"gcp": {"regions": {region_name: region}, "project": project}},
-    "teams": {team: {"tpu_quota": 64}},
+    "teams": {team: {"tpu_quota": MAX_CHIPS}},
 }))

@@ -17,7 +17,9 @@ PROMPTS = {"team", "cloud", "region", "accelerator", "monthlyBudgetUsd"}
 
 
 def render(name: str, tmp_path: Path, answers: dict[str, str]) -> Path:
-    """Copy the template, replace ${PROJECT}/${DESCRIPTION} everywhere, write the answers into Pulumi.dev.yaml."""
+    """Copy the template, replace ${PROJECT}/${DESCRIPTION} everywhere, write the answers into Pulumi.dev.yaml as the
+    CLI does: a key not answered gets its default, and an empty answer is not saved at all (pkg/cmd/pulumi/project/
+    newcmd/config.go: "Don't add empty values to the config"), so the program sees the key unset."""
     project = f"team-{name}"
     target = tmp_path / project
     shutil.copytree(TEMPLATES / name, target)
@@ -25,9 +27,14 @@ def render(name: str, tmp_path: Path, answers: dict[str, str]) -> Path:
         if path.is_file():
             path.write_text(path.read_text().replace("${PROJECT}", project).replace("${DESCRIPTION}", f"{name} for the vision team"))
     template = yaml.safe_load((target / "Pulumi.yaml").read_text())["template"]["config"]
-    config = {f"{project}:{key}": str(answers.get(key, spec.get("default", ""))) for key, spec in template.items()}
+    given = {key: str(answers.get(key, spec.get("default", ""))) for key, spec in template.items()}
+    config = {f"{project}:{key}": value for key, value in given.items() if value != ""}
     (target / "Pulumi.dev.yaml").write_text(yaml.safe_dump({"config": config}))
     return target
+
+
+GCP_PROJECT = {"gcpProject": "acme-ml-dev"}
+"""The answer a GCP user must give: gcpProject has no default."""
 
 
 def plan(program: Path, tmp_path: Path) -> tuple[int, dict]:
@@ -46,7 +53,8 @@ def test_template_prompts_for_the_required_answers(name: str) -> None:
 @pytest.mark.parametrize("cloud", ["aws", "gcp"])
 def test_gpu_training_plans_with_cluster_gpu_pool_lustre_and_buckets(cloud: str, tmp_path: Path) -> None:
     region = {"aws": "us-east-1", "gcp": "us-central1"}[cloud]
-    code, document = plan(render("gpu-training", tmp_path, {"cloud": cloud, "region": region, "team": "vision"}), tmp_path)
+    answers = {"cloud": cloud, "region": region, "team": "vision", **GCP_PROJECT}
+    code, document = plan(render("gpu-training", tmp_path, answers), tmp_path)
     types = {r["type"] for r in document["resources"]}
     expected = {"aws": {"aws:eks/cluster:Cluster", "aws:eks/nodeGroup:NodeGroup", "aws:fsx/lustreFileSystem:LustreFileSystem", "aws:s3/bucket:Bucket"},
                 "gcp": {"gcp:container/cluster:Cluster", "gcp:container/nodePool:NodePool", "gcp:lustre/instance:Instance", "gcp:storage/bucket:Bucket"}}[cloud]
@@ -57,7 +65,7 @@ def test_gpu_training_plans_with_cluster_gpu_pool_lustre_and_buckets(cloud: str,
 
 
 def test_inference_endpoint_spans_two_regions_behind_the_global_endpoint(tmp_path: Path) -> None:
-    code, document = plan(render("inference-endpoint", tmp_path, {}), tmp_path)
+    code, document = plan(render("inference-endpoint", tmp_path, GCP_PROJECT), tmp_path)
     pools = [r for r in document["resources"] if r["type"] == "gcp:container/nodePool:NodePool" and "serve" in r["name"]]
     assert {p["name"].split("-serve")[0] for p in pools} == {"dev-us-central1", "dev-europe-west4"}
     assert any(r["type"] == "gcp:compute/globalForwardingRule:GlobalForwardingRule" for r in document["resources"])
@@ -65,7 +73,7 @@ def test_inference_endpoint_spans_two_regions_behind_the_global_endpoint(tmp_pat
 
 
 def test_tpu_research_plans_slices_and_refuses_other_clouds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, document = plan(render("tpu-research", tmp_path, {"accelerator": "v5e:2x4"}), tmp_path)
+    code, document = plan(render("tpu-research", tmp_path, {"accelerator": "v5e:2x4", **GCP_PROJECT}), tmp_path)
     tpu = [r for r in document["resources"] if r["type"] == "gcp:container/nodePool:NodePool"
            and (r["inputs"].get("placementPolicy") or {}).get("tpuTopology") == "2x4"]
     assert tpu and tpu[0]["inputs"]["nodeConfig"]["machineType"] == "ct5lp-hightpu-4t"
@@ -139,7 +147,7 @@ def test_a_region_of_another_cloud_or_a_typo_names_the_region_key(
 @pytest.mark.parametrize(("name", "answers", "message"), [
     ("gpu-training", {"cloud": "azure", "region": "eastus2", "accelerator": "l4"},
      "config accelerator: 'l4' is not offered on azure (it is offered on aws, gcp); allowed on azure: a10, a100-40gb, "
-     "a100-80gb, h100-80gb, h100-nvl-94gb, h200-141gb, t4; set it with `pulumi config set accelerator h100-80gb`"),
+     "a100-80gb, h100-80gb, h100-nvl-94gb, h200-141gb, t4; set it with `pulumi config set accelerator a100-80gb`"),
     ("gpu-training", {"cloud": "gcp", "region": "us-central1", "accelerator": "L4"},
      "config accelerator: 'L4' is not offered on gcp (`aiinfra catalog` lists the models); allowed on gcp: a100-40gb, "
      "a100-80gb, b200, h100-80gb, h100-mega-80gb, h200-141gb, l4; set it with `pulumi config set accelerator l4`"),
@@ -233,7 +241,7 @@ def test_an_aws_hosted_zone_answer_that_is_not_a_zone_id_is_refused(tmp_path: Pa
 def test_queued_tpu_slices_are_blocked_until_the_rule_is_accepted_in_a_policy_config(tmp_path: Path) -> None:
     # The template's README: the default service account of queued resources is a mandatory finding in the baseline
     # config; a copy of that config with the rule advisory lets the plan through, and still reports it.
-    program = render("tpu-research", tmp_path, {"tpuMode": "queued_resource"})
+    program = render("tpu-research", tmp_path, {"tpuMode": "queued_resource", **GCP_PROJECT})
     assert main(["plan", "--program", str(program), "--stack", "dev", "-q"]) == 2
     baseline = json.loads((TEMPLATES.parent / "policies" / "config" / "baseline.json").read_text())
     accepted = tmp_path / "policy.json"
@@ -324,7 +332,7 @@ def test_the_budget_sets_the_pool_node_limit_as_the_prompt_says(tmp_path: Path, 
     readme = " ".join((TEMPLATES / name / "README.md").read_text().split())
     assert f"one node per {per_node:,} USD (`monthlyBudgetUsd / {per_node}`, rounded down), at least 1 and at most 8" in readme
     answers = {"cloud": "gcp", "region": "us-central1" if name == "gpu-training" else "us-central1,europe-west4",
-               "monthlyBudgetUsd": str(budget)}
+               "monthlyBudgetUsd": str(budget), **GCP_PROJECT}
     program = render(name, tmp_path, answers)
     out = tmp_path / "plan.json"
     assert main(["plan", "--program", str(program), "--stack", "dev", "--no-policy", "--json", str(out), "-q"]) == 0
@@ -333,19 +341,77 @@ def test_the_budget_sets_the_pool_node_limit_as_the_prompt_says(tmp_path: Path, 
     assert pools and set(pools) == {nodes}
 
 
-BASELINE = "--policy-pack-config <ai-infra>/policies/config/baseline.json"
+BASELINE = "--policy-pack-config ../ai-infra/policies/config/baseline.json"
 
 
 @pytest.mark.parametrize("name", ["gpu-training", "inference-endpoint", "tpu-research"])
-def test_the_readme_deploys_with_the_baseline_policy_config(name: str) -> None:
+def test_the_readme_deploys_with_the_baseline_policy_config_from_a_checkout_it_says_how_to_get(name: str) -> None:
     """Without a policy config every rule of the pack is advisory (the pack's default), so the README's pulumi commands
-    pass the baseline config, which is what makes its mandatory rules block preview and up."""
+    pass the baseline config, which is what makes its mandatory rules block preview and up; the pack and its
+    virtualenv come from a clone of the tag requirements.txt installs, built by the Makefile's policy-pack target."""
     lines = (TEMPLATES / name / "README.md").read_text().splitlines()
     commands = [line for line in lines if line.startswith(("pulumi preview", "pulumi up"))]
     assert sorted(c.split()[1] for c in commands) == ["preview", "up"]
-    assert all("--policy-pack <ai-infra>/policies " in c and BASELINE in c for c in commands)
+    assert all("--policy-pack ../ai-infra/policies " in c and BASELINE in c for c in commands)
     assert (TEMPLATES.parent / "policies" / "config" / "baseline.json").is_file()
     assert any(line.startswith("venv/bin/aiinfra plan --program . --stack dev") for line in lines)
+    tag = requirement_tag(name)
+    assert any(line.startswith(f"git clone --branch {tag} https://github.com/your-org/ai-infra ../ai-infra") for line in lines)
+    assert any(line.startswith("make -C ../ai-infra policy-pack ") for line in lines)
+    assert re.search(r"^policy-pack: policies/venv/\.installed$", (TEMPLATES.parent / "Makefile").read_text(), re.M)
+
+
+def requirement_tag(name: str) -> str:
+    """The tag of ai-infra the template's requirements.txt installs."""
+    [tag] = re.findall(r"^ai-infra\[\w+\] @ git\+https://github\.com/your-org/ai-infra@(\S+)$",
+                       (TEMPLATES / name / "requirements.txt").read_text(), re.M)
+    return tag
+
+
+@pytest.mark.parametrize("name", ["gpu-training", "inference-endpoint", "tpu-research"])
+def test_the_readme_publishes_the_template_at_the_tag_the_requirements_install(name: str) -> None:
+    """A template from main may import helpers the tagged package lacks: the `pulumi new` URL names the same tag, and
+    the README says that both move together and which Python the package needs."""
+    import tomllib
+
+    readme = " ".join((TEMPLATES / name / "README.md").read_text().split())
+    tag = requirement_tag(name)
+    assert f"pulumi new https://github.com/your-org/ai-infra/tree/{tag}/templates/{name}" in readme
+    assert "/tree/main/" not in readme and "Move both together." in readme
+    python = tomllib.loads((TEMPLATES.parent / "pyproject.toml").read_text())["project"]["requires-python"]
+    assert python == ">=3.11" and "You need Python 3.11 or newer" in readme
+
+
+@pytest.mark.parametrize("name", ["gpu-training", "inference-endpoint", "tpu-research"])
+def test_the_provider_sdks_are_pinned_to_the_versions_of_uv_lock(name: str) -> None:
+    """pip reads no uv.lock and pyproject.toml allows ranges: requirements.txt pins every pulumi package the
+    template's extra brings, at uv.lock's version (what the components were tested with)."""
+    import tomllib
+
+    root = TEMPLATES.parent
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    locked = {p["name"]: p["version"] for p in tomllib.loads((root / "uv.lock").read_text())["package"]}
+    pins = dict(re.findall(r"^(pulumi[\w-]*)==(\S+)$", (TEMPLATES / name / "requirements.txt").read_text(), re.M))
+
+    def names(extra: str) -> set[str]:
+        found = set()
+        for requirement in project["optional-dependencies"][extra]:
+            if nested := re.fullmatch(r"ai-infra\[([\w,]+)\]", requirement):
+                found |= set().union(*(names(e) for e in nested[1].split(",")))
+            else:
+                found.add(re.match(r"[\w-]+", requirement)[0])
+        return found
+
+    extra = re.search(r"^ai-infra\[(\w+)\]", (TEMPLATES / name / "requirements.txt").read_text(), re.M)[1]
+    wanted = {n for n in names(extra) | {re.match(r"[\w-]+", r)[0] for r in project["dependencies"]} if n.startswith("pulumi")}
+    assert set(pins) == wanted and {"pulumi", "pulumi-gcp", "pulumi-kubernetes"} <= wanted
+    assert pins == {n: locked[n] for n in wanted}
+
+
+@pytest.mark.parametrize("name", ["gpu-training", "inference-endpoint", "tpu-research"])
+def test_the_project_ignores_its_virtualenv_and_caches(name: str) -> None:
+    ignored = (TEMPLATES / name / ".gitignore").read_text().split()
+    assert {"*.pyc", "__pycache__/", ".pytest_cache/", "venv/", ".venv/"} <= set(ignored)
 
 
 @pytest.mark.parametrize(("name", "extra"), [("gpu-training", "all"), ("inference-endpoint", "all"), ("tpu-research", "gcp")])
@@ -355,10 +421,171 @@ def test_the_placeholder_requirement_is_marked_and_the_readme_says_how_to_use_a_
     requirements = (TEMPLATES / name / "requirements.txt").read_text()
     readme = (TEMPLATES / name / "README.md").read_text()
     extras = tomllib.loads((TEMPLATES.parent / "pyproject.toml").read_text())["project"]["optional-dependencies"]
-    [requirement] = [line for line in requirements.splitlines() if line and not line.startswith("#")]
+    [requirement] = [line for line in requirements.splitlines() if line.startswith("ai-infra")]
     assert requirement == f"ai-infra[{extra}] @ git+https://github.com/your-org/ai-infra@v0.1.0" and extra in extras
     assert "PLACEHOLDER" in requirements and "placeholder" in readme
     local = {line.strip().lstrip("#").strip() for line in (requirements + readme).splitlines() if "-e /absolute/path" in line}
     assert local and all(re.fullmatch(r"-e /absolute/path/to/ai-infra\[(\w+)\]", e) for e in local)
     assert all(re.fullmatch(r"-e /absolute/path/to/ai-infra\[(\w+)\]", e)[1] in extras for e in local)
     assert "venv/bin/pip install -r requirements.txt" in readme and "source venv/bin/activate" in readme
+
+
+def cloud_defaults(name: str, key: str) -> dict[str, str]:
+    """What the prompt of `key` says an empty answer gives on each cloud: "empty: the cloud's default (<v> on <cloud>, ...)"."""
+    prompt = yaml.safe_load((TEMPLATES / name / "Pulumi.yaml").read_text())["template"]["config"][key]
+    assert prompt["default"] == "", "the CLI asks accelerator before cloud: a fixed default would be another cloud's"
+    listed = re.search(r"empty: the cloud's default \((.*)\)$", prompt["description"])[1]
+    return {cloud: value for value, cloud in re.findall(r"(\S+) on (\w+)", listed)}
+
+
+def values_of(key: str, node: object) -> set[str]:
+    """Every value of `key` anywhere in a JSON document."""
+    if isinstance(node, dict):
+        return ({node[key]} if key in node else set()).union(*(values_of(key, v) for v in node.values()))
+    return set().union(*(values_of(key, v) for v in node)) if isinstance(node, list) else set()
+
+
+AWS_CERTIFICATES = {"certificateArns": "arn:aws:acm:us-east-1:123456789012:certificate/abc-1,"
+                                      "arn:aws:acm:eu-west-1:123456789012:certificate/abc-2"}
+
+
+@pytest.mark.parametrize(("name", "cloud"), [(n, c) for n in ("gpu-training", "inference-endpoint") for c in ("aws", "gcp", "azure")])
+def test_an_empty_region_and_accelerator_take_the_chosen_clouds_defaults_the_prompts_name(
+        tmp_path: Path, name: str, cloud: str) -> None:
+    """Enter at every prompt but cloud (and what that cloud requires): the CLI saves no region or accelerator, the
+    program takes the cloud's, and the baseline pack passes."""
+    regions, accelerator = cloud_defaults(name, "region")[cloud].split(","), cloud_defaults(name, "accelerator")[cloud]
+    assert set(cloud_defaults(name, "region")) == set(cloud_defaults(name, "accelerator")) == {"aws", "gcp", "azure"}
+    required = {"aws": AWS_CERTIFICATES if name == "inference-endpoint" else {}, "gcp": GCP_PROJECT, "azure": {}}[cloud]
+    program = render(name, tmp_path, {"cloud": cloud, **required})
+    assert not {"region", "accelerator"} & {k.split(":")[1] for k in yaml.safe_load((program / "Pulumi.dev.yaml").read_text())["config"]}
+    code, document = plan(program, tmp_path)
+    assert code == 0
+    clusters = {"aws": "aws:eks/cluster:Cluster", "gcp": "gcp:container/cluster:Cluster",
+                "azure": "azure-native:containerservice:ManagedCluster"}[cloud]
+    names = [r["name"] for r in document["resources"] if r["type"] == clusters]  # e.g. dev-us-east-1-eks
+    assert len(names) == len(regions) and all(any(n.startswith(f"dev-{r}-") for n in names) for r in regions)
+    assert values_of("ai-infra/accelerator", document["resources"]) == {accelerator}
+
+
+def test_tpu_research_plans_with_every_default_but_the_gcp_project(tmp_path: Path) -> None:
+    code, document = plan(render("tpu-research", tmp_path, GCP_PROJECT), tmp_path)
+    clusters = [r["inputs"]["name"] for r in document["resources"] if r["type"] == "gcp:container/cluster:Cluster"]
+    assert code == 0 and clusters == ["dev-us-central1"]
+
+
+@pytest.mark.parametrize(("name", "answers", "message"), [
+    ("gpu-training", {"cloud": "gcp"}, "config gcpProject: no GCP project is set; give the ID of the project to deploy to "
+     "(`gcloud projects list` lists the IDs of yours); set it with `pulumi config set gcpProject <your-project-id>`"),
+    ("inference-endpoint", {}, "config gcpProject: no GCP project is set"),
+    ("tpu-research", {}, "config gcpProject: no GCP project is set"),
+    ("tpu-research", {"gcpProject": "my-gcp-project"}, "config gcpProject: 'my-gcp-project' is the template's placeholder, "
+     "not a project of yours (`gcloud projects list` lists the IDs of yours); set it with `pulumi config set gcpProject "
+     "<your-project-id>`"),
+])
+def test_a_gcp_stack_without_its_project_stops_before_any_preview_asks_gcp(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, answers: dict[str, str], message: str) -> None:
+    assert yaml.safe_load((TEMPLATES / name / "Pulumi.yaml").read_text())["template"]["config"]["gcpProject"]["default"] == ""
+    assert message in refusal(name, tmp_path, capsys, answers)
+
+
+@pytest.mark.parametrize(("accelerator", "fix"), [("v6e:16x16", "v6e:8x8"), ("v5p:8x8x8", "v5p:4x4x4"),
+                                                  ("tpu-v4:4x4x8", "tpu-v4:4x4x4"), ("v5e:8x16", "v5e:8x8")])
+def test_a_slice_above_the_chip_cap_names_the_accelerator_key_and_the_largest_that_fits(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], accelerator: str, fix: str) -> None:
+    err = refusal("tpu-research", tmp_path, capsys, {"accelerator": accelerator, **GCP_PROJECT})
+    assert f"config accelerator: '{accelerator}' is a slice of " in err
+    assert ("chips; this template's slices have at most 64 (the policy pack's per-pool cap, maxGpusPerPool, and the "
+            f"team's tpu_quota); set it with `pulumi config set accelerator {fix}`") in err
+
+
+def test_the_chip_cap_is_the_policy_packs_per_pool_cap_and_the_largest_slice_passes_it(tmp_path: Path) -> None:
+    import ast
+
+    from aiinfra_policy.registry import RULES
+    import aiinfra_policy.crosscloud  # noqa: F401  (registers the rule)
+
+    source = ast.parse((TEMPLATES / "tpu-research" / "__main__.py").read_text())
+    [cap] = [n.value.value for n in source.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "MAX_CHIPS"]
+    [rule] = [r for r in RULES if r.name == "gpu-cap-per-pool"]
+    baseline = json.loads((TEMPLATES.parent / "policies" / "config" / "baseline.json").read_text())["gpu-cap-per-pool"]
+    assert baseline == "mandatory" and rule.config["maxGpusPerPool"]["default"] == cap == 64
+    code, document = plan(render("tpu-research", tmp_path, {"accelerator": "v6e:8x8", **GCP_PROJECT}), tmp_path)
+    assert code == 0 and not document["policy"]["violations"]
+    quotas = [r["inputs"]["spec"]["hard"] for r in document["resources"] if r["type"] == "kubernetes:core/v1:ResourceQuota"]
+    assert quotas and {q["requests.google.com/tpu"] for q in quotas} == {str(cap)}
+
+
+@pytest.mark.parametrize(("name", "answers", "gpus", "cpus", "memory"), [
+    # 8 nodes (budget) x p5.48xlarge (8 GPUs, 192 vCPUs, 2048 GiB): the whole pool, not the 8 GPUs of one node.
+    ("gpu-training", {"cloud": "aws", "accelerator": "h100-80gb", "monthlyBudgetUsd": "99999"}, 64, 1536, "16384Gi"),
+    # 2 nodes x a2-ultragpu-1g (1 GPU, 12 vCPUs, 170 GiB): CPU and memory stay at the spec's defaults.
+    ("gpu-training", {"cloud": "gcp", "accelerator": "a100-80gb", **GCP_PROJECT}, 2, 64, "512Gi"),
+    # In each region 8 nodes x a3-highgpu-1g (the smallest h100-80gb type on GCP: 1 GPU, 26 vCPUs, 234 GiB).
+    ("inference-endpoint", {"accelerator": "h100-80gb", "monthlyBudgetUsd": "40000", **GCP_PROJECT}, 8, 208, "1872Gi"),
+])
+def test_the_team_quota_covers_the_whole_gpu_pool_the_budget_allows(
+        tmp_path: Path, name: str, answers: dict[str, str], gpus: int, cpus: int, memory: str) -> None:
+    program = render(name, tmp_path, {"team": "vision", **answers})
+    out = tmp_path / "plan.json"
+    assert main(["plan", "--program", str(program), "--stack", "dev", "--no-policy", "--json", str(out), "-q"]) == 0
+    resources = json.loads(out.read_text())["resources"]
+    queues = [r["inputs"]["spec"] for r in resources if r["type"].endswith(":ClusterQueue") and r["inputs"]["metadata"]["name"] == "vision"]
+    assert queues and len(queues) == (2 if name == "inference-endpoint" else 1)  # one per cluster, each the whole pool
+    for queue in queues:
+        nominal = {q["name"]: q["nominalQuota"] for g in queue["resourceGroups"] for f in g["flavors"] for q in f["resources"]}
+        assert nominal == {"cpu": cpus, "memory": memory, "nvidia.com/gpu": gpus}
+
+
+def strings(node: object) -> set[str]:
+    if isinstance(node, dict):
+        return set().union(*(strings(v) for v in node.values()))
+    if isinstance(node, list):
+        return set().union(*(strings(v) for v in node))
+    return {node} if isinstance(node, str) else set()
+
+
+@pytest.mark.parametrize(("name", "plans"), [
+    ("gpu-training", [{"cloud": "aws"}, {"cloud": "gcp", **GCP_PROJECT}, {"cloud": "azure"}]),
+    ("inference-endpoint", [{"cloud": "aws", **AWS_CERTIFICATES}, GCP_PROJECT, {"cloud": "azure"}]),
+    ("tpu-research", [GCP_PROJECT, {"tpuMode": "tpu_vm", **GCP_PROJECT}]),
+])
+def test_the_readme_names_the_physical_names_two_stacks_of_one_name_would_share(
+        tmp_path: Path, name: str, plans: list[dict[str, str]]) -> None:
+    """Names derive from the environment (the stack's name) and the region only: every name the README's collision
+    section lists is one a plan of the template gives a resource."""
+    readme = (TEMPLATES / name / "README.md").read_text()
+    section = readme.split("## Stack names: the environment, and what they collide with")[1].split("\n## ")[0]
+    assert "`vision-dev`" in section and "only the name `dev`" in " ".join(section.split()).lower()
+    listed = set(re.findall(r"`([^`]*<stack>[^`]*)`", section))
+    assert len(listed) >= {"gpu-training": 7, "inference-endpoint": 7, "tpu-research": 3}[name]
+    seen: set[str] = set()
+    for index, answers in enumerate(plans):
+        program = render(name, tmp_path / str(index), answers)
+        out = tmp_path / f"{index}.json"
+        assert main(["plan", "--program", str(program), "--stack", "dev", "--no-policy", "--json", str(out), "-q"]) == 0
+        seen |= strings([r["inputs"] for r in json.loads(out.read_text())["resources"]])
+    for pattern in listed:
+        regex = re.escape(pattern).replace(re.escape("<stack>"), "dev").replace(re.escape("<region>"), "[a-z0-9-]+")
+        assert any(re.fullmatch(regex, value) for value in seen), pattern
+
+
+def test_the_endpoint_readme_says_where_each_clouds_dns_points_with_the_outputs_a_stack_has(tmp_path: Path) -> None:
+    readme = " ".join((TEMPLATES / "inference-endpoint" / "README.md").read_text().split())
+    dns = readme.split("## Pointing the domain at the endpoint")[1].split(" ## ")[0]
+    assert "CNAME from `domain` to `global_endpoint.dns_name`" in dns
+    assert "A record from `domain` to `global_endpoint.ip_address`" in dns and "stays `PROVISIONING`" in dns
+    assert "CNAME from `domain` to `front_door.host_name`" in dns and "TXT record `_dnsauth.<domain>`" in dns
+    assert "validationProperties.validationToken" in dns and "--resource-group rg-dev-frontdoor" in dns
+    outputs = {}
+    for cloud, answers in {"aws": AWS_CERTIFICATES, "gcp": GCP_PROJECT, "azure": {}}.items():
+        program = render("inference-endpoint", tmp_path / cloud, {"cloud": cloud, **answers})
+        out = tmp_path / f"{cloud}.json"
+        assert main(["plan", "--program", str(program), "--stack", "dev", "--no-policy", "--json", str(out), "-q"]) == 0
+        document = json.loads(out.read_text())
+        outputs[cloud] = document["outputs"][cloud]
+        if cloud == "azure":
+            groups = {r["inputs"]["resourceGroupName"] for r in document["resources"] if r["type"] == "azure-native:resources:ResourceGroup"}
+            assert "rg-dev-frontdoor" in groups
+    assert {"dns_name"} <= set(outputs["aws"]["global_endpoint"]) and "ip_address" in outputs["gcp"]["global_endpoint"]
+    assert "host_name" in outputs["azure"]["front_door"]
