@@ -1,6 +1,7 @@
 """An AKS cluster: private API server, Entra ID with Azure RBAC and no local accounts, workload identity,
-Azure CNI overlay with Cilium (or Calico), the Azure Policy add-on, CMK node disks with encryption at host,
-Container Insights and control-plane audit logs in the region's workspace, and an auto-upgrade channel whose
+Azure CNI overlay with Cilium (or Calico), the Azure Policy add-on, CMK node disks with encryption at host, with an
+etcd key Kubernetes Secrets encrypted in etcd with a customer-managed key (the Key Vault KMS plugin, with API Server
+VNet Integration), Container Insights and control-plane audit logs in the region's workspace, and an auto-upgrade channel whose
 upgrades (and node image upgrades) wait for a weekly planned-maintenance window."""
 
 from __future__ import annotations
@@ -20,9 +21,12 @@ from components.spec.azure import AKS_SYSTEM_POOL, AZURE_ZONES, AksNetworkPolicy
 
 from .base import AzureComponent
 from .context import AzureContext, grant, send_logs
+from .etcd_key import EtcdKeyRef
 from .lustre import MAINTENANCE_DAY, MAINTENANCE_TIME_UTC
 
-DEFAULT_SYSTEM_VM_SIZE = "Standard_D4ds_v5"  # on the VNet encryption hardware list (Ddsv5)
+# On the VNet encryption hardware list (Ddsv5). A v5 size is also why API Server VNet Integration (with an etcd key)
+# needs the VNet's encryption off: Azure blocks it for v4-or-later sizes in an encrypted VNet.
+DEFAULT_SYSTEM_VM_SIZE = "Standard_D4ds_v5"
 # AKS has no "regular" channel: rapid -> rapid, regular -> stable (latest patch of minor N-1),
 # stable -> patch (patches only; minor upgrades stay a deliberate `kubernetes_version` change).
 UPGRADE_CHANNELS = {UpgradeChannel.RAPID: "rapid", UpgradeChannel.REGULAR: "stable", UpgradeChannel.STABLE: "patch"}
@@ -69,12 +73,17 @@ class ClusterArgs:
     managed_prometheus: bool = False
     """Turn on the Azure Monitor metrics add-on (managed Prometheus; its workspace and data collection rule are the
     `ManagedPrometheus` component's). Default off: the self-managed stack scrapes instead."""
+    etcd_key: EtcdKeyRef | None = None
+    """Encrypt Kubernetes Secrets in etcd with this key (the Key Vault KMS plugin, private vault) and put the API server
+    in its `apiserver_subnet_id` (API Server VNet Integration, which KMS with a private vault requires; the node subnet's
+    VNet must then have VNet encryption off: `NetworkArgs.vnet_encryption`). Default None: AKS's platform-managed keys
+    only."""
 
 
 class Cluster(AzureComponent):
     """`ai-infra:azure:Cluster`. Children: `<name>-aks-identity`, `-aks-network`, `-aks-des-reader`, `-aks`, `-aks-audit`,
-    `-aks-maintenance-upgrade`, `-aks-maintenance-nodeos`, `-aks-insights`, `-aks-insights-link`, and with `deployer`
-    `-aks-deployer-admin`."""
+    `-aks-maintenance-upgrade`, `-aks-maintenance-nodeos`, `-aks-insights`, `-aks-insights-link`, with `etcd_key`
+    `-aks-etcd-crypto` and `-aks-etcd-kv-contributor`, and with `deployer` `-aks-deployer-admin`."""
 
     def __init__(self, name: str, args: ClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:azure:Cluster", name, opts)
@@ -93,6 +102,19 @@ class Cluster(AzureComponent):
             # AKS reads the disk encryption set when it creates node disks.
             grant(f"{name}-aks-des-reader", self, ctx, "reader", args.disk_encryption_set_id, self.identity.principal_id),
         ]
+        etcd = args.etcd_key
+        waits_for: list[pulumi.Resource] = list(grants)
+        if etcd is not None:
+            # Both before the cluster: AKS can't check permissions on a private vault, and the plugin needs them from
+            # its first start (learn.microsoft.com/azure/aks/use-kms-etcd-encryption, private key vault). Crypto User:
+            # encrypt and decrypt; Key Vault Contributor: the private link AKS creates to the vault. The apiserver
+            # subnet needs Network Contributor, which `-aks-network` gives on the whole resource group.
+            waits_for += [
+                grant(f"{name}-aks-etcd-crypto", self, ctx, "key_vault_crypto_user", etcd.vault_id, self.identity.principal_id),
+                grant(f"{name}-aks-etcd-kv-contributor", self, ctx, "key_vault_contributor", etcd.vault_id,
+                      self.identity.principal_id),
+                etcd.ready,
+            ]
         system = spec.system_pool
         auto_upgrade = UPGRADE_CHANNELS[spec.upgrade_channel]
         private = spec.api_access is ApiAccess.PRIVATE
@@ -122,10 +144,15 @@ class Cluster(AzureComponent):
                     private_dns_zone="system" if private else None,
                     enable_private_cluster_public_fqdn=public_fqdn if private else None,
                     authorized_ip_ranges=None if private else [str(c) for c in spec.authorized_cidrs],
+                    # KMS with a private vault works over API Server VNet Integration only, not Konnectivity
+                    # (learn.microsoft.com/azure/aks/use-kms-etcd-encryption, Limitations). One-way once on.
+                    enable_vnet_integration=True if etcd else None,
+                    subnet_id=etcd.apiserver_subnet_id if etcd else None,
                 ),
                 oidc_issuer_profile=azure_native.containerservice.ManagedClusterOIDCIssuerProfileArgs(enabled=True),
                 security_profile=azure_native.containerservice.ManagedClusterSecurityProfileArgs(
-                    workload_identity=azure_native.containerservice.ManagedClusterSecurityProfileWorkloadIdentityArgs(enabled=True)),
+                    workload_identity=azure_native.containerservice.ManagedClusterSecurityProfileWorkloadIdentityArgs(enabled=True),
+                    azure_key_vault_kms=_kms(etcd)),
                 network_profile=_network_profile(args),
                 addon_profiles={
                     "azurepolicy": azure_native.containerservice.ManagedClusterAddonProfileArgs(enabled=True),
@@ -165,7 +192,7 @@ class Cluster(AzureComponent):
             # unprotected: a new VM size or MIG profile replaces them, routinely.
             opts=pulumi.ResourceOptions(
                 parent=self,
-                depends_on=grants,
+                depends_on=waits_for,
                 ignore_changes=_ignored_changes(auto_upgrade),
                 protect=ctx.protected,
             ),
@@ -241,6 +268,14 @@ class Cluster(AzureComponent):
                 resource_uri=self.cluster.id, association_name="ContainerInsightsExtension", data_collection_rule_id=rule.id),
             opts=pulumi.ResourceOptions(parent=self),
         )
+
+
+def _kms(etcd: EtcdKeyRef | None) -> azure_native.containerservice.AzureKeyVaultKmsArgs | None:
+    """The KMS plugin on a private vault; None (AKS's platform-managed keys only) without an etcd key."""
+    if etcd is None:
+        return None
+    return azure_native.containerservice.AzureKeyVaultKmsArgs(
+        enabled=True, key_id=etcd.key_id, key_vault_network_access="Private", key_vault_resource_id=etcd.vault_id)
 
 
 def _monitor_profile() -> azure_native.containerservice.ManagedClusterAzureMonitorProfileArgs:

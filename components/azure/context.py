@@ -23,6 +23,9 @@ ROLES = {
     "reader": "acdd72a7-3385-48ef-bd42-f606fba81ae7",
     "network_contributor": "4d97b98b-1d4f-4787-a291-c67834d212e7",
     "key_vault_crypto_service_encryption_user": "e147488a-f6f5-4113-8e2d-b22465e65bf6",
+    # Encrypt/decrypt with a key (the AKS KMS plugin), and manage the vault itself (AKS creates its private endpoint).
+    "key_vault_crypto_user": "12338af0-0e69-4776-bea7-57ae8d297424",
+    "key_vault_contributor": "f25e0fa2-a7c8-4377-a976-54943a77a395",
     "key_vault_secrets_user": "4633458b-17de-408a-b874-0445c86b69e6",
     "storage_account_contributor": "17d1049b-9a84-46fb-8f53-869881c3d3ab",
     "storage_blob_data_contributor": "ba92f5b4-2d11-453d-a403-e96b0029c9fe",

@@ -37,6 +37,34 @@ class CustomerKey:
     """The identity's role assignment on the vault: services check the key when they are created."""
 
 
+def vault_args(ctx: AzureContext, kind: str, *, public: bool) -> azure_native.keyvault.VaultArgs:
+    """A CMK vault: standard SKU, Azure RBAC, soft delete with purge protection, default-deny network rules with the
+    trusted-services bypass; named `ctx.global_name(kind)` (3-24 characters whatever the environment and region);
+    public network access only with `public`."""
+    return azure_native.keyvault.VaultArgs(
+        resource_group_name=ctx.group,
+        location=ctx.region,
+        vault_name=ctx.global_name(kind),
+        properties=azure_native.keyvault.VaultPropertiesArgs(
+            tenant_id=ctx.tenant_id,
+            sku=azure_native.keyvault.SkuArgs(family="A", name="standard"),
+            enable_rbac_authorization=True,
+            enable_soft_delete=True,
+            enable_purge_protection=True,
+            soft_delete_retention_in_days=_SOFT_DELETE_DAYS[ctx.protected],
+            # Disk encryption sets and storage accounts are trusted services, which still get in with
+            # public access disabled (learn.microsoft.com/azure/key-vault/general/overview-vnet-service-endpoints#trusted-services,
+            # learn.microsoft.com/azure/key-vault/general/security-features#network-security). Azure Managed
+            # Lustre is not one and requires public access enabled, "Selected networks" with the trusted
+            # services bypass (learn.microsoft.com/azure/azure-managed-lustre/customer-managed-encryption-keys).
+            # Anything else gets in through the private endpoint only.
+            public_network_access="Enabled" if public else "Disabled",
+            network_acls=azure_native.keyvault.NetworkRuleSetArgs(default_action="Deny", bypass="AzureServices"),
+        ),
+        tags=ctx.tags(),
+    )
+
+
 @dataclass(frozen=True)
 class KeyVaultArgs:
     context: AzureContext
@@ -61,32 +89,8 @@ class KeyVault(AzureComponent):
         super().__init__("ai-infra:azure:KeyVault", name, opts)
         ctx = args.context
         child = pulumi.ResourceOptions(parent=self)
-        self.vault = azure_native.keyvault.Vault(
-            f"{name}-kv",
-            azure_native.keyvault.VaultArgs(
-                resource_group_name=ctx.group,
-                location=ctx.region,
-                vault_name=ctx.global_name("kv"),
-                properties=azure_native.keyvault.VaultPropertiesArgs(
-                    tenant_id=ctx.tenant_id,
-                    sku=azure_native.keyvault.SkuArgs(family="A", name="standard"),
-                    enable_rbac_authorization=True,
-                    enable_soft_delete=True,
-                    enable_purge_protection=True,
-                    soft_delete_retention_in_days=_SOFT_DELETE_DAYS[ctx.protected],
-                    # Disk encryption sets and storage accounts are trusted services, which still get in with
-                    # public access disabled (learn.microsoft.com/azure/key-vault/general/overview-vnet-service-endpoints#trusted-services,
-                    # learn.microsoft.com/azure/key-vault/general/security-features#network-security). Azure Managed
-                    # Lustre is not one and requires public access enabled, "Selected networks" with the trusted
-                    # services bypass (learn.microsoft.com/azure/azure-managed-lustre/customer-managed-encryption-keys).
-                    # Anything else gets in through the private endpoint only.
-                    public_network_access="Enabled" if args.public_endpoint else "Disabled",
-                    network_acls=azure_native.keyvault.NetworkRuleSetArgs(default_action="Deny", bypass="AzureServices"),
-                ),
-                tags=ctx.tags(),
-            ),
-            opts=ctx.stateful(self),
-        )
+        self.vault = azure_native.keyvault.Vault(f"{name}-kv", vault_args(ctx, "kv", public=args.public_endpoint),
+                                                 opts=ctx.stateful(self))
         self.key = azure_native.keyvault.Key(
             f"{name}-key",
             azure_native.keyvault.KeyArgs(

@@ -1,5 +1,6 @@
-"""A region's encrypted network: resource group, VNet with VNet encryption, subnets, NSG, NAT gateway,
-private DNS zones for private endpoints, and the Log Analytics workspace the region's logs go to."""
+"""A region's network: resource group, VNet with VNet encryption (off where the region's cluster runs API Server VNet
+Integration), subnets, NSG, NAT gateway, private DNS zones for private endpoints, and the Log Analytics workspace the
+region's logs go to."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pulumi
 import pulumi_azure_native as azure_native
 
 from components.spec import NatMode, NetworkSpec
-from components.spec.azure import AZURE_ZONES, lustre_subnets, transit_enforcement
+from components.spec.azure import AZURE_ZONES, LUSTRE_SLOTS, aks_apiserver_subnet, lustre_subnets, transit_enforcement
 
 from .base import AzureComponent
 from .context import AzureContext
@@ -20,20 +21,29 @@ from .private_link import PRIVATE_DNS_ZONES
 # Log Analytics keeps data 30 to 730 days on the PerGB2018 SKU.
 _WORKSPACE_RETENTION_DAYS = (30, 730)
 _INFERENCE_IP_OFFSET = 10  # inside the load-balancer subnet, clear of Azure's 4 reserved first addresses
+APISERVER_SUBNET = "apiserver"
+# API Server VNet Integration injects the API server's internal load balancer and pods into a subnet delegated to AKS
+# (learn.microsoft.com/azure/aks/api-server-vnet-integration: "delegate an API server subnet to
+# Microsoft.ContainerService/managedClusters").
+_APISERVER_DELEGATION = "Microsoft.ContainerService/managedClusters"
 
 
-def subnet_layout(cidr: IPv4Network, lustre: Sequence[str]) -> dict[str, IPv4Network]:
+def subnet_layout(cidr: IPv4Network, lustre: Sequence[str], *, apiserver: bool = False) -> dict[str, IPv4Network]:
     """Regional Azure subnets carved from the CIDR planner's blocks (components/planning/cidr.py):
-    nodes = first half, lustre-<fs> = slots of the third quarter (one subnet per file system, in spec order),
-    endpoints = first half of the fourth quarter, lb = the planner's services block (last eighth)."""
+    nodes = first half, lustre-<fs> = the first 7 blocks of the third quarter (one subnet per file system, in spec
+    order), apiserver (with `apiserver`) = the first /28 of its 8th block, endpoints = first half of the fourth quarter,
+    lb = the planner's services block (last eighth). The apiserver subnet comes last: subnets are created in this order."""
     first_half, second_half = cidr.subnets(prefixlen_diff=1)
     _, fourth_quarter = second_half.subnets(prefixlen_diff=1)
     endpoints, services = fourth_quarter.subnets(prefixlen_diff=1)
     slots = lustre_subnets(cidr)
     if len(lustre) > len(slots):
-        raise ValueError(f"{len(lustre)} Lustre file systems need {len(lustre)} subnets; network {cidr} has {len(slots)} slots")
+        raise ValueError(f"{len(lustre)} Lustre file systems need {len(lustre)} subnets; network {cidr} has "
+                         f"{LUSTRE_SLOTS} Lustre slots; allowed: at most {LUSTRE_SLOTS} file systems per region")
     layout = {"nodes": first_half, "endpoints": endpoints, "lb": services}
     layout.update({f"lustre-{fs}": slot for fs, slot in zip(lustre, slots)})
+    if apiserver:
+        layout[APISERVER_SUBNET] = aks_apiserver_subnet(cidr)
     return layout
 
 
@@ -53,11 +63,19 @@ class NetworkArgs:
     public_inference_port: int | None = None
     """Open this port to Azure Front Door's backend service tag (Front Door Standard reaches a public origin).
     Default None: nothing inbound from outside the VNet."""
+    apiserver_subnet: bool = False
+    """Create the `apiserver` subnet, delegated to AKS, for the region's cluster (API Server VNet Integration). Default
+    off: a region without a cluster has no use for it (its block stays reserved)."""
+    vnet_encryption: bool = True
+    """VNet encryption on, with `network.transit_encryption`'s enforcement. False: off (`enabled: false`), for a region
+    whose cluster runs API Server VNet Integration, which Azure doesn't support in an encrypted VNet
+    (learn.microsoft.com/azure/aks/api-server-vnet-integration#limitations). Default on."""
 
 
 class Network(AzureComponent):
     """`ai-infra:azure:Network` — see the module docstring. Children: `<name>-rg` (unless the region names an existing
-    group), `-logs`, `-vnet`, `-nsg`, `-nat-ip` and `-nat` (unless nat `none`), `-subnet-<role>`, `-dns-<zone>`,
+    group), `-logs`, `-vnet`, `-nsg`, `-nat-ip` and `-nat` (unless nat `none`), `-subnet-<role>` (`-subnet-apiserver` with
+    `apiserver_subnet`), `-dns-<zone>`,
     `-dns-<zone>-link`, `-inference-ip` (Front Door Standard only)."""
 
     def __init__(self, name: str, args: NetworkArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -95,15 +113,19 @@ class Network(AzureComponent):
                 resource_group_name=ctx.group,
                 location=ctx.region,
                 address_space=azure_native.network.AddressSpaceArgs(address_prefixes=[str(spec.cidr)]),
+                # Off explicitly, not left out: the VNet is written with a PUT, and an explicit false both turns an
+                # encrypted VNet's encryption off and shows the policy pack why (a PUT without `encryption` turns it
+                # off too: hashicorp/terraform-provider-azurerm#22679, but says nothing).
                 encryption=azure_native.network.VirtualNetworkEncryptionArgs(
-                    enabled=True, enforcement=transit_enforcement(spec.transit_encryption)),
+                    enabled=True, enforcement=transit_enforcement(spec.transit_encryption))
+                if args.vnet_encryption else azure_native.network.VirtualNetworkEncryptionArgs(enabled=False),
                 tags=ctx.tags(),
             ),
             # Subnets are separate resources: keep the VNet from claiming (and removing) them.
             opts=pulumi.ResourceOptions(parent=self, ignore_changes=["subnets"]),
         )
 
-        layout = subnet_layout(spec.cidr, args.lustre)
+        layout = subnet_layout(spec.cidr, args.lustre, apiserver=args.apiserver_subnet)
         self.nsg = azure_native.network.NetworkSecurityGroup(
             f"{name}-nsg",
             azure_native.network.NetworkSecurityGroupInitArgs(
@@ -145,11 +167,21 @@ class Network(AzureComponent):
                     address_prefix=str(cidr),
                     network_security_group=azure_native.network.NetworkSecurityGroupArgs(id=self.nsg.id),
                     # Egress only through the NAT gateway (none with nat `none`); no implicit outbound address for any VM.
+                    # The apiserver subnet gets no NAT gateway: AKS manages its traffic, and Microsoft documents none
+                    # there (learn.microsoft.com/azure/aks/api-server-vnet-integration and the AKS Automatic custom
+                    # VNet samples, Azure-Samples/aks-samples automatic/custom-network: delegation only).
                     default_outbound_access=False,
-                    nat_gateway=egress if role != "endpoints" else None,
+                    nat_gateway=egress if role not in ("endpoints", APISERVER_SUBNET) else None,
                     private_endpoint_network_policies="Enabled",  # NSG rules apply to private endpoints too
                     # The load-balancer subnet hosts the Private Link service Front Door Premium connects through.
                     private_link_service_network_policies="Disabled" if role == "lb" else "Enabled",
+                    # An NSG on the API server subnet is supported as long as it lets nodes reach TCP 443 and 4443 and
+                    # the load balancer TCP 9988 (learn.microsoft.com/azure/aks/api-server-vnet-integration, NSG
+                    # security rules), and the API server reach the vault's private endpoint on TCP 443
+                    # (use-kms-etcd-encryption, Limitations): ours denies only the Internet inbound, so Azure's
+                    # AllowVnetInBound, AllowAzureLoadBalancerInBound and AllowVnetOutBound admit all of it.
+                    delegations=[azure_native.network.DelegationArgs(name="aks-apiserver", service_name=_APISERVER_DELEGATION)]
+                    if role == APISERVER_SUBNET else None,
                 ),
                 # Azure rejects concurrent subnet writes on one VNet: create them one after another.
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[previous] if previous else None),

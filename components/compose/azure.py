@@ -1,4 +1,4 @@
-"""Azure composition: per region network, key, flow logs, buckets, Lustre, AKS and GPU pools (and, with
+"""Azure composition: per region network, key, flow logs, buckets, Lustre, etcd key, AKS and GPU pools (and, with
 `addons.monitoring: managed`, Azure Monitor managed Prometheus); one Front Door.
 
 Providers: none is created here. Every Azure resource sets its own `location`, so the default azure-native
@@ -17,12 +17,13 @@ import pulumi_azure_native as azure_native
 
 from components.azure.cluster import Cluster, ClusterArgs
 from components.azure.context import AzureContext
+from components.azure.etcd_key import EtcdKey, EtcdKeyArgs
 from components.azure.flow_logs import FlowLogs, FlowLogsArgs
 from components.azure.front_door import FrontDoor, FrontDoorArgs, FrontDoorOrigin
 from components.azure.gpu_pool import GpuPool, GpuPoolArgs
 from components.azure.keyvault import KeyVault, KeyVaultArgs
 from components.azure.lustre import BlobLink, Lustre, LustreArgs
-from components.azure.network import Network, NetworkArgs
+from components.azure.network import APISERVER_SUBNET, Network, NetworkArgs
 from components.azure.prometheus import ManagedPrometheus, ManagedPrometheusArgs
 from components.azure.storage import BlobStorage, BlobStorageArgs
 from components.k8s.lustre import amlfs_mount
@@ -37,7 +38,7 @@ from components.spec import (
     resolve_gpu_pool,
     resolve_lustre,
 )
-from components.spec.azure import DeployerAccess
+from components.spec.azure import DeployerAccess, apiserver_vnet_integration
 
 from .types import CloudResult, ClusterHandle, InferenceBackend, region_name
 
@@ -62,9 +63,14 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
             protected=platform.protected, resource_group_name=spec.resource_group,
         )
         serving = spec.inference is not None and endpoint is not None
+        # customer_key: the cluster's API server in the VNet, which Azure doesn't support with VNet encryption on.
+        vnet_integrated = apiserver_vnet_integration(cloud_spec, spec)
         network = Network(name, NetworkArgs(
             context, spec.network, lustre=list(spec.lustre),
-            public_inference_port=spec.inference.port if serving and public_origins and spec.inference else None))
+            public_inference_port=spec.inference.port if serving and public_origins and spec.inference else None,
+            # With either etcd_encryption, so switching it changes no subnet.
+            apiserver_subnet=spec.cluster is not None,
+            vnet_encryption=not vnet_integrated))
         ctx = network.context
         workspaces.append(network.workspace.id)
         # Azure Managed Lustre reaches its key over the vault's public endpoint (firewalled to trusted services); a
@@ -80,6 +86,12 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
         lustre = _lustre(name, ctx, spec, network, vault, buckets)
         region_out["lustre"] = {fs_name: fs.filesystem.id for fs_name, fs in lustre.items()}
         if spec.cluster is not None:
+            etcd_key = None
+            if vnet_integrated:
+                etcd = EtcdKey(name, EtcdKeyArgs(ctx, network.subnet_ids["endpoints"], network.dns_zone_ids["vault"],
+                                                 network.workspace.id))
+                etcd_key = etcd.for_cluster(network.subnet_ids[APISERVER_SUBNET])
+                region_out["etcd_key_vault_id"] = etcd.vault.id
             cluster = Cluster(name, ClusterArgs(
                 ctx, spec.cluster, network.subnet_ids["nodes"],
                 pod_cidr=spec.network.effective_pod_cidr, service_cidr=spec.network.service_range(Cloud.AZURE),
@@ -87,7 +99,7 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
                 workspace_id=network.workspace.id,
                 admin_group_object_ids=list(dict.fromkeys([*cloud_spec.admin_group_object_ids, *spec.cluster.admins])),
                 network_policy=cloud_spec.network_policy, managed_prometheus=managed_prometheus,
-                deployer=_deployer(cloud_spec.deployer, client.object_id)))
+                deployer=_deployer(cloud_spec.deployer, client.object_id), etcd_key=etcd_key))
             pools = [
                 GpuPool(f"{name}-{pool_name}", GpuPoolArgs(
                     ctx, pool_name, pool, resolve_gpu_pool(Cloud.AZURE, pool), cluster.cluster_name, cluster.principal_id,

@@ -49,6 +49,38 @@ class NetworkWatcherMode(str, enum.Enum):
     automatic Network Watcher enablement)."""
 
 
+class EtcdEncryption(str, enum.Enum):
+    """What encrypts Kubernetes Secrets in each AKS cluster's etcd (besides the platform-managed encryption at rest AKS
+    always applies). A customer key needs a private vault, a private vault needs API Server VNet Integration, and that
+    doesn't work in an encrypted VNet ("API Server VNet Integration doesn't support Virtual Network Encryption. [...]
+    Clusters deployed on v4 or later AKS node SKUs (which support VNet Encryption) are blocked":
+    learn.microsoft.com/azure/aks/api-server-vnet-integration#limitations). So a region with a cluster gets one of the
+    two: Secrets under the customer's key, or VNet encryption."""
+
+    PLATFORM_KEY = "platform_key"
+    """AKS's platform-managed keys only: no etcd vault or key, no API Server VNet Integration, and every VNet keeps VNet
+    encryption on. Default, because the customer key would cost the cluster's VNet its encryption (see the enum). A
+    region with a cluster still gets its `apiserver` subnet, unused, so switching to `customer_key` changes no subnet.
+    The policy pack reports every such cluster (`azure-aks-kms-etcd`)."""
+    CUSTOMER_KEY = "customer_key"
+    """The Key Vault KMS plugin (KMS v2) with a customer-managed RSA key in a dedicated private vault per region (public
+    network access off, reached through private endpoints), as EKS and GKE encrypt Secrets with the region's CMK. The
+    cluster gets API Server VNet Integration (the API server in the region's delegated `apiserver` subnet), which KMS
+    with a private vault requires.
+
+    The trade: the VNet of every region with a cluster gets VNet encryption turned off (Azure blocks API Server VNet
+    Integration in an encrypted VNet with the v4-or-later sizes the nodes use), so traffic between its VMs is no longer
+    encrypted by the network; `network.transit_encryption` is moot there (`monitor` accepted, `enforce` a config error)
+    and the policy pack reports those VNets (`azure-vnet-transit-encryption-enforced`). Regions without a cluster keep
+    VNet encryption. Not available with a cluster in qatarcentral, where Azure offers no API Server VNet Integration.
+
+    Turned on for an existing cluster, it converts that cluster to API Server VNet Integration, which is one-way and needs
+    a restart of the cluster (`az aks stop`, `az aks start`) right after, while the capacity AKS checked (but didn't
+    reserve) is there; the README (Known limits) gives the steps. Because that is one-way, a cluster that ran
+    `customer_key` can't go back to `platform_key` by config: it would turn VNet encryption on again under a
+    VNet-integrated cluster."""
+
+
 class DeployerAccess(str, enum.Enum):
     """How the identity running `pulumi up` reaches each AKS cluster's Kubernetes API, where the Kubernetes layer
     installs. Clusters use Azure RBAC for Kubernetes with local accounts off, so no subscription role, Owner included,
@@ -76,6 +108,15 @@ class AzureCloudSpec(CloudSpec):
     to the deploying service principal. Set `user` to deploy from a workstation as yourself."""
     network_policy: AksNetworkPolicy = AksNetworkPolicy.CILIUM
     """AKS network policy engine. Default `cilium` (Azure CNI overlay powered by Cilium)."""
+    etcd_encryption: EtcdEncryption = EtcdEncryption.PLATFORM_KEY
+    """How AKS encrypts Kubernetes Secrets in etcd. Default `platform_key`: AKS's platform-managed keys only, which the
+    policy pack reports (`azure-aks-kms-etcd`), and VNet encryption stays on. Not `customer_key` by default, because the
+    private etcd vault it builds needs API Server VNet Integration, which Azure doesn't support in an encrypted VNet
+    ("API Server VNet Integration doesn't support Virtual Network Encryption":
+    learn.microsoft.com/azure/aks/api-server-vnet-integration#limitations). `customer_key`: the Key Vault KMS plugin with
+    a customer-managed key in a dedicated private vault per region, the API server in the region's `apiserver` subnet,
+    and VNet encryption off in each region with a cluster (one-way for an existing cluster, with a manual restart: see
+    the README)."""
     network_watcher: NetworkWatcherMode = NetworkWatcherMode.AZURE_DEFAULT
     """Which Network Watcher carries the VNet flow logs. Default: the one Azure creates per region."""
     hpc_cache_principal_id: Guid | None = None
@@ -106,7 +147,14 @@ _RESOURCE_GROUP_CATEGORIES = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Nd"})
 RESOURCE_GROUP_RULE = (f"1 to {MAX_RESOURCE_GROUP_NAME} characters: letters, digits, '_', '-', '.', '(' and ')' "
                        "(Unicode letters and digits too), not ending in '.'")
 AZURE_ZONES = ("1", "2", "3")
-_LUSTRE_SLOTS = 8
+LUSTRE_SLOTS = 7
+"""AMLFS subnets per region: the first 7 blocks of the third quarter (the 8th holds the AKS API server subnet)."""
+AKS_APISERVER_PREFIX = 28
+"""API Server VNet Integration's delegated subnet: /28 at least, used by nothing else
+(learn.microsoft.com/azure/aks/api-server-vnet-integration, bring-your-own VNet)."""
+NO_APISERVER_VNET_INTEGRATION = frozenset({"qatarcentral"})
+"""Regions without API Server VNet Integration ("available in all GA public cloud regions except qatarcentral":
+learn.microsoft.com/azure/aks/api-server-vnet-integration#availability)."""
 MAX_FLOW_LOG_RETENTION_DAYS = 365  # Network Watcher flow log retention is 0-365 days
 _MIG_SLICES = {"1g": "MIG1g", "2g": "MIG2g", "3g": "MIG3g", "4g": "MIG4g", "7g": "MIG7g"}
 # Minimum AMLFS subnet prefix per capacity (TiB), from the AMLFS prerequisites table; the table ends at
@@ -160,13 +208,22 @@ def lustre_subnet_prefix(size_gib: int) -> int:
     return next((prefix for limit, prefix in _LUSTRE_SUBNET_PREFIX if tib <= limit), 22)
 
 
-def lustre_subnets(cidr: IPv4Network) -> list[IPv4Network]:
-    """Subnet slots for AMLFS (each file system needs its own subnet): the network's third quarter, cut in 8.
-
-    On Azure that quarter is free: load balancers and private endpoints use the fourth quarter.
-    """
+def _third_quarter_blocks(cidr: IPv4Network) -> list[IPv4Network]:
+    """The network's third quarter cut in 8. On Azure that quarter is free: load balancers and private endpoints use
+    the fourth quarter."""
     third_quarter = list(cidr.subnets(prefixlen_diff=2))[2]
-    return list(third_quarter.subnets(prefixlen_diff=3))[:_LUSTRE_SLOTS]
+    return list(third_quarter.subnets(prefixlen_diff=3))
+
+
+def lustre_subnets(cidr: IPv4Network) -> list[IPv4Network]:
+    """Subnet slots for AMLFS (each file system needs its own subnet): the first 7 blocks of the third quarter."""
+    return _third_quarter_blocks(cidr)[:LUSTRE_SLOTS]
+
+
+def aks_apiserver_subnet(cidr: IPv4Network) -> IPv4Network:
+    """The AKS API server's delegated subnet: the first /28 of the third quarter's last block (a /27 to /21 for the
+    /22 to /16 networks the spec allows), so it never moves when Lustre file systems come or go."""
+    return next(_third_quarter_blocks(cidr)[LUSTRE_SLOTS].subnets(new_prefix=AKS_APISERVER_PREFIX))
 
 
 def zonal_regions_nearest_first(region: str) -> list[str]:
@@ -192,6 +249,12 @@ def no_zones_problem(region: str) -> str | None:
             f"VNet and Key Vault exist; allowed: an Azure region with availability zones: {', '.join(zonal_regions_nearest_first(region))}")
 
 
+def apiserver_vnet_integration(cloud_spec: AzureCloudSpec, region: RegionSpec) -> bool:
+    """Whether the region's AKS cluster runs API Server VNet Integration (`customer_key`), which leaves the region's VNet
+    without VNet encryption."""
+    return cloud_spec.etcd_encryption is EtcdEncryption.CUSTOMER_KEY and region.cluster is not None
+
+
 def transit_enforcement(mode: TransitEncryption) -> str:
     """VNet encryption `enforcement` for the spec's transit encryption mode."""
     return {TransitEncryption.ENFORCE: "DropUnencrypted", TransitEncryption.MONITOR: "AllowUnencrypted"}[mode]
@@ -207,6 +270,11 @@ def extra_checks(platform, cloud_spec: AzureCloudSpec) -> list[Issue]:  # noqa: 
     for region, spec in cloud_spec.regions.items():
         if problem := no_zones_problem(region):
             issues.append(((*base, "regions", region), problem))
+        if region in NO_APISERVER_VNET_INTEGRATION and apiserver_vnet_integration(cloud_spec, spec):
+            issues.append(((*base, "etcd_encryption"),
+                           f"'customer_key' needs API Server VNet Integration, which Azure doesn't offer in {region} "
+                           "(learn.microsoft.com/azure/aks/api-server-vnet-integration#availability), and region "
+                           f"{region} has a cluster; allowed: platform_key, or no cluster in {region}"))
         issues += list(_check_region(cloud_spec, spec, (*base, "regions", region)))
     issues += list(_check_front_door(cloud_spec, (*base, "global_endpoint")))
     return issues
@@ -231,7 +299,14 @@ def _check_front_door(cloud_spec: AzureCloudSpec, path: Path) -> Iterator[Issue]
 def _check_region(cloud_spec: AzureCloudSpec, region: RegionSpec, path: Path) -> Iterator[Issue]:
     net = region.network
     npath = (*path, "network")
-    if net.transit_encryption is TransitEncryption.ENFORCE:
+    if net.transit_encryption is TransitEncryption.ENFORCE and apiserver_vnet_integration(cloud_spec, region):
+        yield ((*npath, "transit_encryption"),
+               "'enforce' can't be honoured in this region: clouds.azure.etcd_encryption 'customer_key' turns its VNet "
+               "encryption off, because API Server VNet Integration, which the cluster's private etcd vault needs, doesn't "
+               "support VNet encryption (learn.microsoft.com/azure/aks/api-server-vnet-integration#limitations); allowed: "
+               "monitor (moot while the VNet is unencrypted), or clouds.azure.etcd_encryption platform_key, which keeps "
+               "VNet encryption on (with monitor: Azure accepts only enforcement AllowUnencrypted today)")
+    elif net.transit_encryption is TransitEncryption.ENFORCE:
         yield ((*npath, "transit_encryption"),
                "'enforce' is not available on Azure: VNet encryption accepts only enforcement AllowUnencrypted today "
                "(DropUnencrypted is documented as future support), and GPU sizes (ND, NC, NV) are not on the VNet "
@@ -300,8 +375,10 @@ def _check_lustre(cloud_spec: AzureCloudSpec, region: RegionSpec, path: Path) ->
     for index, (name, fs) in enumerate(region.lustre.items()):
         fpath = (*path, "lustre", name)
         if index >= len(slots):
-            yield (fpath, f"Azure Managed Lustre needs a subnet per file system and this network has {len(slots)} slots; "
-                          f"at most {len(slots)} file systems per region")
+            yield (fpath, f"'{name}' is Lustre file system {index + 1} of {len(region.lustre)} in this region; Azure Managed "
+                          f"Lustre needs a subnet per file system and network {region.network.cidr} has {len(slots)} Lustre "
+                          "slots (the third quarter's eighth block holds the AKS API server subnet); allowed: at most "
+                          f"{len(slots)} file systems per region")
             continue
         try:
             resolve_lustre(Cloud.AZURE, fs)

@@ -52,7 +52,9 @@ class NetworkSpec(SpecModel):
     """Default `enforce`: AWS VPC encryption controls drop unencrypted traffic. GCP encrypts VM-to-VM traffic always,
     whatever the setting. Azure cannot drop it yet (VNet encryption's DropUnencrypted is documented as future support),
     so an Azure network must set `monitor` explicitly: the named opt-in, which the policy pack reports
-    (`azure-vnet-transit-encryption-enforced`, advisory); `monitor` on AWS is reported too
+    (`azure-vnet-transit-encryption-enforced`, advisory); on Azure with `clouds.azure.etcd_encryption: customer_key` a
+    region with a cluster has VNet encryption off (API Server VNet Integration doesn't support it), so `monitor` is moot
+    there and `enforce` is a config error; `monitor` on AWS is reported too
     (`aws-vpc-transit-encryption-enforced`)."""
     flow_log_retention_days: Days = 365
     """Days flow logs are kept. Default 365 (HIPAA/PCI audits look back a year)."""

@@ -67,22 +67,31 @@ def prod_plan() -> PlanResult:
     return plan_platform(azure_platform(PROD_AZURE, environment="prod"), stack="prod")
 
 
+# A small development environment: one region, a cheap cluster, no Lustre.
+DEV_AZURE: dict[str, Any] = {"regions": {"eastus2": {
+    "network": {"cidr": "10.50.0.0/20", "transit_encryption": "monitor", "zones": 2, "nat": "single",
+                "flow_log_retention_days": 30},
+    "cluster": {"system_pool": {"min_nodes": 1, "max_nodes": 2}},
+    "gpu_pools": {"dev": {"accelerator": "t4", "capacity": "spot", "max_nodes": 1}},
+    "buckets": {"scratch": {"tiering": {"cold_after_days": None, "archive_after_days": None, "expire_after_days": 60}}},
+}}}
+
+
 @pytest.fixture(scope="session")
 def dev_plan() -> PlanResult:
-    dev = {"regions": {"eastus2": {
-        "network": {"cidr": "10.50.0.0/20", "transit_encryption": "monitor", "zones": 2, "nat": "single",
-                    "flow_log_retention_days": 30},
-        "cluster": {"system_pool": {"min_nodes": 1, "max_nodes": 2}},
-        "gpu_pools": {"dev": {"accelerator": "t4", "capacity": "spot", "max_nodes": 1}},
-        "buckets": {"scratch": {"tiering": {"cold_after_days": None, "archive_after_days": None, "expire_after_days": 60}}},
-    }}}
-    return plan_platform(azure_platform(dev, environment="dev"), stack="dev")
+    return plan_platform(azure_platform(DEV_AZURE, environment="dev"), stack="dev")
 
 
 @pytest.fixture(scope="session")
 def prod_config() -> dict[str, Any]:
     """The `clouds.azure` value of the production environment (a copy; deep-copy it before changing it)."""
     return copy.deepcopy(PROD_AZURE)
+
+
+@pytest.fixture(scope="session")
+def dev_config() -> dict[str, Any]:
+    """The `clouds.azure` value of the development environment (a copy)."""
+    return copy.deepcopy(DEV_AZURE)
 
 
 @pytest.fixture(scope="session")

@@ -22,7 +22,7 @@ def test_nsg_denies_inbound_from_the_internet_on_every_subnet(prod_plan: PlanRes
     assert deny == [{**deny[0], "access": "Deny", "destinationPortRange": "*", "protocol": "*"}]
     assert not [r for r in nsg.inputs["securityRules"] if r["access"] == "Allow"]  # Premium: nothing opened
     subnets = [s for s in prod_plan.of_type(f"{NET}Subnet") if s.name.startswith("prod-eastus2-")]
-    assert {s.inputs["subnetName"] for s in subnets} == {"nodes", "endpoints", "lb", "lustre-scratch"}
+    assert {s.inputs["subnetName"] for s in subnets} == {"nodes", "endpoints", "lb", "lustre-scratch", "apiserver"}
     for subnet in subnets:
         assert subnet.inputs["networkSecurityGroup"] == {"id": "prod-eastus2-nsg-id"}
         assert subnet.inputs["defaultOutboundAccess"] is False

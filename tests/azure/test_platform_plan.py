@@ -56,13 +56,13 @@ def test_stateful_resources_are_protected_outside_dev(prod_plan: PlanResult, dev
         assert record.protect and record.retainOnDelete, record.name
     dev = [r for r in dev_plan.resources if r.type in STATEFUL]
     assert dev and not any(r.protect or r.retainOnDelete for r in dev)
-    assert dev_plan.one("azure-native:keyvault:Vault").inputs["properties"]["softDeleteRetentionInDays"] == 7
+    assert dev_plan.one("azure-native:keyvault:Vault", "dev-eastus2-kv").inputs["properties"]["softDeleteRetentionInDays"] == 7
 
 
 def test_every_child_has_a_component_parent_and_type_tokens_are_ai_infra_azure(prod_plan: PlanResult) -> None:
     components = {r.urn: r for r in prod_plan.resources if not r.custom and r.type != "pulumi:pulumi:Stack"}
     assert {r.type.rsplit(":", 1)[1] for r in components.values()} == {
-        "Network", "KeyVault", "FlowLogs", "BlobStorage", "Lustre", "Cluster", "GpuPool", "FrontDoor"}
+        "Network", "KeyVault", "FlowLogs", "BlobStorage", "Lustre", "Cluster", "GpuPool", "FrontDoor"}  # EtcdKey: customer_key
     assert all(r.type.startswith("ai-infra:azure:") for r in components.values())
     for record in prod_plan.resources:
         engine_default_provider = record.type.startswith("pulumi:providers:") and record.name.startswith("default")

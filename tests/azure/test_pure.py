@@ -13,9 +13,13 @@ from components.azure.cluster import UPGRADE_CHANNELS
 from components.azure.gpu_pool import SPOT_TAINT, capacity_settings, node_labels, node_taints
 from components.azure.lifecycle import account_sku, blob_lifecycle
 from components.azure.naming import AUTONAME_SUFFIX, alphanumeric_name, fitted_name, global_name
-from components.azure.network import inference_frontend_ip, subnet_layout
+from components.azure.etcd_key import ETCD_VAULT_KIND
+from components.azure.network import APISERVER_SUBNET, inference_frontend_ip, subnet_layout
 from components.spec import BucketSpec, GpuPoolSpec, Tiering, TransitEncryption, UpgradeChannel
 from components.spec.azure import (
+    AKS_APISERVER_PREFIX,
+    LUSTRE_SLOTS,
+    aks_apiserver_subnet,
     aks_mig_profile,
     aks_mig_profiles,
     aks_pool_name,
@@ -69,25 +73,63 @@ networks = st.builds(
     st.integers(min_value=0, max_value=255), st.integers(min_value=16, max_value=22))
 
 
-@given(cidr=networks, count=st.integers(min_value=0, max_value=8))
-def test_subnet_layout_is_disjoint_and_inside_the_network(cidr: IPv4Network, count: int) -> None:
+@given(cidr=networks, count=st.integers(min_value=0, max_value=LUSTRE_SLOTS), apiserver=st.booleans())
+def test_subnet_layout_is_disjoint_and_inside_the_network(cidr: IPv4Network, count: int, apiserver: bool) -> None:
     names = [f"fs{i}" for i in range(count)]
-    layout = subnet_layout(cidr, names)
-    assert set(layout) == {"nodes", "endpoints", "lb", *(f"lustre-{n}" for n in names)}
+    layout = subnet_layout(cidr, names, apiserver=apiserver)
+    assert set(layout) == {"nodes", "endpoints", "lb", *(f"lustre-{n}" for n in names), *([APISERVER_SUBNET] if apiserver else [])}
     blocks = list(layout.values())
     assert all(b.subnet_of(cidr) for b in blocks)
     assert not any(a.overlaps(b) for i, a in enumerate(blocks) for b in blocks[i + 1:])
     # adding a file system never moves the others (a moved subnet would replace the file system)
-    assert subnet_layout(cidr, names[:-1]).items() <= layout.items()
+    assert subnet_layout(cidr, names[:-1], apiserver=apiserver).items() <= layout.items()
     ip = inference_frontend_ip(cidr)
     assert ip in layout["lb"] and int(ip) - int(layout["lb"].network_address) >= 4  # clear of Azure's reserved addresses
+
+
+@given(cidr=networks, count=st.integers(min_value=0, max_value=LUSTRE_SLOTS))
+def test_the_apiserver_subnet_is_a_fixed_28_apart_from_every_other_subnet(cidr: IPv4Network, count: int) -> None:
+    names = [f"fs{i}" for i in range(count)]
+    layout = subnet_layout(cidr, names, apiserver=True)
+    apiserver = layout.pop(APISERVER_SUBNET)
+    # AKS's minimum (/28), created last, and in the same place whatever the Lustre count (a moved delegated subnet
+    # would move the API server)
+    assert apiserver.prefixlen == AKS_APISERVER_PREFIX and apiserver == aks_apiserver_subnet(cidr)
+    assert list(subnet_layout(cidr, names, apiserver=True))[-1] == APISERVER_SUBNET
+    assert apiserver.subnet_of(cidr) and not any(apiserver.overlaps(b) for b in layout.values())
+    # nor does it overlap a Lustre slot that isn't used yet, or any subnet of the layout without it
+    assert not any(apiserver.overlaps(slot) for slot in lustre_subnets(cidr))
+    assert subnet_layout(cidr, names) == layout
+
+
+@given(cidr=networks)
+def test_a_file_system_beyond_the_lustre_slots_is_refused(cidr: IPv4Network) -> None:
+    names = [f"fs{i}" for i in range(LUSTRE_SLOTS + 1)]
+    try:
+        subnet_layout(cidr, names, apiserver=True)
+    except ValueError as error:
+        assert str(error) == (f"8 Lustre file systems need 8 subnets; network {cidr} has 7 Lustre slots; "
+                              "allowed: at most 7 file systems per region")
+    else:
+        raise AssertionError("8 file systems were laid out")
 
 
 @given(cidr=networks)
 def test_lustre_slots_are_in_the_third_quarter(cidr: IPv4Network) -> None:
     slots = lustre_subnets(cidr)
     third = list(cidr.subnets(prefixlen_diff=2))[2]
-    assert len(slots) == 8 and all(s.subnet_of(third) and s.prefixlen == cidr.prefixlen + 5 for s in slots)
+    assert len(slots) == LUSTRE_SLOTS == 7 and all(s.subnet_of(third) and s.prefixlen == cidr.prefixlen + 5 for s in slots)
+    # the eighth block of the quarter is the API server's, and the Lustre slots keep their places
+    assert aks_apiserver_subnet(cidr).subnet_of(list(third.subnets(prefixlen_diff=3))[7])
+    assert slots == list(third.subnets(prefixlen_diff=3))[:7]
+
+
+@given(environment=st.from_regex(r"[a-z][a-z0-9-]{0,30}", fullmatch=True), region=st.from_regex(r"[a-z0-9]{1,30}", fullmatch=True),
+       unique=uuids)
+def test_the_etcd_vault_name_fits_key_vault_whatever_the_environment_and_region(environment: str, region: str, unique: str) -> None:
+    # Key Vault names: 3-24 letters, digits and hyphens, starting with a letter, ending with a letter or digit
+    name = global_name(ETCD_VAULT_KIND, (environment, region), unique)
+    assert re.fullmatch(r"[a-z][a-z0-9]{2,23}", name) and name.startswith("kvetcd")
 
 
 @given(small=st.integers(min_value=1, max_value=10**6), extra=st.integers(min_value=0, max_value=10**6))

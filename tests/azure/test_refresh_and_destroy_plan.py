@@ -40,11 +40,14 @@ def test_the_key_is_deleted_with_its_vault_never_through_the_data_plane(
     # azure-native deletes a key with a data-plane call from the deploying machine, which this vault's network rules
     # (public access off, or default Deny) and RBAC refuse: a destroy of dev would fail with 403. Deleted with the
     # vault, the engine skips that call when the vault goes too.
-    plan = plan_azure({"regions": {"westus3": REGION}}, environment=environment)
-    vault, key = plan.one(VAULT), plan.one(KEY)
-    assert deleted_with[key.name] == vault.urn
-    # Protection is unchanged: retained in protected environments, deletable (with the vault) in dev.
-    assert (key.protect, key.retainOnDelete) == ((True, True) if environment == "prod" else (False, False))
+    plan = plan_azure({"etcd_encryption": "customer_key", "regions": {"westus3": REGION}}, environment=environment)
+    region = f"{environment}-westus3"
+    # The region's CMK and the etcd key of its AKS cluster (KMS, with customer_key), each in its own vault.
+    for vault_name, key_name in ((f"{region}-kv", f"{region}-key"), (f"{region}-etcd-kv", f"{region}-etcd-key")):
+        vault, key = plan.one(VAULT, vault_name), plan.one(KEY, key_name)
+        assert deleted_with[key.name] == vault.urn
+        # Protection is unchanged: retained in protected environments, deletable (with the vault) in dev.
+        assert (key.protect, key.retainOnDelete) == ((True, True) if environment == "prod" else (False, False))
     # Nothing else of the vault is a data-plane object: no secret is ever created in it.
     assert not plan.of_type("azure-native:keyvault:Secret")
 

@@ -72,6 +72,8 @@ CASES = [
     ("deployer-admin-group-without-a-group", "deployer & admin_group_object_ids", ("admin_group", []), f"{S}.cluster.admins",
      ["deployer 'admin_group'", "this cluster has none", "admin_group_object_ids", "service_principal or user"]),
     ("deployer-not-a-kind", "deployer", "me", "platform.clouds.azure.deployer", ["'me'", "service_principal", "user", "admin_group"]),
+    ("etcd-encryption-not-a-mode", "etcd_encryption", "kms", "platform.clouds.azure.etcd_encryption",
+     ["'kms'", "customer_key", "platform_key"]),
     ("inference-without-cluster", "regions/swedencentral", {"network": {"cidr": "10.41.0.0/16", "transit_encryption": "monitor"}, "inference": {}},
      f"{S}.inference", ["cluster"]),
     ("standard-front-door-without-domain", "global_endpoint", {"azure_tier": "standard"}, "platform.clouds.azure.global_endpoint.domain",
@@ -140,6 +142,18 @@ EXACT = [
      "host name such as infer.example.com: at least two labels of 1 to 63 letters, digits and '-' (not starting or "
      "ending with '-'), at most 253 characters, no scheme, path, port, wildcard or trailing '.'; did you mean "
      "'infer.example.com'?"),
+    ("eight-lustre-file-systems", f"{R}/lustre", {"scratch": {"size_gib": 16384}, **{f"fs{i}": {"size_gib": 16384} for i in range(2, 9)}},
+     f"{E}.lustre.fs8",
+     "'fs8' is Lustre file system 8 of 8 in this region; Azure Managed Lustre needs a subnet per file system and network "
+     "10.40.0.0/16 has 7 Lustre slots (the third quarter's eighth block holds the AKS API server subnet); allowed: at most "
+     "7 file systems per region"),
+    ("enforce-with-customer-key", f"etcd_encryption & {R}/network/transit_encryption", ("customer_key", "enforce"),
+     f"{E}.network.transit_encryption",
+     "'enforce' can't be honoured in this region: clouds.azure.etcd_encryption 'customer_key' turns its VNet encryption "
+     "off, because API Server VNet Integration, which the cluster's private etcd vault needs, doesn't support VNet "
+     "encryption (learn.microsoft.com/azure/aks/api-server-vnet-integration#limitations); allowed: monitor (moot while "
+     "the VNet is unencrypted), or clouds.azure.etcd_encryption platform_key, which keeps VNet encryption on (with "
+     "monitor: Azure accepts only enforcement AllowUnencrypted today)"),
     ("resource-group-empty", f"{R}/resource_group", "", f"{E}.resource_group",
      "'' is not an Azure resource group name (it has 0 characters); allowed: 1 to 90 characters: letters, digits, '_', "
      "'-', '.', '(' and ')' (Unicode letters and digits too), not ending in '.'"),
@@ -163,6 +177,9 @@ ACCEPTED = [
     ("resource-group-unicode-letters", f"{R}/resource_group", "rg-ĸüche-数据"),
     ("resource-group-one-character", f"{R}/resource_group", "r"),
     ("resource-group-90-characters", f"{R}/resource_group", "r" * 90),
+    ("seven-lustre-file-systems", f"{R}/lustre", {"scratch": {"size_gib": 16384}, **{f"fs{i}": {"size_gib": 16384} for i in range(2, 8)}}),
+    ("etcd-platform-key", "etcd_encryption", "platform_key"),
+    ("etcd-customer-key", "etcd_encryption", "customer_key"),  # with transit_encryption monitor: moot, accepted
 ]
 
 
@@ -210,6 +227,17 @@ def test_every_region_without_zones_is_refused_before_anything_registers(prod_co
 @pytest.mark.parametrize("region", ZONAL)
 def test_every_region_with_zones_loads(prod_config: dict[str, Any], region: str) -> None:
     assert _azure_issues(_in_region(prod_config, region)) == {}
+
+
+def test_customer_key_with_a_cluster_in_a_region_without_api_server_vnet_integration(prod_config: dict[str, Any]) -> None:
+    config = {**_in_region(prod_config, "qatarcentral"), "etcd_encryption": "customer_key"}
+    assert _azure_issues(config) == {"platform.clouds.azure.etcd_encryption": (
+        "'customer_key' needs API Server VNet Integration, which Azure doesn't offer in qatarcentral "
+        "(learn.microsoft.com/azure/aks/api-server-vnet-integration#availability), and region qatarcentral has a "
+        "cluster; allowed: platform_key, or no cluster in qatarcentral")}
+    # without a cluster there, nothing to integrate
+    config["regions"]["qatarcentral"] = {"network": config["regions"]["qatarcentral"]["network"]}
+    assert _azure_issues(config) == {}
 
 
 def test_an_unlisted_region_gets_only_the_unknown_region_message(prod_config: dict[str, Any]) -> None:
