@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 from .common import OPEN_CIDRS, aws_ssl_policy_tls12, port_range_hits
-from .props import as_json, get, items, log_named, need
+from .props import Unknown, as_json, get, is_unknown, items, log_named, need
 from .registry import Context, rule
 
 S3_PAB = ("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",)
@@ -17,6 +18,14 @@ KMS_ALGORITHMS = ("aws:kms", "aws:kms:dsse")
 """S3 default-encryption algorithms that use a KMS key (DSSE-KMS adds a second layer on top of SSE-KMS)."""
 EKS_CLUSTER = ("aws:eks/cluster:Cluster",)
 LAUNCH_TEMPLATE = ("aws:ec2/launchTemplate:LaunchTemplate",)
+INSTANCE, SPOT_INSTANCE = "aws:ec2/instance:Instance", "aws:ec2/spotInstanceRequest:SpotInstanceRequest"
+INSTANCES = (INSTANCE, SPOT_INSTANCE)
+"""Resources that launch an EC2 instance from their own arguments (a spot request takes the same ones)."""
+EBS_VOLUME = "aws:ebs/volume:Volume"
+NOTEBOOK = "aws:sagemaker/notebookInstance:NotebookInstance"
+ROOT_DEVICES = ("/dev/xvda", "/dev/sda1")
+"""The root device names of EC2 AMIs (Amazon Linux and most Linux AMIs use /dev/xvda; Ubuntu, Windows and others
+/dev/sda1): a launch template maps no root volume unless it names one of them."""
 SG_TYPES = ("aws:ec2/securityGroup:SecurityGroup", "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup",
             "aws:ec2/securityGroupRule:SecurityGroupRule", "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
 INLINE_INGRESS = SG_TYPES[:2]
@@ -32,6 +41,14 @@ ENC = {"HIPAA": ("164.312(a)(2)(iv)",), "SOC2": ("CC6.1",), "PCI-DSS-v4": ("3.5.
 EXPOSURE = {"HIPAA": ("164.312(e)(1)",), "SOC2": ("CC6.6",), "PCI-DSS-v4": ("1.3.1",), "NIST-800-53": ("SC-7",)}
 LOGGING = {"HIPAA": ("164.312(b)",), "SOC2": ("CC7.2",), "PCI-DSS-v4": ("10.2.1",), "NIST-800-53": ("AU-12",)}
 PRIVILEGE = {"HIPAA": ("164.312(a)(1)",), "SOC2": ("CC6.3",), "PCI-DSS-v4": ("7.2.1",), "NIST-800-53": ("AC-6",)}
+# CIS IDs below: CIS AWS Foundations Benchmark v3.0.0 ("AWS ...") and CIS Amazon EKS Benchmark v1.7.0 ("EKS ...").
+_AWS_MANAGED_KEY = re.compile(r"(^|:)alias/aws/")
+
+
+def aws_managed_key(key: Any) -> bool:
+    """Whether a KMS key reference names an AWS-managed key by its alias (alias/aws/s3, alias/aws/ebs, or an ARN
+    ending in one): those are not customer-managed. (A bare key ID or key ARN can't be told apart here.)"""
+    return isinstance(key, str) and bool(_AWS_MANAGED_KEY.search(key))
 
 
 @rule("aws-s3-public-access-block", "Checks whether an S3 public access block turns on all four settings.",
@@ -45,7 +62,7 @@ def s3_public_access_block(props: Any, ctx: Context) -> Iterator[str]:
 
 @rule("aws-s3-kms-encryption", "Checks whether S3 default encryption uses SSE-KMS with a customer-managed key.",
       severity="high", types=S3_SSE + S3_BUCKETS, remediation="Use sseAlgorithm aws:kms with kmsMasterKeyId of your KMS key (server access log buckets may use AES256: S3 log delivery supports only SSE-S3).",
-      frameworks={**ENC, "CIS": ("AWS 2.1.1",)})
+      frameworks=ENC)  # CIS AWS v3.0.0 has no S3 encryption control (v1.4/v1.5 2.1.1 was; v3 2.1.1 is TLS-only)
 def s3_kms(props: Any, ctx: Context) -> Iterator[str]:
     for default in sse_defaults(ctx.type, props):
         algorithm = need(default, "sseAlgorithm")
@@ -53,8 +70,10 @@ def s3_kms(props: Any, ctx: Context) -> Iterator[str]:
             continue  # S3 server access logs can only be delivered to SSE-S3 buckets (named with a log/logs segment)
         if algorithm not in KMS_ALGORITHMS:
             yield f"default encryption is {algorithm}; use aws:kms with a customer-managed key"
-        elif not get(default, "kmsMasterKeyId"):
+        elif not (key := get(default, "kmsMasterKeyId")):
             yield "aws:kms without kmsMasterKeyId uses the AWS-managed key; name a customer-managed key"
+        elif aws_managed_key(key):
+            yield f"kmsMasterKeyId {key} is the AWS-managed S3 key, not a customer-managed one; name your KMS key"
 
 
 def sse_defaults(type_: str, props: Any) -> Iterator[Any]:
@@ -76,7 +95,7 @@ def sse_defaults(type_: str, props: Any) -> Iterator[Any]:
 
 @rule("aws-eks-private-endpoint", "Checks whether the EKS API endpoint is private or limited to an allowlist.",
       severity="critical", types=EKS_CLUSTER, remediation="Set vpcConfig.endpointPublicAccess false, or list publicAccessCidrs without 0.0.0.0/0.",
-      frameworks={**EXPOSURE, "CIS": ("EKS 5.4.2",)})
+      frameworks={**EXPOSURE, "CIS": ("EKS 5.4.1",)})  # 5.4.1 restrict endpoint access; 5.4.2 = no public access at all
 def eks_endpoint(props: Any, ctx: Context) -> Iterator[str]:
     if need(props, "vpcConfig.endpointPublicAccess", True) is not False:
         cidrs = need(props, "vpcConfig.publicAccessCidrs", ["0.0.0.0/0"])
@@ -118,45 +137,102 @@ def eks_access(props: Any, ctx: Context) -> Iterator[str]:
                "an access entry outside the stack's state (changing the flag replaces the cluster)")
 
 
-@rule("aws-launch-template-encrypted-volumes", "Checks whether launch template EBS volumes are encrypted with a KMS key.",
-      severity="high", types=LAUNCH_TEMPLATE, remediation="Set blockDeviceMappings[].ebs.encrypted true and kmsKeyId.",
+def _encrypted(value: Any) -> bool | None:
+    """An EBS `encrypted` setting: a bool on instances and volumes, a "true"/"false" string in launch templates;
+    None when unset (the volume then takes the snapshot's or the account's default encryption)."""
+    return None if value is None else str(value).lower() == "true"
+
+
+def ebs_volumes(type_: str, props: Any, outputs: bool = False) -> Iterator[tuple[str, bool | None, Any]]:
+    """(label, encrypted, kmsKeyId) of each EBS volume a launch template, instance, spot request or volume declares.
+    An instance without rootBlockDevice or launchTemplate gets its root volume from the AMI: (label, None, None).
+    With `outputs` (a stack rule's view), an instance's or volume's value unknown during preview is one the provider
+    computes because the program left it unset: read as unset rather than raising Unknown. (A template computes none.)"""
+    lenient = outputs and type_ not in LAUNCH_TEMPLATE
+
+    def read(node: Any, path: str) -> Any:
+        value = get(node, path)
+        return None if lenient and is_unknown(value) else need(node, path)
+
+    def each(path: str) -> Iterator[Any]:
+        if lenient:
+            value = get(props, path)
+            yield from (e for e in (value if isinstance(value, list) else []) if not is_unknown(e))
+        else:
+            yield from items(props, path)
+
+    if type_ in LAUNCH_TEMPLATE:
+        for mapping in each("blockDeviceMappings"):
+            if get(mapping, "ebs") is None:
+                continue  # an instance-store volume (virtualName ephemeralN) or a suppressed one (noDevice): no EBS
+            yield f"volume {get(mapping, 'deviceName', '?')}", _encrypted(read(mapping, "ebs.encrypted")), get(mapping, "ebs.kmsKeyId")
+    elif type_ in INSTANCES:
+        if read(props, "rootBlockDevice") is not None:
+            yield "root volume", _encrypted(read(props, "rootBlockDevice.encrypted")), get(props, "rootBlockDevice.kmsKeyId")
+        elif not get(props, "launchTemplate"):  # else the template's mappings give the root volume
+            yield "the AMI's root volume (no rootBlockDevice)", None, None
+        for device in each("ebsBlockDevices"):
+            yield f"EBS volume {get(device, 'deviceName', '?')}", _encrypted(read(device, "encrypted")), get(device, "kmsKeyId")
+    elif type_ == EBS_VOLUME:
+        yield "the volume", _encrypted(read(props, "encrypted")), get(props, "kmsKeyId")
+
+
+@rule("aws-launch-template-encrypted-volumes", "Checks whether EBS volumes of launch templates, instances, spot requests "
+      "and aws.ebs.Volume are encrypted with a customer-managed KMS key.",
+      severity="high", types=(*LAUNCH_TEMPLATE, *INSTANCES, EBS_VOLUME),
+      remediation="Set encrypted true and kmsKeyId (launch templates: blockDeviceMappings[].ebs; instances: "
+                  "rootBlockDevice and ebsBlockDevices[]). Volumes that leave encrypted unset are checked by "
+                  "aws-ebs-default-encryption.",
       frameworks={**ENC, "CIS": ("AWS 2.2.1",)})
 def lt_volumes(props: Any, ctx: Context) -> Iterator[str]:
-    for mapping in items(props, "blockDeviceMappings"):
-        if get(mapping, "ebs") is None:
-            continue  # an instance-store volume (virtualName ephemeralN) or a suppressed one (noDevice): no EBS
-        if str(need(mapping, "ebs.encrypted", "false")).lower() != "true":
-            yield f"volume {get(mapping, 'deviceName', '?')} is not encrypted"
-        elif not get(mapping, "ebs.kmsKeyId"):
-            yield f"volume {get(mapping, 'deviceName', '?')} uses the AWS-managed EBS key; set kmsKeyId"
+    for label, encrypted, key in ebs_volumes(ctx.type, props):
+        if encrypted is False:
+            yield f"{label} is not encrypted"
+        elif encrypted and not key:
+            yield f"{label} uses the AWS-managed EBS key (or the account's default key); set kmsKeyId"
+        elif encrypted and aws_managed_key(key):
+            yield f"{label} uses the AWS-managed EBS key {key}; set kmsKeyId to a customer-managed key"
 
 
 @rule("aws-launch-template-imdsv2", "Checks whether instances require IMDSv2 with a hop limit of 1.",
-      severity="high", types=LAUNCH_TEMPLATE + ("aws:ec2/instance:Instance",),
-      remediation="Set metadataOptions {httpTokens: required, httpPutResponseHopLimit: 1}.",
+      severity="high", types=LAUNCH_TEMPLATE + INSTANCES,
+      remediation="Set metadataOptions {httpTokens: required, httpPutResponseHopLimit: 1}, or httpEndpoint disabled.",
       frameworks={"SOC2": ("CC6.6",), "PCI-DSS-v4": ("2.2.1",), "NIST-800-53": ("SC-7",), "CIS": ("AWS 5.6",)})
 def imdsv2(props: Any, ctx: Context) -> Iterator[str]:
     # An instance launched from a template takes the template's metadata options (this rule checks the template);
     # it is judged only on what it overrides.
-    templated = ctx.type == "aws:ec2/instance:Instance" and get(props, "launchTemplate")
+    templated = ctx.type in INSTANCES and get(props, "launchTemplate")
+    endpoint = get(props, "metadataOptions.httpEndpoint")
+    if endpoint == "disabled":
+        return  # no metadata service at all: neither IMDSv1 nor credentials for pods to reach
     tokens = need(props, "metadataOptions.httpTokens")
     if tokens != "required" and not (templated and tokens is None):
+        if is_unknown(endpoint):
+            raise Unknown("metadataOptions.httpEndpoint")
         yield "IMDSv1 is allowed: set metadataOptions.httpTokens to required"
     hops = need(props, "metadataOptions.httpPutResponseHopLimit", 1)
     if int(hops) > 1:
         yield f"metadata hop limit is {hops}; pods could reach the node's credentials, use 1"
 
 
-@rule("aws-ec2-no-public-ip", "Checks whether instances and launch templates avoid public IP addresses.",
-      severity="high", types=LAUNCH_TEMPLATE + ("aws:ec2/instance:Instance",),
-      remediation="Set associatePublicIpAddress false and reach instances through private networking or SSM.",
+@rule("aws-ec2-no-public-ip", "Checks whether instances, spot requests, launch templates and SageMaker notebook "
+      "instances avoid public IP addresses and direct internet access.",
+      severity="high", types=LAUNCH_TEMPLATE + INSTANCES + (NOTEBOOK,),
+      remediation="Set associatePublicIpAddress false and reach instances through private networking or SSM; set a "
+                  "notebook instance's directInternetAccess to Disabled with a subnetId and securityGroups.",
       frameworks=EXPOSURE)  # no CIS AWS Foundations control covers instance public IPs (5.1 is network ACLs)
 def no_public_ip(props: Any, ctx: Context) -> Iterator[str]:
+    if ctx.type == NOTEBOOK:
+        access = need(props, "directInternetAccess", "Enabled")  # SageMaker's default: Enabled
+        if access != "Disabled":
+            yield (f"directInternetAccess is {access}: SageMaker gives the notebook instance internet access from a "
+                   "network outside your VPC's controls; set it to Disabled (with a subnetId)")
+        return
     # An instance sets it at the top level (a bool); a launch template per network interface (a "true"/"false" string).
-    public = need(props, "associatePublicIpAddress") if ctx.type == "aws:ec2/instance:Instance" else None
+    public = need(props, "associatePublicIpAddress") if ctx.type in INSTANCES else None
     if public is True:
         yield "the instance gets a public IP address"
-    elif (public is None and ctx.type == "aws:ec2/instance:Instance" and get(props, "subnetId") is None
+    elif (public is None and ctx.type in INSTANCES and get(props, "subnetId") is None
           and not any(get(props, k) for k in ("networkInterfaces", "primaryNetworkInterface", "launchTemplate"))):
         # An existing network interface (primaryNetworkInterface, networkInterfaces) or a launch template names the
         # subnet; the template's interfaces are checked as the template.
@@ -181,7 +257,7 @@ def subnet_public_ip(props: Any, ctx: Context) -> Iterator[str]:
 
 @rule("aws-eks-nodegroup-no-ssh", "Checks whether EKS node groups avoid SSH remote access.",
       severity="high", types=("aws:eks/nodeGroup:NodeGroup",), remediation="Remove remoteAccess; use SSM Session Manager.",
-      frameworks={**EXPOSURE, "CIS": ("EKS 3.1",)})
+      frameworks=EXPOSURE)  # CIS EKS has no node SSH control (3.1 is worker node config file permissions)
 def nodegroup_ssh(props: Any, ctx: Context) -> Iterator[str]:
     if get(props, "remoteAccess"):
         yield "remoteAccess opens SSH to the nodes"
@@ -195,8 +271,19 @@ def fsx_cmk(props: Any, ctx: Context) -> Iterator[str]:
     deployment = need(props, "deploymentType", "SCRATCH_1")
     if str(deployment).startswith("SCRATCH"):
         yield f"{deployment} cannot use a customer-managed key (AWS-owned keys only); keep regulated data off it"
-    elif not get(props, "kmsKeyId"):
-        yield "no kmsKeyId: the file system uses the AWS-managed FSx key"
+    elif not (key := get(props, "kmsKeyId")) or aws_managed_key(key):
+        yield f"{'kmsKeyId ' + key if key else 'no kmsKeyId'}: the file system uses the AWS-managed FSx key"
+
+
+@rule("aws-efs-encryption", "Checks whether EFS file systems are encrypted at rest with a customer-managed KMS key.",
+      severity="high", types=("aws:efs/fileSystem:FileSystem",),
+      remediation="Set encrypted true and kmsKeyId (encryption can only be chosen when the file system is created).",
+      frameworks={**ENC, "CIS": ("AWS 2.4.1",)})
+def efs_encryption(props: Any, ctx: Context) -> Iterator[str]:
+    if need(props, "encrypted") is not True:  # the EFS API's default: unencrypted
+        yield "the file system is not encrypted at rest (encrypted is unset or false)"
+    elif not (key := get(props, "kmsKeyId")) or aws_managed_key(key):
+        yield f"{'kmsKeyId ' + key if key else 'no kmsKeyId'}: the file system uses the AWS-managed EFS key; name a customer-managed key"
 
 
 @rule("aws-kms-key-rotation", "Checks whether KMS keys rotate automatically.",
@@ -242,9 +329,13 @@ def lb_tls(props: Any, ctx: Context) -> Iterator[str]:
             yield (f"ssl policy {policy} allows TLS below 1.2; use one whose name sets the minimum to 1.2 or 1.3, such as "
                    "ELBSecurityPolicy-TLS13-1-2-Res-PQ-2025-09 or ELBSecurityPolicy-TLS13-1-2-FIPS-2023-04")
     elif protocol == "HTTP":
-        actions = list(items(props, "defaultActions"))
-        if not all(get(a, "type") == "redirect" and get(a, "redirect.protocol") == "HTTPS" for a in actions):
+        if not redirects_to_https(items(props, "defaultActions")):
             yield "plain-HTTP listener that does not redirect to HTTPS"
+
+
+def redirects_to_https(actions: Iterator[Any]) -> bool:
+    """Whether every action of a listener or listener rule redirects to HTTPS (a redirect keeps HTTP by default)."""
+    return all(get(a, "type") == "redirect" and get(a, "redirect.protocol") == "HTTPS" for a in actions)
 
 
 def policy_statements(document: Any) -> Iterator[dict]:
@@ -269,9 +360,18 @@ def iam_wildcards(props: Any, ctx: Context) -> Iterator[str]:
         actions = [actions] if isinstance(actions, str) else actions
         resources = statement.get("Resource", [])
         resources = [resources] if isinstance(resources, str) else resources
+        not_actions = statement.get("NotAction")
+        not_actions = [not_actions] if isinstance(not_actions, str) else not_actions
+        # NotResource allows every resource but the ones it lists (NotResource "*" allows none).
+        not_resources = statement.get("NotResource")
+        not_resources = [not_resources] if isinstance(not_resources, str) else not_resources
+        every_resource = "*" in resources or (not_resources is not None and "*" not in not_resources)
         if any(a in ("*", "*:*") for a in actions):
             yield "a statement allows every action (Action: *)"
-        elif "*" in resources and any(a.endswith(":*") for a in actions):
+        elif not_actions is not None and every_resource:
+            yield (f"a statement allows every action except {', '.join(map(str, not_actions)) or 'none'} on every resource "
+                   "(an Allow with NotAction)")
+        elif every_resource and any(a.endswith(":*") for a in actions):
             yield f"a statement allows {', '.join(a for a in actions if a.endswith(':*'))} on every resource"
 
 

@@ -1,13 +1,41 @@
-"""AWS stack rules: properties that span a bucket and its side resources, or a VPC and its flow logs."""
+"""AWS stack rules: properties that span a bucket and its side resources, a VPC and its flow logs, a listener and
+its rules, or EBS volumes and the account's default encryption."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from .aws import ENC, EXPOSURE, KMS_ALGORITHMS, LOGGING, S3_BUCKETS, S3_SSE, policy_statements, sse_defaults
-from .props import Unknown, Unknowns, as_json, get, is_unknown, need, plain
+from .aws import (
+    EBS_VOLUME,
+    ENC,
+    EXPOSURE,
+    INSTANCES,
+    KMS_ALGORITHMS,
+    LAUNCH_TEMPLATE,
+    LOGGING,
+    ROOT_DEVICES,
+    S3_BUCKETS,
+    S3_SSE,
+    aws_managed_key,
+    ebs_volumes,
+    policy_statements,
+    redirects_to_https,
+    sse_defaults,
+)
+from .props import Unknown, Unknowns, as_json, get, is_unknown, items, need, plain
 from .registry import Context, rule
+
+# CIS IDs below: CIS AWS Foundations Benchmark v3.0.0.
+DIRECTORY_BUCKET = "aws:s3/directoryBucket:DirectoryBucket"
+"""S3 Express One Zone: SSE-S3 by default, SSE-KMS through the same encryption configuration resources; public access
+always blocked, HTTPS only, no versioning (S3 user guide, directory buckets), so only the encryption rule applies."""
+ACCOUNT_PAB = "aws:s3/accountPublicAccessBlock:AccountPublicAccessBlock"
+PAB_SETTINGS = ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets")
+LISTENERS = ("aws:lb/listener:Listener", "aws:alb/listener:Listener")
+LISTENER_RULES = ("aws:lb/listenerRule:ListenerRule", "aws:alb/listenerRule:ListenerRule")
+ENCRYPTION_BY_DEFAULT = "aws:ebs/encryptionByDefault:EncryptionByDefault"
 
 INLINE_VERSIONING = {"aws:s3/bucket:Bucket": "versioning.enabled", "aws:s3/bucketV2:BucketV2": "versionings.0.enabled"}
 """The (deprecated) inline versioning setting that stands in for a side resource, per bucket type: Bucket takes one
@@ -20,6 +48,8 @@ object, BucketV2 a list of them."""
 
 def _inline_sse(bucket: Any) -> list[Any]:
     """The bucket's inline default-encryption settings; none when they are unknown (counted as not set)."""
+    if bucket.resource_type == DIRECTORY_BUCKET:
+        return []  # no inline setting: a directory bucket's default encryption is a configuration resource
     try:
         return list(sse_defaults(bucket.resource_type, bucket.props))
     except Unknown:
@@ -31,7 +61,7 @@ def _inline_kms(defaults: list[Any]) -> bool:
     (the ARN of a key made in the same update) raises Unknown: that bucket is neither compliant nor SSE-S3 until then."""
     if not defaults or any(get(d, "sseAlgorithm") not in KMS_ALGORITHMS for d in defaults):
         return False
-    return all(need(d, "kmsMasterKeyId") for d in defaults)
+    return all((key := need(d, "kmsMasterKeyId")) and not aws_managed_key(key) for d in defaults)
 
 
 def _sse_finding(defaults: list[Any]) -> str:
@@ -41,6 +71,9 @@ def _sse_finding(defaults: list[Any]) -> str:
         return ("bucket has no default encryption configuration: S3 encrypts its objects with "
                 "S3-managed keys (SSE-S3), not a customer-managed KMS key")
     if set(algorithms) <= set(KMS_ALGORITHMS):
+        if aws_managed := sorted({k for d in defaults if aws_managed_key(k := get(d, "kmsMasterKeyId"))}):
+            return (f"bucket's default encryption names kmsMasterKeyId {', '.join(aws_managed)}, the AWS-managed key; "
+                    "name a customer-managed key")
         return "bucket's default encryption names no kmsMasterKeyId, so it uses the AWS-managed key; name a customer-managed key"
     return (f"bucket's default encryption is {', '.join(algorithms)} and no encryption configuration sets it to "
             f"{' or '.join(KMS_ALGORITHMS)} with a customer-managed kmsMasterKeyId")
@@ -59,26 +92,35 @@ def _urns(resources: Any) -> set[str]:
     return {getattr(r, "urn", str(r)) for r in resources or []}
 
 
-def _targets(resources: list[Any], types: tuple[str, ...]) -> dict[str, Any]:
-    """Side resources of `types` keyed by the URN of the bucket they configure. A side names its bucket in `bucket`
-    (its id or name). Only when that is unknown (the id of a bucket made in the same update) is it the one bucket its
-    `bucket` property depends on, else the one bucket among all its dependencies: a log bucket's policy also depends
-    on the buckets whose ARNs it names, and is not theirs. Two sides of one bucket: the first by URN, in any order."""
-    buckets = _by_type(resources, *S3_BUCKETS)
-    owners: dict[str, set[str]] = {}
-    for bucket in buckets:
-        for ref in _bucket_refs(bucket):
-            owners.setdefault(ref, set()).add(bucket.urn)
-    found: dict[str, Any] = {}
+def _owners(resources: list[Any], types: tuple[str, ...], owner_types: tuple[str, ...] = S3_BUCKETS, key: str = "bucket",
+            refs: Callable[[Any], set[str]] | None = None) -> Iterator[tuple[Any, Any]]:
+    """(side, the resource it configures) for each side resource of `types`, in URN order. A side names its owner in
+    `key` (a bucket's id or name, a listener's ARN). Only when that is unknown (the id of a resource made in the same
+    update) is it the one owner its `key` property depends on, else the one owner among all its dependencies: a log
+    bucket's policy also depends on the buckets whose ARNs it names, and is not theirs."""
+    owners = _by_type(resources, *owner_types)
+    by_ref: dict[str, set[str]] = {}
+    for owner in owners:
+        for ref in (refs or _bucket_refs)(owner):
+            by_ref.setdefault(ref, set()).add(owner.urn)
+    by_urn = {o.urn: o for o in owners}
     for side in sorted(_by_type(resources, *types), key=lambda r: r.urn):
-        ref = get(side.props, "bucket")
+        ref = get(side.props, key)
         if isinstance(ref, str) and not is_unknown(ref):
-            targets = owners.get(ref, set())  # none: a bucket outside the stack
+            targets = by_ref.get(ref, set())  # none: an owner outside the stack
         else:
-            by_property = _urns((getattr(side, "property_dependencies", None) or {}).get("bucket"))
-            targets = (by_property or _urns(getattr(side, "dependencies", None))) & {b.urn for b in buckets}
+            by_property = _urns((getattr(side, "property_dependencies", None) or {}).get(key))
+            targets = (by_property or _urns(getattr(side, "dependencies", None))) & set(by_urn)
         if len(targets) == 1:
-            found.setdefault(targets.pop(), side)
+            yield side, by_urn[targets.pop()]
+
+
+def _targets(resources: list[Any], types: tuple[str, ...], buckets: tuple[str, ...] = S3_BUCKETS) -> dict[str, Any]:
+    """Side resources of `types` keyed by the URN of the bucket they configure. Two sides of one bucket: the first by
+    URN, in any order."""
+    found: dict[str, Any] = {}
+    for side, bucket in _owners(resources, types, buckets):
+        found.setdefault(bucket.urn, side)
     return found
 
 
@@ -91,30 +133,42 @@ def _bucket_refs(bucket: Any) -> set[str]:
     return refs
 
 
-def _missing_side(resources: list[Any], types: tuple[str, ...]) -> Iterator[Any]:
-    """(bucket, its side resource of `types` or None) for each bucket."""
-    side = _targets(resources, types)
-    for bucket in _by_type(resources, *S3_BUCKETS):
+def _missing_side(resources: list[Any], types: tuple[str, ...], buckets: tuple[str, ...] = S3_BUCKETS) -> Iterator[Any]:
+    """(bucket, its side resource of `types` or None) for each bucket of the `buckets` types."""
+    side = _targets(resources, types, buckets)
+    for bucket in _by_type(resources, *buckets):
         yield bucket, side.get(bucket.urn)
 
 
+def _account_blocked(accounts: list[Any]) -> bool:
+    """Whether an account-level public access block in the stack turns on all four settings (CIS AWS 2.1.4 accepts
+    the account's settings or the bucket's). An unknown setting raises Unknown."""
+    return any(all(need(a.props, k) is True for k in PAB_SETTINGS) for a in accounts)
+
+
 @rule("aws-s3-bucket-public-access-blocked", "Checks whether every S3 bucket has a public access block.",
-      severity="critical", remediation="Add an aws.s3.BucketPublicAccessBlock with all four settings true for each bucket.",
+      severity="critical", remediation="Add an aws.s3.BucketPublicAccessBlock with all four settings true for each bucket, "
+                                       "or an aws.s3.AccountPublicAccessBlock with all four true for the account.",
       frameworks={**EXPOSURE, "GDPR": ("Art.32",), "CIS": ("AWS 2.1.4",)})
 def buckets_blocked(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
+    accounts = _by_type(resources, ACCOUNT_PAB)
+    unknowns = Unknowns()
     for bucket, side in _missing_side(resources, ("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",)):
-        if side is None:
-            yield bucket.urn, "bucket has no public access block"
+        with unknowns.skip():
+            if side is None and not _account_blocked(accounts):
+                partial = " (the account's public access block leaves a setting off)" if accounts else ""
+                yield bucket.urn, f"bucket has no public access block{partial}"
+    unknowns.raise_first()
 
 
 @rule("aws-s3-bucket-default-encryption", "Checks whether every S3 bucket has a default encryption configuration.",
       severity="high", remediation="Add an aws.s3.BucketServerSideEncryptionConfiguration with sseAlgorithm aws:kms and "
                                    "kmsMasterKeyId of your KMS key for each bucket.",
-      frameworks={**ENC, "CIS": ("AWS 2.1.1",)})
+      frameworks=ENC)  # CIS AWS v3.0.0 has no S3 encryption control (2.1.1 is the TLS-only policy)
 def buckets_encrypted(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
     # `aws-s3-kms-encryption` checks the configurations that exist; this finds the buckets that have none.
     unknowns = Unknowns()
-    for bucket, side in _missing_side(resources, S3_SSE):
+    for bucket, side in _missing_side(resources, S3_SSE, (*S3_BUCKETS, DIRECTORY_BUCKET)):
         with unknowns.skip():
             if side is None and not _inline_kms(inline := _inline_sse(bucket)):
                 yield bucket.urn, _sse_finding(inline)
@@ -123,7 +177,8 @@ def buckets_encrypted(resources: list[Any], ctx: Context) -> Iterator[tuple[str,
 
 @rule("aws-s3-bucket-versioning", "Checks whether every S3 bucket keeps object versions.",
       severity="medium", remediation="Add aws.s3.BucketVersioning with status Enabled.",
-      frameworks={"HIPAA": ("164.312(c)(1)",), "SOC2": ("A1.2",), "NIST-800-53": ("CP-9",), "GDPR": ("Art.32",), "CIS": ("AWS 2.1.3",)})
+      frameworks={"HIPAA": ("164.312(c)(1)",), "SOC2": ("A1.2",), "NIST-800-53": ("CP-9",), "GDPR": ("Art.32",)})
+# No CIS ID: CIS AWS v3.0.0 has no versioning control (2.1.2 is MFA Delete, 2.1.3 Macie; v1.4 2.1.3 was MFA Delete).
 def buckets_versioned(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
     types = ("aws:s3/bucketVersioning:BucketVersioning", "aws:s3/bucketVersioningV2:BucketVersioningV2")
     for bucket, side in _missing_side(resources, types):
@@ -134,37 +189,107 @@ def buckets_versioned(resources: list[Any], ctx: Context) -> Iterator[tuple[str,
             yield bucket.urn, f"versioning is {status or 'not configured'}; enable it so deletes and overwrites can be undone"
 
 
-def _denies_plain_http(policy: Any) -> bool:
-    """Whether a policy document has a Deny statement conditioned on aws:SecureTransport being false."""
-    for statement in policy_statements(plain(policy)):
-        for test in (statement.get("Condition") or {}).values() if statement.get("Effect") == "Deny" else ():
-            value = test.get("aws:SecureTransport") if isinstance(test, dict) else None
-            if any(str(v).lower() == "false" for v in (value if isinstance(value, list) else [value])):
-                return True
-    return False
+_S3_ARN = re.compile(r"^arn:[^:]*:s3:::(.*)$")
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    """An IAM resource pattern (`*` any run of characters, `?` one) as a regex."""
+    return re.compile("^" + re.escape(pattern).replace(r"\*", ".*").replace(r"\?", ".") + "$")
+
+
+def _bucket_name(bucket: Any) -> str | None:
+    for value in (get(bucket.props, "bucket"), get(bucket.props, "arn")):
+        if isinstance(value, str) and not is_unknown(value):
+            arn = _S3_ARN.match(value)
+            return arn.group(1) if arn else value
+    return None
+
+
+def _coverage(resources: list[str], name: str | None) -> tuple[bool, bool]:
+    """Whether the Resource patterns cover the bucket itself and all its objects. A bucket whose name is not known
+    yet is taken to be the one the patterns name (the statement's policy was matched to this bucket)."""
+    if "*" in resources:
+        return True, True
+    paths = [m.group(1) for r in resources if (m := _S3_ARN.match(r))]
+    named = {p.removesuffix("/*") for p in paths}  # the buckets the patterns name, objects and all
+    names = [name] if name else sorted(n for n in named if "/" not in n and not set(n) & {"*", "?"})
+    best = (False, False)
+    for candidate in names:
+        # A literal "*" key stands for every object: only a pattern whose key part is a bare wildcard matches it.
+        covered = tuple(any(_glob(p).match(target) for p in paths) for target in (candidate, f"{candidate}/*"))
+        best = max(best, covered, key=sum)
+    return best
+
+
+def _tls_gaps(statement: dict, name: str | None) -> list[str] | None:
+    """None for a statement that has nothing to do with aws:SecureTransport=false; else what keeps this Deny from
+    covering every request without TLS (an empty list: it covers them all)."""
+    if statement.get("Effect") != "Deny" or not isinstance(statement.get("Condition"), dict):
+        return None
+    tests = [(op, key, value) for op, test in statement["Condition"].items() if isinstance(test, dict) for key, value in test.items()]
+    plain_http = [(op, v) for op, key, v in tests if key == "aws:SecureTransport"
+                  and any(str(x).lower() == "false" for x in (v if isinstance(v, list) else [v]))]
+    if not plain_http:
+        return None
+    gaps = [f"with {k}" for k in ("NotPrincipal", "NotAction", "NotResource") if k in statement]
+    principal = statement.get("Principal")
+    if principal != "*" and not (isinstance(principal, dict) and set(principal) == {"AWS"} and principal["AWS"] in ("*", ["*"])):
+        gaps.append(f"only for Principal {principal}")
+    actions = statement.get("Action", [])
+    actions = [actions] if isinstance(actions, str) else list(actions)
+    if not set(actions) & {"*", "s3:*"}:
+        gaps.append(f"only for Action {', '.join(map(str, actions)) or '(none)'}")
+    resources = statement.get("Resource", [])
+    resources = [resources] if isinstance(resources, str) else [str(r) for r in resources]
+    bucket_level, objects = _coverage(resources, name)
+    if not (bucket_level and objects):
+        missing = " or ".join(w for w, ok in (("the bucket itself", bucket_level), ("all its objects", objects)) if not ok)
+        gaps.append(f"not on {missing} (Resource {', '.join(resources) or '(none)'})")
+    if len(tests) > 1 or plain_http[0][0] not in ("Bool", "BoolIfExists"):
+        gaps.append(f"only when its Condition {statement['Condition']} holds")
+    return gaps
+
+
+def _tls_verdict(policies: list[Any], name: str | None) -> str | None:
+    """None when one of the policy documents denies every request without TLS; else what is wrong."""
+    narrow = None
+    for policy in policies:
+        for statement in policy_statements(plain(policy)):
+            gaps = _tls_gaps(statement, name)
+            if gaps == []:
+                return None
+            narrow = narrow or gaps
+    if narrow:
+        return (f"the bucket policy denies non-TLS (aws:SecureTransport=false) requests {', '.join(narrow)}; deny s3:* "
+                "(or *) to Principal * on the bucket and its objects (arn:...:s3:::BUCKET and arn:...:s3:::BUCKET/*)")
+    return "no bucket policy denies non-TLS (aws:SecureTransport=false) requests"
 
 
 @rule("aws-s3-bucket-tls-only", "Checks whether every S3 bucket policy denies requests without TLS.",
-      severity="high", remediation="Add a bucket policy statement denying s3:* when aws:SecureTransport is false.",
-      frameworks={"HIPAA": ("164.312(e)(1)",), "SOC2": ("CC6.7",), "PCI-DSS-v4": ("4.2.1",), "NIST-800-53": ("SC-8",), "CIS": ("AWS 2.1.2",)})
+      severity="high", remediation="Add a bucket policy statement denying s3:* to Principal * on the bucket and its objects "
+                                   "when aws:SecureTransport is false.",
+      frameworks={"HIPAA": ("164.312(e)(1)",), "SOC2": ("CC6.7",), "PCI-DSS-v4": ("4.2.1",), "NIST-800-53": ("SC-8",), "CIS": ("AWS 2.1.1",)})
 def buckets_tls(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
     unknowns = Unknowns()  # a policy naming ARNs not yet assigned is unknown in preview; the other buckets are checked
     for bucket, side in _missing_side(resources, ("aws:s3/bucketPolicy:BucketPolicy",)):
         with unknowns.skip():
             # Bucket and BucketV2 take an inline `policy` too; unknown (a preview's computed output) it counts as unset.
             inline = get(bucket.props, "policy")
-            if inline is not None and not is_unknown(inline) and _denies_plain_http(as_json(inline, "policy")):
+            policies = [as_json(inline, "policy")] if inline is not None and not is_unknown(inline) else []
+            name = _bucket_name(bucket)
+            if policies and _tls_verdict(policies, name) is None:
                 continue
             # The SDK also takes the policy as an object (a PolicyDocument), which goes on the wire as one.
-            policy = as_json(need(side.props, "policy"), "policy") if side is not None else None
-            if not _denies_plain_http(policy):
-                yield bucket.urn, "no bucket policy denies non-TLS (aws:SecureTransport=false) requests"
+            if side is not None:
+                policies.append(as_json(need(side.props, "policy"), "policy"))
+            if (finding := _tls_verdict(policies, name)) is not None:
+                yield bucket.urn, finding
     unknowns.raise_first()
 
 
 @rule("aws-vpc-flow-logs", "Checks whether every VPC has a flow log capturing all traffic.",
       severity="medium", remediation="Add aws.ec2.FlowLog with trafficType ALL for the VPC.",
-      frameworks={**LOGGING, "CIS": ("AWS 3.9",)})
+      frameworks={**LOGGING, "CIS": ("AWS 3.7",)})  # v3.0.0 3.7 (3.9 in v1.4/v1.5; v3.0.0 3.9 is S3 read events)
 def vpc_flow_logs(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
     logged: set[str] = set()
     for flow in _by_type(resources, "aws:ec2/flowLog:FlowLog"):
@@ -176,3 +301,83 @@ def vpc_flow_logs(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str
             yield vpc.urn, "VPC has no flow log of ALL traffic"
 
 
+def _region(resource: Any) -> str | None:
+    """The resource's known region: its own `region`, else its provider's."""
+    provider = getattr(resource, "provider", None)
+    for value in (get(resource.props, "region"), get(provider.props, "region") if provider is not None else None):
+        if isinstance(value, str) and not is_unknown(value):
+            return value
+    return None
+
+
+def _encrypted_by_default(defaults: list[Any], region: str | None) -> bool:
+    """Whether an aws.ebs.EncryptionByDefault of the stack (enabled defaults to true) covers `region`; one whose
+    region or the volume's is not known counts (the setting is per account and region)."""
+    for default in defaults:
+        theirs = _region(default)
+        if region is None or theirs is None or theirs == region:
+            if need(default.props, "enabled", True) is True:
+                return True
+    return False
+
+
+def _maps_root(props: Any) -> bool:
+    """Whether a launch template maps an EBS root volume (a mapping whose device name is unknown counts)."""
+    mappings = get(props, "blockDeviceMappings")
+    if is_unknown(mappings):
+        return True  # computed from other outputs: not decidable, and not left unset
+    return any(get(m, "ebs") is not None and (is_unknown(d := get(m, "deviceName")) or d in ROOT_DEVICES)
+               for m in (mappings if isinstance(mappings, list) else []) if not is_unknown(m))
+
+
+@rule("aws-ebs-default-encryption", "Checks whether EBS volumes that leave encryption unset (an AMI's root volume, a "
+      "mapping or volume without encrypted) are encrypted by the account's EBS encryption by default.",
+      severity="high", remediation="Set encrypted true with kmsKeyId on each volume (a launch template maps the root device, "
+                                   "/dev/xvda or /dev/sda1, to do so), or add aws.ebs.EncryptionByDefault for the region.",
+      frameworks={**ENC, "CIS": ("AWS 2.2.1",)})
+def ebs_default_encryption(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
+    # `aws-launch-template-encrypted-volumes` checks volumes that set encrypted; this finds those that leave it to
+    # the snapshot they come from, which is unencrypted unless the account encrypts new volumes by default.
+    defaults = _by_type(resources, ENCRYPTION_BY_DEFAULT)
+    unknowns = Unknowns()
+    for r in _by_type(resources, *LAUNCH_TEMPLATE, *INSTANCES, EBS_VOLUME):
+        with unknowns.skip():
+            # Outputs: after `pulumi up` an instance's or volume's unset setting reports what EC2 made of it (false
+            # unless its snapshot or the account's default encrypts it), so any value but true needs the default. A
+            # template's outputs are its inputs: an explicit false there is the resource rule's to report.
+            template = r.resource_type in LAUNCH_TEMPLATE
+            plain_volumes = [label if label.startswith("the AMI's") else f"{label} (encrypted {'unset' if encrypted is None else 'false'})"
+                             for label, encrypted, _ in ebs_volumes(r.resource_type, r.props, outputs=True)
+                             if encrypted is None or (encrypted is False and not template)]
+            if template and not _maps_root(r.props):
+                plain_volumes.insert(0, "the AMI's root volume (no mapping for /dev/xvda or /dev/sda1)")
+            if plain_volumes and not _encrypted_by_default(defaults, region := _region(r)):
+                yield r.urn, (f"{'; '.join(plain_volumes)}: not encrypted unless its snapshot is, and no "
+                              f"aws.ebs.EncryptionByDefault{' for ' + region if region else ''} in the stack encrypts new "
+                              "volumes; set encrypted true with kmsKeyId, or enable EBS encryption by default")
+    unknowns.raise_first()
+
+
+def _listener_refs(listener: Any) -> set[str]:
+    refs = {listener.urn, f"{listener.name}-id"}
+    refs.update(v for k in ("arn", "id") if isinstance(v := get(listener.props, k), str))
+    return refs
+
+
+@rule("aws-lb-listener-rules-tls", "Checks whether the rules of plain-HTTP load balancer listeners only redirect to HTTPS.",
+      severity="high", remediation="On an HTTP listener give every rule a redirect action with protocol HTTPS; forward "
+                                   "from an HTTPS listener.",
+      frameworks={"HIPAA": ("164.312(e)(1)",), "SOC2": ("CC6.7",), "PCI-DSS-v4": ("4.2.1",), "NIST-800-53": ("SC-8",), "GDPR": ("Art.32",)})
+def listener_rules_tls(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
+    # `aws-lb-listener-tls` checks a listener's default actions; a rule attached to it can still forward plain HTTP.
+    unknowns = Unknowns()
+    for listener_rule, listener in _owners(resources, LISTENER_RULES, LISTENERS, "listenerArn", _listener_refs):
+        with unknowns.skip():
+            # Unset, the listener's protocol is computed (unknown in preview): HTTP, the default for an ALB listener.
+            protocol = get(listener.props, "protocol")
+            plain_http = protocol in (None, "HTTP") or is_unknown(protocol)
+            if plain_http and not redirects_to_https(items(listener_rule.props, "actions")):
+                kinds = ", ".join(str(get(a, "type")) for a in items(listener_rule.props, "actions"))
+                yield listener_rule.urn, (f"the rule's actions ({kinds}) serve plain HTTP: its listener {listener.name} "
+                                          "is HTTP, where rules may only redirect to HTTPS")
+    unknowns.raise_first()

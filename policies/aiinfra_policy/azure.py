@@ -19,7 +19,9 @@ VMS = ("azure-native:compute:VirtualMachine", "azure-native:compute:VirtualMachi
 
 @rule("azure-aks-private-api", "Checks whether the AKS API server is private or limited to authorized IP ranges.",
       severity="critical", types=AKS, remediation="Set apiServerAccessProfile.enablePrivateCluster true, or authorizedIPRanges without 0.0.0.0/0.",
-      frameworks={**EXPOSURE, "CIS": ("AKS 5.4.2",)})
+      # CIS AKS Benchmark v1.7.0/v1.8.0: 5.4.1 "Restrict Access to the Control Plane Endpoint" (an allowlist passes);
+      # 5.4.2 asks for a private endpoint with public access disabled, which this rule does not require.
+      frameworks={**EXPOSURE, "CIS": ("AKS 5.4.1",)})
 def aks_private(props: Any, ctx: Context) -> Iterator[str]:
     if need(props, "apiServerAccessProfile.enablePrivateCluster") is not True:
         ranges = need(props, "apiServerAccessProfile.authorizedIPRanges", []) or []
@@ -29,7 +31,9 @@ def aks_private(props: Any, ctx: Context) -> Iterator[str]:
 
 @rule("azure-aks-entra-rbac", "Checks whether AKS uses Entra ID with Azure RBAC and has local accounts disabled.",
       severity="high", types=AKS, remediation="Set aadProfile {managed: true, enableAzureRBAC: true} and disableLocalAccounts true.",
-      frameworks={**PRIVILEGE, "CIS": ("AKS 4.1.1",)})
+      # CIS AKS Benchmark v1.8.0: 5.5.1 "Manage Kubernetes RBAC users with Azure AD", 5.5.2 "Use Azure RBAC for
+      # Kubernetes Authorization" (4.1.1 is "cluster-admin role only used where required", a Kubernetes RBAC review).
+      frameworks={**PRIVILEGE, "CIS": ("AKS 5.5.1", "AKS 5.5.2")})
 def aks_rbac(props: Any, ctx: Context) -> Iterator[str]:
     if need(props, "disableLocalAccounts") is not True:
         yield "local accounts are enabled: a static admin kubeconfig exists"
@@ -64,13 +68,16 @@ def aks_des(props: Any, ctx: Context) -> Iterator[str]:
       frameworks={**ENC, "CIS": ("AKS 5.3.1",)})
 def aks_kms(props: Any, ctx: Context) -> Iterator[str]:
     # The EKS and GKE rules' counterpart. AKS encrypts etcd at rest with platform-managed keys; the KMS plugin adds the
-    # customer's key (learn.microsoft.com/azure/aks/use-kms-etcd-encryption). ai-infra's clusters don't set it yet.
+    # customer's key (learn.microsoft.com/azure/aks/use-kms-etcd-encryption). ai-infra's clusters set it only with
+    # clouds.azure.etcd_encryption: customer_key, which turns the region's VNet encryption off.
     if need(props, "securityProfile.azureKeyVaultKms.enabled", False) is not True:
         yield "Kubernetes Secrets in etcd are not encrypted with a customer-managed Key Vault key (azureKeyVaultKms is off)"
 
 
 @rule("azure-agentpool-no-public-ip", "Checks whether AKS node pools give nodes no public IPs.",
-      severity="high", types=POOLS + AKS, remediation="Set enableNodePublicIP false.", frameworks={**EXPOSURE, "CIS": ("AKS 5.4.1",)})
+      severity="high", types=POOLS + AKS, remediation="Set enableNodePublicIP false.",
+      # CIS AKS Benchmark v1.7.0: 5.4.3 "Ensure clusters are created with Private Nodes" (no public IPs on nodes).
+      frameworks={**EXPOSURE, "CIS": ("AKS 5.4.3",)})
 def pool_public_ip(props: Any, ctx: Context) -> Iterator[str]:
     pools = [raw for raw in items(props, "agentPoolProfiles")] if ctx.type in AKS else [props]
     for pool in pools:

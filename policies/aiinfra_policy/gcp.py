@@ -1,5 +1,8 @@
-"""GCP rules: GKE clusters and node pools, Cloud TPU VMs and queued resources, Compute Engine VMs, Cloud Storage,
-subnets, firewalls, SSL policies, KMS."""
+"""GCP rules: GKE clusters and node pools, Cloud TPU VMs and queued resources, Compute Engine VMs and Workbench
+instances, Cloud Storage, IAM grants, subnets, firewall rules and policies, SSL policies and TLS proxies, KMS.
+
+CIS IDs: CIS Google Cloud Platform Foundation Benchmark ("GCP x.y") and CIS Google Kubernetes Engine (GKE) Benchmark
+v1.7.0 ("GKE x.y.z")."""
 
 from __future__ import annotations
 
@@ -18,8 +21,10 @@ BUCKET = ("gcp:storage/bucket:Bucket",)
 TPU_RESOURCES = (TPU_VM, TPU_QUEUED)
 GCE_VMS = ("gcp:compute/instance:Instance", "gcp:compute/instanceTemplate:InstanceTemplate",
            "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate",
-           # networkInterfaces set here replace the template's, so an override can add an external IP
-           "gcp:compute/instanceFromTemplate:InstanceFromTemplate")
+           # networkInterfaces set here replace the template's or machine image's, so an override can add an external IP
+           "gcp:compute/instanceFromTemplate:InstanceFromTemplate",
+           "gcp:compute/instanceFromMachineImage:InstanceFromMachineImage")
+WORKBENCH = "gcp:workbench/instance:Instance"
 DEFAULT_COMPUTE_SA = "-compute@developer.gserviceaccount.com"
 """Suffix of the Compute Engine default service account (`<project-number>-compute@...`), Editor on the project."""
 _NINETY_DAYS_S = 90 * 24 * 3600
@@ -49,9 +54,27 @@ def _node_configs(props: Any, ctx: Context) -> Iterator[tuple[str, Any]]:
             yield "default node pool: ", node_config
 
 
+def _auto_provisioning(props: Any, ctx: Context) -> tuple[str, Any] | None:
+    """(label, clusterAutoscaling.autoProvisioningDefaults) of a cluster whose node pools GKE creates itself: an
+    Autopilot cluster, or a Standard one with node auto-provisioning on (`clusterAutoscaling.enabled`). Those pools
+    take their service account and Shielded VM options from these defaults ("used by the node VMs created by GKE
+    Autopilot or NAP", pulumi-gcp 10.2.0)."""
+    if ctx.type not in GKE:
+        return None
+    if _autopilot(props, ctx):
+        label = "Autopilot nodes (clusterAutoscaling.autoProvisioningDefaults): "
+    elif need(props, "clusterAutoscaling.enabled") is True:
+        label = "auto-provisioned node pools (clusterAutoscaling.autoProvisioningDefaults): "
+    else:
+        return None
+    return label, get(props, "clusterAutoscaling.autoProvisioningDefaults") or {}
+
+
 @rule("gcp-gke-private-cluster", "Checks whether GKE nodes are private and the control plane is private or allowlisted.",
       severity="critical", types=GKE + POOLS, remediation="Set privateClusterConfig.enablePrivateNodes and enablePrivateEndpoint, or masterAuthorizedNetworksConfig without 0.0.0.0/0; leave node pools' networkConfig.enablePrivateNodes unset or true.",
-      frameworks={**EXPOSURE, "CIS": ("GKE 5.6.5", "GKE 5.6.4")})
+      # GKE 5.6.5 private nodes; 5.6.3 control plane authorized networks. Not 5.6.4 (private endpoint enabled and
+      # public access disabled): a public endpoint with an allowlist passes here.
+      frameworks={**EXPOSURE, "CIS": ("GKE 5.6.5", "GKE 5.6.3")})
 def gke_private(props: Any, ctx: Context) -> Iterator[str]:
     # A pool's networkConfig.enablePrivateNodes overrides the cluster's: false gives that pool's nodes public IPs.
     for label, pool in _pools(props, ctx):
@@ -85,7 +108,8 @@ def gke_secrets(props: Any, ctx: Context) -> Iterator[str]:
 
 @rule("gcp-gke-workload-identity", "Checks whether GKE uses Workload Identity instead of node credentials.",
       severity="high", types=GKE + POOLS, remediation="Set workloadIdentityConfig.workloadPool and nodeConfig.workloadMetadataConfig.mode GKE_METADATA.",
-      frameworks={**PRIVILEGE, "CIS": ("GKE 5.2.1",)})
+      # GKE 5.2.2 dedicated service accounts and Workload Identity; 5.4.1 GKE Metadata Server (5.4.2 before v1.6).
+      frameworks={**PRIVILEGE, "CIS": ("GKE 5.2.2", "GKE 5.4.1")})
 def gke_workload_identity(props: Any, ctx: Context) -> Iterator[str]:
     # "In Autopilot, Workload Identity Federation for GKE is always enabled"
     # (https://cloud.google.com/kubernetes-engine/docs/how-to/workload-identity).
@@ -100,13 +124,14 @@ def gke_workload_identity(props: Any, ctx: Context) -> Iterator[str]:
 
 
 @rule("gcp-gke-node-service-account", "Checks whether GKE nodes run as a dedicated service account, not the default compute one.",
-      severity="high", types=GKE + POOLS, remediation="Set nodeConfig.serviceAccount to a least-privilege service account.",
+      severity="high", types=GKE + POOLS,
+      remediation="Set nodeConfig.serviceAccount (and clusterAutoscaling.autoProvisioningDefaults.serviceAccount with "
+                  "Autopilot or node auto-provisioning) to a least-privilege service account.",
       frameworks={**PRIVILEGE, "CIS": ("GKE 5.2.1",)})
 def gke_node_sa(props: Any, ctx: Context) -> Iterator[str]:
     accounts = [(label, need(node_config or {}, "serviceAccount", "default")) for label, node_config in _node_configs(props, ctx)]
-    if _autopilot(props, ctx):  # Autopilot nodes run as the auto-provisioning default, the compute one unless set
-        accounts.append(("Autopilot nodes (clusterAutoscaling.autoProvisioningDefaults): ",
-                         need(props, "clusterAutoscaling.autoProvisioningDefaults.serviceAccount", "default")))
+    if auto := _auto_provisioning(props, ctx):  # GKE-created pools run as this default, the compute one unless set
+        accounts.append((auto[0], need(auto[1], "serviceAccount", "default")))
     for label, account in accounts:
         if account == "default" or str(account).endswith(DEFAULT_COMPUTE_SA):
             yield f"{label}nodes use the default compute service account (project Editor)"
@@ -151,12 +176,21 @@ def tpu_vm_no_external_ip(props: Any, ctx: Context) -> Iterator[str]:
                 yield f"{label} has {path}.enableExternalIps {value if value is not None else 'unset'}; its workers may get external IPs"
 
 
-@rule("gcp-compute-no-public-ip", "Checks whether Compute Engine instances and instance templates have no external IP addresses.",
-      severity="high", types=GCE_VMS,
-      remediation="Remove accessConfigs and ipv6AccessConfigs from networkInterfaces; reach the VM through IAP TCP forwarding "
-                  "or a bastion, and give it egress through Cloud NAT and Private Google Access.",
+@rule("gcp-compute-no-public-ip",
+      "Checks whether Compute Engine instances, instance templates and Workbench instances have no external IP addresses.",
+      severity="high", types=GCE_VMS + (WORKBENCH,),
+      remediation="Remove accessConfigs and ipv6AccessConfigs from networkInterfaces (Workbench: set gceSetup.disablePublicIp "
+                  "true); reach the VM through IAP TCP forwarding or a bastion, and give it egress through Cloud NAT and "
+                  "Private Google Access.",
       frameworks={**EXPOSURE, "CIS": ("GCP 4.9",)})
 def compute_no_public_ip(props: Any, ctx: Context) -> Iterator[str]:
+    if ctx.type == WORKBENCH:
+        # A Workbench VM gets an ephemeral external IP "if no accessConfigs specified" unless disablePublicIp is true.
+        value = need(props, "gceSetup.disablePublicIp")
+        if value is not True:
+            yield (f"gceSetup.disablePublicIp is {'unset' if value is None else value}, so the Workbench instance gets "
+                   "an external IP address; set it true")
+        return
     for index, nic in enumerate(items(props, "networkInterfaces")):
         # Any access config is an external address, even an empty one (the API then picks an ephemeral IP).
         if list(items(nic, "accessConfigs")):
@@ -166,10 +200,17 @@ def compute_no_public_ip(props: Any, ctx: Context) -> Iterator[str]:
 
 
 @rule("gcp-gke-shielded-nodes", "Checks whether GKE nodes use Shielded VM secure boot and integrity monitoring.",
-      severity="medium", types=GKE + POOLS, remediation="Set nodeConfig.shieldedInstanceConfig {enableSecureBoot: true, enableIntegrityMonitoring: true}.",
+      severity="medium", types=GKE + POOLS,
+      remediation="Set nodeConfig.shieldedInstanceConfig (and clusterAutoscaling.autoProvisioningDefaults.shieldedInstanceConfig "
+                  "with node auto-provisioning) {enableSecureBoot: true, enableIntegrityMonitoring: true}.",
       frameworks={"SOC2": ("CC7.1",), "NIST-800-53": ("SI-7",), "CIS": ("GKE 5.5.7",)})
 def gke_shielded(props: Any, ctx: Context) -> Iterator[str]:
-    for label, node_config in _node_configs(props, ctx):
+    configs = list(_node_configs(props, ctx))
+    # Auto-provisioned pools of a Standard cluster take autoProvisioningDefaults.shieldedInstanceConfig (secure boot
+    # "Defaults to `false`"); Autopilot manages its nodes' Shielded VM options itself.
+    if (auto := _auto_provisioning(props, ctx)) and not _autopilot(props, ctx):
+        configs.append(auto)
+    for label, node_config in configs:
         if need(node_config or {}, "shieldedInstanceConfig.enableSecureBoot") is not True:
             yield f"{label}secure boot is off"
         # Unset is on: integrity monitoring "Defaults to true" (pulumi-gcp 10.2.0), unlike secure boot.
@@ -238,31 +279,46 @@ def _acl_grants(props: Any) -> Grants:
             yield f"{role} ({key} {canned})", entity
 
 
-_IAM_FAMILIES = ("storage/bucketIAM{0}:BucketIAM{0}", "projects/iAM{0}:IAM{0}", "kms/cryptoKeyIAM{0}:CryptoKeyIAM{0}",
-                 # allUsers as invoker makes a function, Cloud Run service or job callable by anyone on the internet
-                 "cloudfunctions/functionIam{0}:FunctionIam{0}", "cloudfunctionsv2/functionIam{0}:FunctionIam{0}",
-                 "cloudrun/iam{0}:Iam{0}", "cloudrunv2/serviceIam{0}:ServiceIam{0}", "cloudrunv2/jobIam{0}:JobIam{0}")
+def _access_grants(entries: Any) -> Grants:
+    """BigQuery dataset access entries: each names its grantee by `specialGroup`, `iamMember` or another key."""
+    for entry in entries:
+        for key in ("specialGroup", "iamMember"):
+            if need(entry, key) in PUBLIC_PRINCIPALS:
+                yield need(entry, "role"), need(entry, key)
+
+
+IAM_RESOURCES = tuple(f"gcp:*{iam}{kind}" for kind in ("Member", "Binding", "Policy") for iam in ("Iam", "IAM"))
+"""Every pulumi-gcp IAM member, binding and policy resource, by the end of its type token: 474 types in pulumi-gcp
+10.2.0 (artifactregistry/repositoryIamMember, secretmanager/secretIamBinding, serviceaccount/iAMMember,
+projects/iAMPolicy, ...), all with `member`, `members` or `policyData`. Patterns, so new IAM types are covered too."""
 PUBLIC_GRANTS: dict[str, Callable[[Any], Grants]] = {
-    **{f"gcp:{family.format(kind)}": _iam_grants for family in _IAM_FAMILIES for kind in ("Member", "Binding")},
-    **{f"gcp:{family.format('Policy')}": _policy_grants for family in _IAM_FAMILIES},
     "gcp:storage/bucketAccessControl:BucketAccessControl": _entity_grants,
     "gcp:storage/defaultObjectAccessControl:DefaultObjectAccessControl": _entity_grants,
     "gcp:storage/objectAccessControl:ObjectAccessControl": _entity_grants,
     "gcp:storage/bucketACL:BucketACL": _acl_grants,
     "gcp:storage/defaultObjectACL:DefaultObjectACL": _acl_grants,
     "gcp:storage/objectACL:ObjectACL": _acl_grants,
+    "gcp:bigquery/dataset:Dataset": lambda props: _access_grants(items(props, "accesses")),
+    "gcp:bigquery/datasetAccess:DatasetAccess": lambda props: _access_grants([props]),
 }
-"""Resource type -> how to read its grants to allUsers or allAuthenticatedUsers (type tokens of pulumi-gcp 10.2.0)."""
+"""Access-control types that are not IAM resources -> how to read their grants (type tokens of pulumi-gcp 10.2.0)."""
+
+
+def _grants(props: Any, type_: str) -> Grants:
+    if type_ in PUBLIC_GRANTS:
+        return PUBLIC_GRANTS[type_](props)
+    # The rest are IAM_RESOURCES: a policy carries its whole policy as JSON, a member or binding its principals.
+    return _policy_grants(props) if type_.endswith("Policy") else _iam_grants(props)
 
 
 @rule("gcp-no-public-iam-members",
-      "Checks whether IAM members, bindings and policies and Cloud Storage ACLs grant nothing to allUsers or allAuthenticatedUsers.",
-      severity="critical", types=tuple(PUBLIC_GRANTS),
+      "Checks whether IAM members, bindings and policies, Cloud Storage ACLs and BigQuery dataset access grant nothing to allUsers or allAuthenticatedUsers.",
+      severity="critical", types=IAM_RESOURCES + tuple(PUBLIC_GRANTS),
       remediation="Grant roles to named principals only; keep allUsers and allAuthenticatedUsers out of ACL entities "
-                  "and use no public canned ACL (publicRead, publicReadWrite, authenticatedRead).",
+                  "and dataset access, and use no public canned ACL (publicRead, publicReadWrite, authenticatedRead).",
       frameworks={**EXPOSURE, "CIS": ("GCP 5.1",)})
 def public_members(props: Any, ctx: Context) -> Iterator[str]:
-    for role, member in PUBLIC_GRANTS[ctx.type](props):
+    for role, member in _grants(props, ctx.type):
         yield f"grants {role} to {member}"
 
 
@@ -278,10 +334,56 @@ def subnet_logs(props: Any, ctx: Context) -> Iterator[str]:
         yield "Private Google Access is off: nodes need NAT to reach Google APIs"
 
 
-@rule("gcp-firewall-no-open-admin-ingress", "Checks whether firewall rules keep SSH, RDP and all ports closed to the internet.",
-      severity="critical", types=("gcp:compute/firewall:Firewall",), remediation="Limit sourceRanges; use IAP for SSH.",
+FIREWALL_POLICY_RULES = ("gcp:compute/firewallPolicyRule:FirewallPolicyRule",
+                         "gcp:compute/networkFirewallPolicyRule:NetworkFirewallPolicyRule",
+                         "gcp:compute/regionNetworkFirewallPolicyRule:RegionNetworkFirewallPolicyRule")
+FIREWALL_POLICIES_WITH_RULES = ("gcp:compute/firewallPolicyWithRules:FirewallPolicyWithRules",
+                                "gcp:compute/networkFirewallPolicyWithRules:NetworkFirewallPolicyWithRules",
+                                "gcp:compute/regionNetworkFirewallPolicyWithRules:RegionNetworkFirewallPolicyWithRules")
+"""Hierarchical, global and regional network firewall policies: one rule per resource, or a policy with `rules[]`."""
+_NOT_FROM_INTERNET = {"INTRA_VPC", "NON_INTERNET", "VPC_NETWORKS"}
+"""Source network contexts (scopes) that exclude internet sources; a rule must match one of them as well as a range."""
+
+
+def _admin_hits(protocol: Any, ports: list[Any]) -> Iterator[str]:
+    """SSH, RDP or all ports of one protocol with its ports: none given covers every port of the protocol (ICMP, ESP,
+    AH and the like have none, and port_range_hits finds nothing for them)."""
+    for span in [str(p).split("-") for p in ports] or [["0", "65535"]]:
+        yield from port_range_hits(int(span[0]), int(span[-1]), protocol)
+
+
+def _policy_rule_hits(rule: Any) -> Iterator[str]:
+    """What a firewall policy rule opens to the internet: an enabled INGRESS rule that allows (or allows after
+    inspection, apply_security_profile_group) traffic from 0.0.0.0/0 or ::/0 in match.srcIpRanges. Ingress rules must
+    name a source, so there is no implicit 0.0.0.0/0 as with VPC firewall rules."""
+    action = need(rule, "action")
+    if need(rule, "direction", "INGRESS") != "INGRESS" or need(rule, "disabled") is True or action not in (
+            "allow", "apply_security_profile_group"):
+        return
+    match = get(rule, "match") or {}
+    open_ranges = " and ".join(sorted(set(items(match, "srcIpRanges")) & OPEN_CIDRS))
+    if not open_ranges or {need(match, "srcNetworkContext"), need(match, "srcNetworkScope")} & _NOT_FROM_INTERNET:
+        return
+    how = "" if action == "allow" else " (inspected by a security profile group, but allowed)"
+    for layer4 in list(items(match, "layer4Configs")) or [{"ipProtocol": "all"}]:
+        for hit in _admin_hits(need(layer4, "ipProtocol"), list(items(layer4, "ports"))):
+            yield f"ingress from {open_ranges} to {hit}{how}"
+
+
+@rule("gcp-firewall-no-open-admin-ingress",
+      "Checks whether firewall rules and firewall policy rules keep SSH, RDP and all ports closed to the internet.",
+      severity="critical", types=("gcp:compute/firewall:Firewall",) + FIREWALL_POLICY_RULES + FIREWALL_POLICIES_WITH_RULES,
+      remediation="Limit sourceRanges (firewall policy rules: match.srcIpRanges) to known ranges; use IAP for SSH.",
       frameworks={**EXPOSURE, "CIS": ("GCP 3.6", "GCP 3.7")})
 def firewall(props: Any, ctx: Context) -> Iterator[str]:
+    if ctx.type in FIREWALL_POLICY_RULES:
+        yield from _policy_rule_hits(props)
+        return
+    if ctx.type in FIREWALL_POLICIES_WITH_RULES:
+        for index, entry in enumerate(items(props, "rules")):
+            label = f"rule {get(entry, 'ruleName') or get(entry, 'priority', index)}: "
+            yield from (label + hit for hit in _policy_rule_hits(entry))
+        return
     if need(props, "direction", "INGRESS") != "INGRESS":
         return
     sources = list(need(props, "sourceRanges", []) or [])
@@ -292,22 +394,37 @@ def firewall(props: Any, ctx: Context) -> Iterator[str]:
     if not open_ranges or need(props, "disabled") is True:
         return
     for allow in items(props, "allows"):
-        # An allow without ports covers every port of its protocol; ICMP, ESP, AH and the like have none, and
-        # port_range_hits finds nothing for them.
-        spans = [p.split("-") for p in items(allow, "ports")] or [["0", "65535"]]
-        for span in spans:
-            for hit in port_range_hits(int(span[0]), int(span[-1]), need(allow, "protocol")):
-                yield f"ingress from {open_ranges} to {hit}"
+        for hit in _admin_hits(need(allow, "protocol"), list(items(allow, "ports"))):
+            yield f"ingress from {open_ranges} to {hit}"
 
 
-@rule("gcp-ssl-policy-tls12", "Checks whether SSL policies require TLS 1.2 or newer with a modern profile.",
-      severity="high", types=("gcp:compute/sSLPolicy:SSLPolicy",), remediation="Set minTlsVersion TLS_1_2 and profile MODERN or RESTRICTED.",
+SSL_POLICIES = ("gcp:compute/sSLPolicy:SSLPolicy", "gcp:compute/regionSslPolicy:RegionSslPolicy")
+TLS_PROXIES = ("gcp:compute/targetHttpsProxy:TargetHttpsProxy", "gcp:compute/regionTargetHttpsProxy:RegionTargetHttpsProxy",
+               "gcp:compute/targetSSLProxy:TargetSSLProxy")
+WEAK_CUSTOM_FEATURES = ("TLS_RSA_", "_3DES_")
+"""CUSTOM profile features CIS GCP 3.9 rules out: RSA key exchange (TLS_RSA_WITH_AES_128_GCM_SHA256 and the like) and 3DES."""
+
+
+@rule("gcp-ssl-policy-tls12",
+      "Checks whether SSL policies require TLS 1.2 or newer with a modern profile, and HTTPS and SSL proxies use one.",
+      severity="high", types=SSL_POLICIES + TLS_PROXIES,
+      remediation="Set minTlsVersion TLS_1_2 and profile MODERN or RESTRICTED (or CUSTOM without RSA key exchange or 3DES); "
+                  "set sslPolicy on every target HTTPS and SSL proxy.",
       frameworks={"HIPAA": ("164.312(e)(1)",), "SOC2": ("CC6.7",), "PCI-DSS-v4": ("4.2.1",), "NIST-800-53": ("SC-8",), "CIS": ("GCP 3.9",)})
 def ssl_policy(props: Any, ctx: Context) -> Iterator[str]:
+    if ctx.type in TLS_PROXIES:
+        # A policy created in the same program is unknown during preview: it is set, which is what is checked here.
+        if not get(props, "sslPolicy"):
+            yield "no sslPolicy: the proxy uses Google Cloud's default SSL policy (minimum TLS 1.0, profile COMPATIBLE)"
+        return
     if need(props, "minTlsVersion", "TLS_1_0") not in ("TLS_1_2", "TLS_1_3"):
-        yield f"minimum TLS version is {get(props, 'minTlsVersion', 'TLS_1_0')}"
-    if need(props, "profile", "COMPATIBLE") == "COMPATIBLE":
+        yield f"minimum TLS version is {get(props, 'minTlsVersion', 'TLS_1_0')}; allowed: TLS_1_2, TLS_1_3"
+    profile = need(props, "profile", "COMPATIBLE")
+    if profile == "COMPATIBLE":
         yield "profile COMPATIBLE allows weak ciphers"
+    elif profile == "CUSTOM":
+        if weak := sorted(f for f in items(props, "customFeatures") if any(w in str(f) for w in WEAK_CUSTOM_FEATURES)):
+            yield f"profile CUSTOM enables weak cipher suites {', '.join(weak)}; use ECDHE suites only"
 
 
 @rule("gcp-kms-key-rotation", "Checks whether Cloud KMS symmetric encryption keys rotate at least every 90 days.",

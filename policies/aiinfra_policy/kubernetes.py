@@ -1,4 +1,5 @@
-"""Kubernetes workload rules: privileged or host-network pods, GPU limits, internal load balancers, NodePort Services."""
+"""Kubernetes workload rules: privileged or host-network pods (also in patches and ML operators' pod templates), GPU
+limits, internal load balancers (Services and Ingresses), NodePort Services."""
 
 from __future__ import annotations
 
@@ -9,15 +10,37 @@ from .aws import EXPOSURE
 from .props import Unknown, get, is_unknown, items, need, raw
 from .registry import Context, rule
 
+TEMPLATE = "spec.template.spec"
 WORKLOADS = {
-    "kubernetes:core/v1:Pod": "spec",
-    "kubernetes:apps/v1:Deployment": "spec.template.spec",
-    "kubernetes:apps/v1:StatefulSet": "spec.template.spec",
-    "kubernetes:apps/v1:DaemonSet": "spec.template.spec",
-    "kubernetes:apps/v1:ReplicaSet": "spec.template.spec",
-    "kubernetes:batch/v1:Job": "spec.template.spec",
-    "kubernetes:batch/v1:CronJob": "spec.jobTemplate.spec.template.spec",
+    "kubernetes:core/v1:Pod": ("spec",),
+    "kubernetes:core/v1:PodTemplate": ("template.spec",),
+    "kubernetes:core/v1:ReplicationController": (TEMPLATE,),
+    "kubernetes:apps/v1:Deployment": (TEMPLATE,),
+    "kubernetes:apps/v1:StatefulSet": (TEMPLATE,),
+    "kubernetes:apps/v1:DaemonSet": (TEMPLATE,),
+    "kubernetes:apps/v1:ReplicaSet": (TEMPLATE,),
+    "kubernetes:batch/v1:Job": (TEMPLATE,),
+    "kubernetes:batch/v1:CronJob": ("spec.jobTemplate.spec.template.spec",),
 }
+"""Workload kinds -> where their pod specs are."""
+PATCHES = {f"{type_}Patch": paths for type_, paths in WORKLOADS.items()}
+"""Server-side apply patches of the workload kinds (kubernetes:apps/v1:DeploymentPatch): what they set is applied."""
+CUSTOM_WORKLOADS = {
+    "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet": ("spec.replicatedJobs[].template.spec.template.spec",),
+    "kubernetes:kubeflow.org/v1:PyTorchJob": ("spec.pytorchReplicaSpecs.*.template.spec",),
+    "kubernetes:kubeflow.org/v1:TFJob": ("spec.tfReplicaSpecs.*.template.spec",),
+    "kubernetes:kubeflow.org/v2beta1:MPIJob": ("spec.mpiReplicaSpecs.*.template.spec",),
+    "kubernetes:ray.io/v1:RayCluster": ("spec.headGroupSpec.template.spec", "spec.workerGroupSpecs[].template.spec"),
+    "kubernetes:ray.io/v1:RayJob": ("spec.rayClusterSpec.headGroupSpec.template.spec",
+                                    "spec.rayClusterSpec.workerGroupSpecs[].template.spec", "spec.submitterPodTemplate.spec"),
+    "kubernetes:ray.io/v1:RayService": ("spec.rayClusterConfig.headGroupSpec.template.spec",
+                                        "spec.rayClusterConfig.workerGroupSpecs[].template.spec"),
+    "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet": ("spec.leaderWorkerTemplate.leaderTemplate.spec",
+                                                               "spec.leaderWorkerTemplate.workerTemplate.spec"),
+}
+"""Custom resources of the ML operators that run pods from templates (JobSet, Kubeflow training jobs, KubeRay,
+LeaderWorkerSet): `[]` is each element of a list (labelled by its name), `*` each value of a map (by its key)."""
+POD_SPECS = {**WORKLOADS, **PATCHES, **CUSTOM_WORKLOADS}
 ACCELERATORS = ("nvidia.com/gpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore", "google.com/tpu")
 INTERNAL_ANNOTATIONS = {
     "service.beta.kubernetes.io/aws-load-balancer-internal": ("true",),
@@ -34,17 +57,45 @@ specified, default is `internal`" (docs/guide/service/annotations.md; buildLoadB
 pkg/service/model_build_load_balancer.go). The scheme annotation wins over the internal one."""
 
 
-def _containers(props: Any, ctx: Context) -> tuple[Any, list[Any]]:
-    pod = WORKLOADS[ctx.type]
-    return get(props, pod, {}), list(items(props, f"{pod}.containers")) + list(items(props, f"{pod}.initContainers"))
+def _walk(node: Any, parts: list[str], label: str) -> Iterator[tuple[str, Any]]:
+    """(label, value) at the rest of a POD_SPECS path; unknown lists and maps on the way raise Unknown."""
+    if not parts:
+        yield label, node
+        return
+    part, rest = parts[0], parts[1:]
+    if part == "*":
+        if is_unknown(raw(node)):
+            raise Unknown(f"{label}replica specs")
+        mapping = raw(node) if isinstance(raw(node), dict) else {}
+        for key in sorted(mapping):
+            yield from _walk(raw(mapping[key]), rest, f"{label}{key}: ")
+    elif part.endswith("[]"):
+        for index, element in enumerate(items(node, part[:-2])):
+            name = get(element, "name") or get(element, "groupName") or index
+            yield from _walk(element, rest, f"{label}{part[:-2]} {name}: ")
+    elif (value := need(node, part)) is not None:
+        yield from _walk(value, rest, label)
+
+
+def pod_specs(props: Any, type_: str) -> Iterator[tuple[str, Any]]:
+    """(label for messages, pod spec) of each pod template of a workload: none for a single template."""
+    for path in POD_SPECS[type_]:
+        yield from _walk(props, path.split("."), "")
+
+
+def _containers(pod: Any) -> list[Any]:
+    return list(items(pod, "containers")) + list(items(pod, "initContainers"))
 
 
 PRIVILEGED_WORKLOADS = {"privilegedWorkloads": {
     "type": "array", "items": {"type": "string", "pattern": "^[^/]+/[^/]+/[^/]+$"}, "default": [],
-    "description": "Workloads allowed privileged containers and the host network, as `namespace/kind/name` (e.g. "
+    "description": "Workloads allowed privileged containers (privileged, SYS_ADMIN or ALL capabilities, privilege "
+                   "escalation), the host network and the host's root filesystem, as `namespace/kind/name` (e.g. "
                    "`kube-system/DaemonSet/csi-azurelustre-node-jammy`), each matched exactly against the object's "
-                   "explicit metadata.namespace, its kind and metadata.name. hostPID and hostIPC stay flagged for them. "
-                   "Default empty: no workload is exempt."}}
+                   "explicit metadata.namespace, its kind (a patch's kind without `Patch`) and metadata.name. hostPID "
+                   "and hostIPC stay flagged for them. Default empty: no workload is exempt."}}
+ADMIN_CAPABILITIES = {"SYS_ADMIN", "ALL"}
+"""Capabilities that amount to a privileged container: CAP_SYS_ADMIN (mount, namespaces, most of root), and ALL."""
 
 
 def _exempt(props: Any, ctx: Context) -> bool:
@@ -54,20 +105,49 @@ def _exempt(props: Any, ctx: Context) -> bool:
     if not allowed:
         return False
     namespace, name = need(props, "metadata.namespace"), need(props, "metadata.name")
+    kind = ctx.type.rsplit(":", 1)[-1].removesuffix("Patch")
     # No namespace: the provider's default decides where it lands, so nothing the entry names can be verified.
-    return bool(namespace and name) and f"{namespace}/{ctx.type.rsplit(':', 1)[-1]}/{name}" in allowed
+    return bool(namespace and name) and f"{namespace}/{kind}/{name}" in allowed
 
 
-@rule("k8s-no-privileged-pods", "Checks whether workloads avoid privileged containers and the host network.",
-      severity="high", types=tuple(WORKLOADS), remediation="Drop securityContext.privileged and hostNetwork/hostPID; use device plugins for GPUs.",
-      frameworks={"SOC2": ("CC6.8",), "PCI-DSS-v4": ("2.2.5",), "NIST-800-53": ("AC-6",), "CIS": ("K8s 5.2.2", "K8s 5.2.5")},
+def _privileged_container(c: Any) -> Iterator[str]:
+    """What makes a container privileged or as good as: privileged, SYS_ADMIN or ALL added, privilege escalation."""
+    name = get(c, "name", "?")
+    if need(c, "securityContext.privileged") is True:
+        yield f"container {name} is privileged"
+    added = {str(a).upper().removeprefix("CAP_") for a in items(c, "securityContext.capabilities.add")}
+    for capability in sorted(added & ADMIN_CAPABILITIES):
+        yield f"container {name} adds capability {capability}, as good as privileged"
+    if need(c, "securityContext.allowPrivilegeEscalation") is True:
+        yield f"container {name} sets allowPrivilegeEscalation true: its processes can gain more privileges than it started with"
+
+
+def _host_root(pod: Any) -> Iterator[str]:
+    for volume in items(pod, "volumes"):
+        path = need(volume, "hostPath.path")
+        if isinstance(path, str) and path and not path.strip("/"):
+            yield f"volume {get(volume, 'name', '?')} mounts the host's root filesystem (hostPath {path})"
+
+
+# CIS Kubernetes Benchmark v1.8.0: 5.2.2 privileged, 5.2.3 hostPID, 5.2.4 hostIPC, 5.2.5 hostNetwork, 5.2.6
+# allowPrivilegeEscalation. Added capabilities (5.2.9) and hostPath volumes (5.2.12) are checked only in part
+# (SYS_ADMIN/ALL, a hostPath of /), so not cited.
+@rule("k8s-no-privileged-pods", "Checks whether workloads (and their patches, and the pod templates of JobSets, Kubeflow "
+      "training jobs, KubeRay and LeaderWorkerSets) avoid privileged containers, the host's namespaces and its root filesystem.",
+      severity="high", types=tuple(POD_SPECS),
+      remediation="Drop securityContext.privileged, SYS_ADMIN/ALL capabilities, allowPrivilegeEscalation, hostNetwork/hostPID/hostIPC "
+                  "and hostPath /; use device plugins for GPUs.",
+      frameworks={"SOC2": ("CC6.8",), "PCI-DSS-v4": ("2.2.5",), "NIST-800-53": ("AC-6",),
+                  "CIS": ("K8s 5.2.2", "K8s 5.2.3", "K8s 5.2.4", "K8s 5.2.5", "K8s 5.2.6")},
       config=PRIVILEGED_WORKLOADS)
 def privileged(props: Any, ctx: Context) -> Iterator[str]:
-    pod, containers = _containers(props, ctx)
     # (message, whether `privilegedWorkloads` may allow it): node agents such as CSI node plugins mount on the host.
-    found = [(f"{host} is on", host == "hostNetwork") for host in ("hostNetwork", "hostPID", "hostIPC") if need(pod, host) is True]
-    found += [(f"container {get(c, 'name', '?')} is privileged", True) for c in containers
-              if need(c, "securityContext.privileged") is True]
+    found: list[tuple[str, bool]] = []
+    for label, pod in pod_specs(props, ctx.type):
+        found += [(f"{label}{host} is on", host == "hostNetwork") for host in ("hostNetwork", "hostPID", "hostIPC")
+                  if need(pod, host) is True]
+        found += [(f"{label}{message}", True) for c in _containers(pod) for message in _privileged_container(c)]
+        found += [(f"{label}{message}", True) for message in _host_root(pod)]
     exempt = any(allowable for _, allowable in found) and _exempt(props, ctx)
     for message, allowable in found:
         if not (allowable and exempt):
@@ -75,27 +155,62 @@ def privileged(props: Any, ctx: Context) -> Iterator[str]:
 
 
 @rule("k8s-gpu-limits", "Checks whether containers that use accelerators set them as limits.",
-      severity="medium", types=tuple(WORKLOADS), remediation="Set resources.limits for nvidia.com/gpu (or neuron/TPU); extended resources are scheduled from limits.",
+      severity="medium", types=(*WORKLOADS, *CUSTOM_WORKLOADS),
+      remediation="Set resources.limits for nvidia.com/gpu (or neuron/TPU); extended resources are scheduled from limits.",
       frameworks={"SOC2": ("A1.1",), "NIST-800-53": ("SC-6",)})
 def gpu_limits(props: Any, ctx: Context) -> Iterator[str]:
-    pod, containers = _containers(props, ctx)
-    tolerates = any(get(t, "key") in ACCELERATORS for t in items(pod, "tolerations"))
-    wants = False
-    for c in containers:
-        requests, limits = get(c, "resources.requests", {}) or {}, get(c, "resources.limits", {}) or {}
-        for resource in ACCELERATORS:
-            if resource in requests and resource not in limits:
-                yield f"container {get(c, 'name', '?')} requests {resource} without a limit"
-            wants = wants or resource in limits
-    if tolerates and not wants:
-        yield "tolerates the accelerator taint but requests no accelerator: it would squat on GPU nodes"
+    # Not patches: what a patch leaves out (a limit, a request) is whatever the object already has.
+    for label, pod in pod_specs(props, ctx.type):
+        tolerates = any(get(t, "key") in ACCELERATORS for t in items(pod, "tolerations"))
+        wants = False
+        for c in _containers(pod):
+            requests, limits = get(c, "resources.requests", {}) or {}, get(c, "resources.limits", {}) or {}
+            for resource in ACCELERATORS:
+                if resource in requests and resource not in limits:
+                    yield f"{label}container {get(c, 'name', '?')} requests {resource} without a limit"
+                wants = wants or resource in limits
+        if tolerates and not wants:
+            yield f"{label}tolerates the accelerator taint but requests no accelerator: it would squat on GPU nodes"
+
+
+INGRESSES = ("kubernetes:networking.k8s.io/v1:Ingress", "kubernetes:networking.k8s.io/v1beta1:Ingress",
+             "kubernetes:extensions/v1beta1:Ingress")
+INGRESS_CLASS, ALB_SCHEME = "kubernetes.io/ingress.class", "alb.ingress.kubernetes.io/scheme"
+"""GKE's Ingress controller takes an Ingress with no class (or the gce class) and gives it an external Application Load
+Balancer; class gce-internal gets an internal one (GKE docs, Ingress troubleshooting: "To deploy an internal Application
+Load Balancer, use the kubernetes.io/ingress.class: gce-internal annotation"). The AWS Load Balancer Controller's ALB is
+internal unless alb.ingress.kubernetes.io/scheme is internet-facing (its default is internal). Other classes (ingress-nginx,
+AKS application routing) publish through their controller's own Service, which this rule checks as a Service."""
+
+
+def _ingress(props: Any) -> Iterator[str]:
+    annotations = raw(need(props, "metadata.annotations", {}) or {})
+    class_ = raw(annotations.get(INGRESS_CLASS)) or need(props, "spec.ingressClassName")
+    scheme = raw(annotations.get(ALB_SCHEME))
+    for key, value in ((INGRESS_CLASS, class_), (ALB_SCHEME, scheme)):
+        if is_unknown(value):
+            raise Unknown(f"metadata.annotations[{key}]")
+    if scheme == "internet-facing":
+        yield f"{ALB_SCHEME} is internet-facing: the AWS Load Balancer Controller gives the Ingress a public ALB"
+    elif class_ == "gce":
+        yield f"{INGRESS_CLASS} gce: GKE gives the Ingress an external Application Load Balancer; use gce-internal"
+    elif not class_ and scheme != "internal":
+        yield ("the Ingress names no class (ingressClassName or kubernetes.io/ingress.class): GKE's Ingress controller "
+               "gives it an external Application Load Balancer, elsewhere the cluster's default class decides; name "
+               "gce-internal or an internal controller's class")
 
 
 @rule("k8s-internal-load-balancer", "Checks whether LoadBalancer Services carry a cloud's internal annotation "
-      "(or are AWS Load Balancer Controller Services, internal unless annotated internet-facing).",
-      severity="high", types=("kubernetes:core/v1:Service",), remediation="Annotate the Service as internal and publish through the global endpoint.",
+      "(or are AWS Load Balancer Controller Services, internal unless annotated internet-facing), and whether Ingresses "
+      "name an internal class (GKE gce-internal) rather than an internet-facing one or none.",
+      severity="high", types=("kubernetes:core/v1:Service", *INGRESSES),
+      remediation="Annotate the Service as internal (the Ingress with kubernetes.io/ingress.class: gce-internal, or the "
+                  "class of an internal controller) and publish through the global endpoint.",
       frameworks=EXPOSURE)  # CIS Kubernetes has no control for internal load balancers (5.7.4 is the default namespace)
 def internal_lb(props: Any, ctx: Context) -> Iterator[str]:
+    if ctx.type in INGRESSES:
+        yield from _ingress(props)
+        return
     if need(props, "spec.type", "ClusterIP") != "LoadBalancer":
         return
     annotations = raw(need(props, "metadata.annotations", {}) or {})

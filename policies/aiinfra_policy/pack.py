@@ -20,7 +20,7 @@ from . import load_rules
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
 from .props import Unknown
-from .registry import Context, Rule
+from .registry import Context, Rule, type_matches
 from .server import TypedResourcePolicy, install
 
 PACK_NAME = "ai-infra-compliance"
@@ -29,7 +29,7 @@ _SEVERITY = {"low": Severity.LOW, "medium": Severity.MEDIUM, "high": Severity.HI
 
 def resource_validator(rule: Rule):  # noqa: ANN201
     def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
-        if args.resource_type not in rule.types:
+        if not type_matches(rule.types, args.resource_type):
             return
         ctx = Context(config=dict(args.get_config() or {}), type=args.resource_type, name=args.name, urn=args.urn,
                       protect=bool(getattr(args.opts, "protect", False)),
@@ -45,11 +45,14 @@ def resource_validator(rule: Rule):  # noqa: ANN201
     return validate
 
 
-def stack_validator(rule: Rule):  # noqa: ANN201
+def stack_validator(rule: Rule, check: Any = None):  # noqa: ANN201
+    """The validator of a stack rule, or with `check` of a resource rule's stack part (`rule.stack_check`)."""
+    check = check or rule.check
+
     def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         ctx = Context(config=dict(args.get_config() or {}))
         try:
-            for urn, message in rule.check(args.resources, ctx):
+            for urn, message in check(args.resources, ctx):
                 report(message, urn or None)
         except Unknown as unknown:
             raise UnknownValueError(UNKNOWN_STRING_VALUE, unknown.path.split(".")) from None
@@ -68,7 +71,8 @@ def to_policy(rule: Rule) -> Any:
     )
     if rule.stack:
         return StackValidationPolicy(validate=stack_validator(rule), **common)
-    return TypedResourcePolicy(validate=resource_validator(rule), resource_types=rule.types, **common)
+    return TypedResourcePolicy(validate=resource_validator(rule), resource_types=rule.types,
+                               stack_validate=stack_validator(rule, rule.stack_check) if rule.stack_check else None, **common)
 
 
 def build_pack() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from typing import Any
 
 FRAMEWORKS = ("HIPAA", "SOC2", "PCI-DSS-v4", "GDPR", "NIST-800-53", "CIS")
@@ -28,13 +29,21 @@ class Rule:
     profiles: tuple[str, ...]
     check: Callable[..., Iterable[Any]]
     types: tuple[str, ...] = ()
-    """Resource types a resource rule applies to; empty for stack rules."""
+    """Resource types a resource rule applies to (type tokens, or glob patterns: see `type_matches`); empty for stack
+    rules."""
     config: dict[str, dict[str, Any]] = field(default_factory=dict)
     """JSON-schema properties (with defaults) of the rule's config."""
 
     @property
     def stack(self) -> bool:
         return not self.types
+
+    @property
+    def stack_check(self) -> Callable[..., Iterable[Any]] | None:
+        """A resource rule's part that needs the whole stack, `check(resources, ctx) -> (urn, message)`, set on its
+        check by `accelerators.stack_part` (a node group whose instance type is in a launch template): pack.py runs it
+        in AnalyzeStack, under the rule's name and enforcement level."""
+        return getattr(self.check, "stack_check", None)
 
     @property
     def in_profiles(self) -> tuple[str, ...]:
@@ -45,6 +54,13 @@ class Rule:
         if self.severity in ("critical", "high") or not chosen or "CIS" in self.frameworks:
             chosen.insert(0, "baseline")
         return tuple(chosen)
+
+
+def type_matches(types: Iterable[str], type_: str) -> bool:
+    """Whether a rule declared for `types` checks resources of `type_`: an entry is a type token, or a glob pattern
+    (with `*`) matched against the whole token, so a rule can cover a family the provider keeps growing
+    (`gcp:*IamMember`: every pulumi-gcp IAM member resource) without listing hundreds of tokens."""
+    return type_ in types or any("*" in pattern and fnmatchcase(type_, pattern) for pattern in types)
 
 
 RULES: list[Rule] = []

@@ -34,13 +34,19 @@ from pulumi_policy import policy as sdk
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
+from .registry import type_matches
+
 
 class TypedResourcePolicy(ResourceValidationPolicy):
-    """A resource policy that declares the resource types it checks (`None`: every type)."""
+    """A resource policy that declares the resource types it checks (`None`: every type; entries may be glob
+    patterns, see `registry.type_matches`)."""
 
-    def __init__(self, *args, resource_types: Sequence[str] | None = None, **kwargs) -> None:  # noqa: ANN002, ANN003
+    def __init__(self, *args, resource_types: Sequence[str] | None = None, stack_validate=None, **kwargs) -> None:  # noqa: ANN001, ANN002, ANN003
         super().__init__(*args, **kwargs)
         self.resource_types = frozenset(resource_types) if resource_types is not None else None
+        self.stack_validate = stack_validate
+        """What the policy checks that only the whole stack shows, `(StackValidationArgs, report)`: `TypedAnalyzer`
+        runs it in AnalyzeStack under this policy's name and enforcement level (None: nothing)."""
 
 
 class TypedAnalyzer(sdk._PolicyAnalyzerServicer):  # noqa: SLF001 (the SDK's servicer; see the module doc)
@@ -95,7 +101,8 @@ class TypedAnalyzer(sdk._PolicyAnalyzerServicer):  # noqa: SLF001 (the SDK's ser
         resources = None
         for policy in self._PolicyAnalyzerServicer__policies:  # type: ignore[attr-defined]
             level = self._get_enforcement_level(policy)
-            if level == EnforcementLevel.DISABLED or not isinstance(policy, StackValidationPolicy):
+            validate = policy.validate if isinstance(policy, StackValidationPolicy) else getattr(policy, "stack_validate", None)
+            if level == EnforcementLevel.DISABLED or validate is None:
                 continue
             if level == EnforcementLevel.REMEDIATE:
                 level = EnforcementLevel.MANDATORY  # stack policies cannot remediate
@@ -104,7 +111,7 @@ class TypedAnalyzer(sdk._PolicyAnalyzerServicer):  # noqa: SLF001 (the SDK's ser
                 resources = self._stack_resources(request)
             args = StackValidationArgs(resources, self._get_policy_config(policy.name),
                                        self._PolicyAnalyzerServicer__stack_tags)  # type: ignore[attr-defined]
-            self._run(policy, args, report, response)
+            self._run(policy, args, report, response, validate)
         return response
 
     def _stack_resources(self, request) -> list[PolicyResource]:  # noqa: ANN001
@@ -125,10 +132,11 @@ class TypedAnalyzer(sdk._PolicyAnalyzerServicer):  # noqa: SLF001 (the SDK's ser
                 resource.property_dependencies[key] = [by_urn[u] for u in urns if u in by_urn]
         return resources
 
-    def _run(self, policy, args, report, response) -> None:  # noqa: ANN001
-        """Call the validator as the SDK does: awaitables run to completion, unknowns and not-applicable reported."""
+    def _run(self, policy, args, report, response, validate=None) -> None:  # noqa: ANN001
+        """Call the validator (`validate`, else the policy's) as the SDK does: awaitables run to completion, unknowns
+        and not-applicable reported."""
         try:
-            result = policy.validate(args, report)
+            result = (validate or policy.validate)(args, report)
             if isawaitable(result):
                 loop = asyncio.new_event_loop()
                 loop.run_until_complete(result)
@@ -150,7 +158,7 @@ class TypedAnalyzer(sdk._PolicyAnalyzerServicer):  # noqa: SLF001 (the SDK's ser
 
 def _applies(policy: ResourceValidationPolicy, type_: str) -> bool:
     types = getattr(policy, "resource_types", None)
-    return types is None or type_ in types
+    return types is None or type_matches(types, type_)  # once per type: `_policies_for` keeps the answer
 
 
 def install() -> bool:

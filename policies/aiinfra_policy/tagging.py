@@ -34,7 +34,8 @@ REQUIRED = {"requiredTags": {"type": "array", "items": {"type": "string"}, "defa
                              "description": "Tag/label keys every taggable resource must carry."}}
 
 
-def _provider_tags(provider: Any, key: str) -> dict[str, str]:
+def provider_tags(provider: Any, key: str) -> dict[str, str]:
+    """The default tags (aws `defaultTags.tags`) or labels (gcp `defaultLabels`) a provider adds to every resource."""
     value = get(provider, key) if provider is not None else None
     if isinstance(value, str):  # provider config arrives JSON-encoded
         try:
@@ -56,9 +57,9 @@ def required_tags(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str
         provider = r.provider.props if getattr(r, "provider", None) is not None else None
         with unknowns.skip():
             if r.resource_type in AWS_TAGGABLE:
-                tags = {**_provider_tags(provider, "defaultTags"), **(need(r.props, "tags") or {})}
+                tags = {**provider_tags(provider, "defaultTags"), **(need(r.props, "tags") or {})}
             elif r.resource_type in GCP_LABELLED:
-                tags = {**_provider_tags(provider, "defaultLabels"), **(need(r.props, GCP_LABELLED[r.resource_type]) or {})}
+                tags = {**provider_tags(provider, "defaultLabels"), **(need(r.props, GCP_LABELLED[r.resource_type]) or {})}
             elif r.resource_type.startswith("azure-native:") and get(r.props, "location") is not None:
                 tags = need(r.props, "tags") or {}
             else:
@@ -83,7 +84,7 @@ def _environment(props: Any, ctx: Context) -> str | None:
     environment = ctx.config.get("environment", "dev")
     if environment != "unknown":
         return environment
-    tags = {**_provider_tags(ctx.provider, "defaultTags"), **_provider_tags(ctx.provider, "defaultLabels")}
+    tags = {**provider_tags(ctx.provider, "defaultTags"), **provider_tags(ctx.provider, "defaultLabels")}
     for key in ("tags", "labels", GCP_LABELLED.get(ctx.type, "labels")):
         value = get(props, key)
         tags.update(value if isinstance(value, dict) else {})

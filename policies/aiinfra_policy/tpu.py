@@ -1,7 +1,7 @@
 """Cloud TPU slices as the TPU API names them: the model and chip count of an accelerator type or config, and the
 nodes of a TPU VM or queued resource.
 
-Pure: the accelerator cost rules (crosscloud.py) and the TPU rules (gcp.py) read TPU VMs and queued resources with it.
+Pure: the accelerator cost rules (accelerators.py, pools.py) and the TPU rules (gcp.py) read TPU VMs and queued resources with it.
 """
 
 from __future__ import annotations

@@ -131,7 +131,7 @@ def test_the_sdk_wire_shapes_of_tpu_slices_are_read() -> None:
                      "qr": ["node n: pool can scale to 16 accelerators (1 x 16); the cap is 8"]}
 
 
-# --- 4. EKS node groups: every listed instance type, and a launch template's can't be read ---
+# --- 4. EKS node groups: every listed instance type, and a launch template's is read with the stack ---
 
 def test_an_eks_group_counts_its_largest_instance_type() -> None:
     # Before, only instanceTypes[0] was read: m6i.xlarge, so no accelerator pool at all.
@@ -146,15 +146,20 @@ def test_every_model_an_eks_group_may_launch_must_be_allowed() -> None:
     assert found == ["accelerator a100-40gb is not allowed here; allowed: l4"]
 
 
-def test_an_eks_group_sized_by_its_launch_template_cannot_be_judged() -> None:
+def test_an_eks_group_sized_by_its_launch_template_is_left_to_the_stack() -> None:
     group = {"launchTemplate": {"id": "lt-1", "version": "1"}, "scalingConfig": {"minSize": 0, "maxSize": 10}}
-    with pytest.raises(UnknownValueError) as caught:
-        run_resource("gpu-cap-per-pool", EKS_POOL, group)
-    assert "instanceTypes" in caught.value.message
+    # The resource rule can't see the template: it leaves the group to the rule's stack part, which finds the template
+    # in the stack (tests/policies/test_review3_cross.py), instead of saying "can't run" on every preview.
+    assert run_resource("gpu-cap-per-pool", EKS_POOL, group) == []
     # A group with neither gets EKS's default type (t3.medium): no accelerators.
     assert run_resource("gpu-cap-per-pool", EKS_POOL, {"scalingConfig": {"minSize": 0, "maxSize": 10}}, {"maxGpusPerPool": 0}) == []
-    # The environment cap still adds up the groups it can read, then says it can't run.
+    # The environment cap still adds up the groups it can read, then says it can't run: the template is not in the stack.
     stack = [resource(EKS_POOL, group, "templated"), resource(EKS_POOL, eks_group("p5.48xlarge"), "h100")]
-    with pytest.raises(UnknownValueError):
+    with pytest.raises(UnknownValueError) as caught:
         run_stack("gpu-cap-per-environment", stack, {"maxGpusPerEnvironment": 64}, found=(found := []))
+    assert "lt-1 is not in this stack" in caught.value.message
     assert found == [(None, "accelerator pools can scale to 80 accelerators in total; the environment cap is 64")]
+    # With the template in the stack, its instance type counts.
+    template = resource("aws:ec2/launchTemplate:LaunchTemplate", {"id": "lt-1", "instanceType": "p5.48xlarge"}, "lt")
+    assert run_stack("gpu-cap-per-environment", [template, *stack], {"maxGpusPerEnvironment": 64}) == [
+        (None, "accelerator pools can scale to 160 accelerators in total; the environment cap is 64")]

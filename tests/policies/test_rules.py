@@ -56,6 +56,8 @@ CASES = {
     "aws-subnet-no-public-ip-on-launch": ("aws:ec2/subnet:Subnet", {"vpcId": "vpc-1", "cidrBlock": "10.0.0.0/24", "mapPublicIpOnLaunch": False},
         {"vpcId": "vpc-1", "cidrBlock": "10.0.0.0/24", "mapPublicIpOnLaunch": True}, {}, "mapPublicIpOnLaunch is true"),
     "aws-eks-nodegroup-no-ssh": ("aws:eks/nodeGroup:NodeGroup", {}, {"remoteAccess": {"ec2SshKey": "k"}}, {}, "SSH"),
+    "aws-efs-encryption": ("aws:efs/fileSystem:FileSystem", {"encrypted": True, "kmsKeyId": KEY}, {"encrypted": False}, {},
+        "not encrypted at rest"),
     "aws-fsx-lustre-cmk": ("aws:fsx/lustreFileSystem:LustreFileSystem", {"deploymentType": "PERSISTENT_2", "kmsKeyId": KEY},
         {"deploymentType": "PERSISTENT_2"}, {}, "AWS-managed"),
     "aws-kms-key-rotation": ("aws:kms/key:Key", {"enableKeyRotation": True}, {"enableKeyRotation": False}, {}, "rotation"),

@@ -73,7 +73,8 @@ def test_a_bucket_without_any_encryption_configuration_is_flagged() -> None:
 
 def test_tls_rule_checks_every_known_bucket_policy_when_one_is_unknown_in_preview() -> None:
     bucket_policy = "aws:s3/bucketPolicy:BucketPolicy"
-    tls = json.dumps({"Statement": [{"Effect": "Deny", "Condition": {"Bool": {"aws:SecureTransport": "false"}}}]})
+    tls = json.dumps({"Statement": [{"Effect": "Deny", "Principal": "*", "Action": "s3:*", "Resource": "*",
+                                     "Condition": {"Bool": {"aws:SecureTransport": "false"}}}]})
     pending, bare, safe = (resource("aws:s3/bucket:Bucket", {}, name) for name in ("pending", "bare", "safe"))
     policies = [resource(bucket_policy, {"policy": UNKNOWN}, "pending-policy", deps=[pending]),
                 resource(bucket_policy, {"policy": tls}, "safe-policy", deps=[safe])]
