@@ -28,9 +28,10 @@ from components.k8s.eks import ClusterAutoscaler, EksControllersArgs, LoadBalanc
 from components.k8s.gpu_values import uses_standalone_dcgm
 from components.k8s.inference import InferenceService, InferenceServiceArgs, PreviousParent
 from components.k8s.monitoring import Monitoring, MonitoringArgs
+from components.k8s.netpol import cluster_network
 from components.k8s.queues import flavors
 from components.k8s.storage import LustreVolumes, LustreVolumesArgs
-from components.k8s.tenancy import Tenancy, TenancyArgs, check_team_names
+from components.k8s.tenancy import Team, Tenancy, TenancyArgs, check_team_names
 from components.spec import Cloud, MonitoringMode, Platform
 
 from .types import ClusterHandle
@@ -47,6 +48,27 @@ def provider(handle: ClusterHandle) -> k8s.Provider:
         ),
         opts=pulumi.ResourceOptions(depends_on=[handle.resource]),
     )
+
+
+def namespace_moves(handle: ClusterHandle, teams: list[str]) -> tuple[dict[str, list[pulumi.Alias]], tuple[pulumi.Alias, ...]]:
+    """Aliases for the inference namespace changing hands: a team named like `inference.service_namespace` owns the
+    namespace (the Service uses it); without such a team the InferenceService creates it. When a team of that name
+    joins or leaves the config, the existing namespace object moves to its new owner instead of being created again
+    beside it (pulumi-kubernetes refuses to create an object that exists: "already exists"). Returns the team's
+    aliases (by team) and the InferenceService namespace's."""
+    if handle.inference is None:
+        return {}, ()
+    namespace_name = handle.inference.spec.service_namespace
+    service = f"{handle.name}-inference"
+    if namespace_name in teams:
+        owners = [(service, InferenceService.TYPE)]
+        if handle.eks is not None:  # before the InferenceService, the Load Balancer Controller component held it
+            owners.append((f"{handle.name}-lb-controller", LoadBalancerController.TYPE))
+        return {namespace_name: [pulumi.Alias(name=f"{owner}-namespace", parent=pulumi.create_urn(owner, type_))
+                                 for owner, type_ in owners]}, ()
+    team = f"{handle.name}-{namespace_name}"
+    team_urn = pulumi.create_urn(team, Team.TYPE, parent=pulumi.create_urn(handle.name, Tenancy.TYPE))
+    return {}, (pulumi.Alias(name=f"{team}-namespace", parent=team_urn),)
 
 
 @dataclass
@@ -77,9 +99,11 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> Layer:
             service_monitors=addons.monitoring is MonitoringMode.SELF_MANAGED, monitoring_ready=monitoring.ready,
             efa_pools=[n for n, p in handle.spec.gpu_pools.items() if p.efa]), opts)
         cluster_flavors = flavors(view, addons.mig_strategy, addons.gpu_operator_on_gke)
+        team_moves, service_moves = namespace_moves(handle, list(platform.teams))
         tenancy = Tenancy(handle.name, TenancyArgs(
             environment=platform.environment, teams=dict(platform.teams), flavors=cluster_flavors,
-            cluster=handle.resource, retain_namespaces=platform.protected), opts)
+            cluster=handle.resource, network=cluster_network(handle.cloud, handle.spec.network),
+            namespace_aliases=team_moves, retain_namespaces=platform.protected), opts)
         outputs[handle.name] = {
             "cloud": handle.cloud.value,
             "gpu_operator": accelerators.gpu_operator is not None,
@@ -121,7 +145,7 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> Layer:
             moved = PreviousParent(f"{handle.name}-lb-controller", LoadBalancerController.TYPE) if handle.eks else None
             inference = InferenceService(f"{handle.name}-inference", InferenceServiceArgs(
                 handle.inference, handle.resource, namespaces, retain_namespace=platform.protected,
-                previous_parent=moved, admission=admission, finalizers=finalizers), opts)
+                previous_parent=moved, namespace_aliases=service_moves, admission=admission, finalizers=finalizers), opts)
             layer.inference_services[handle.name] = inference.service
             outputs[handle.name]["inference"] = inference.outputs
     return layer

@@ -6,6 +6,7 @@ TPU pools need nothing here: GKE installs the TPU runtime and advertises `google
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -29,10 +30,37 @@ from .sharing import DEVICE_PLUGIN_CONFIGMAP, MIG_CONFIGMAP, device_plugin_confi
 
 # GKE admits pods of the system-node-critical/system-cluster-critical priority classes outside kube-system only
 # in namespaces with a ResourceQuota scoped to them (NVIDIA's GKE guide creates this quota for the operator);
-# the operator's DaemonSets, NFD and the dcgm-exporter chart use system-node-critical.
+# the operator's DaemonSets, NFD and the dcgm-exporter chart use system-node-critical. A pod over the quota is refused
+# at creation, so the quota must hold every such pod at the pools' largest size (`gke_critical_pods`).
 CRITICAL_PRIORITY_CLASSES = ["system-node-critical", "system-cluster-critical"]
-GKE_CRITICAL_PODS = "100"
+OPERATOR_PODS_PER_GPU_NODE = 9
+"""GPU Operator v26.7.0 pods on each GPU node (deployments/gpu-operator/values.yaml; `daemonsets.priorityClassName:
+system-node-critical`): driver (when it installs the driver), container toolkit, device plugin, DCGM exporter, GPU
+feature discovery, MIG manager and the operator validator DaemonSets, plus the CUDA and plugin validation pods the
+validator starts on a new node. Node status exporter, DCGM host engine, GDS, GDRCopy and the sandbox/vGPU operands
+are off."""
+OPERATOR_CLUSTER_PODS = 3
+"""The operator Deployment and NFD's master and garbage collector (the NFD subchart's `priorityClassName:
+system-node-critical` covers all three NFD workloads)."""
+STANDALONE_PODS_PER_GPU_NODE = 1
+"""The dcgm-exporter chart's DaemonSet pod, without the operator."""
+CRITICAL_HEADROOM = 0.25
+"""Spare quota for pods that briefly overlap (a DaemonSet pod replaced while the old one terminates, a rescheduled
+Deployment pod), at least `CRITICAL_HEADROOM_MIN`."""
+CRITICAL_HEADROOM_MIN = 10
 EFA_NAMESPACE = "kube-system"
+
+
+def gke_critical_pods(view: ClusterView, addons: AddonsSpec) -> int:
+    """Pods of the GPU namespace in the critical priority classes at the pools' maximum size: per GPU node the
+    operator's operands (or the standalone exporter), an NFD worker on every node it tolerates (the system pool and
+    the GPU pools; TPU nodes' taint keeps it off), the cluster-wide Deployments, and headroom."""
+    gpu_nodes = sum(p.max_nodes for p in view.nvidia_pools)
+    if uses_gpu_operator(view, addons):
+        pods = gpu_nodes * OPERATOR_PODS_PER_GPU_NODE + (gpu_nodes + view.system_nodes) + OPERATOR_CLUSTER_PODS
+    else:
+        pods = gpu_nodes * STANDALONE_PODS_PER_GPU_NODE
+    return pods + max(CRITICAL_HEADROOM_MIN, math.ceil(pods * CRITICAL_HEADROOM))
 
 
 @dataclass(frozen=True)
@@ -109,7 +137,7 @@ class Accelerators(pulumi.ComponentResource):
             f"{name}-gpu-critical-quota",
             metadata=k8s.meta.v1.ObjectMetaArgs(name="critical-pods", namespace=GPU_NAMESPACE),
             spec=k8s.core.v1.ResourceQuotaSpecArgs(
-                hard={"pods": GKE_CRITICAL_PODS},
+                hard={"pods": str(gke_critical_pods(args.view, args.addons))},
                 scope_selector=k8s.core.v1.ScopeSelectorArgs(match_expressions=[
                     k8s.core.v1.ScopedResourceSelectorRequirementArgs(
                         scope_name="PriorityClass", operator="In", values=CRITICAL_PRIORITY_CLASSES)])),

@@ -42,6 +42,8 @@ KUEUE = Chart(
 KUBE_PROMETHEUS_STACK = Chart(
     "kube-prometheus-stack", "88.5.3", "https://prometheus-community.github.io/helm-charts",
     "prometheus-community/helm-charts chart-releaser tag kube-prometheus-stack-88.5.3 (operator v0.93.1)")
+# Its Prometheus Operator CRDs follow a chart bump through the chart's `crds.upgradeJob` (monitoring_objects), not
+# through Helm, which never upgrades a chart's crds/.
 
 
 AUTOSCALER_REPO = "https://kubernetes.github.io/autoscaler"

@@ -31,7 +31,17 @@ assert {GPU_NAMESPACE, KUEUE_NAMESPACE, MONITORING_NAMESPACE} <= RESERVED_NAMESP
 
 NVIDIA_GPU = "nvidia.com/gpu"
 NEURON_DEVICE = "aws.amazon.com/neuron"
+NEURON_CORE = "aws.amazon.com/neuroncore"
+"""The Neuron device plugin registers both: whole devices, and NeuronCores (awsdocs-neuron, "Neuron Device Plugin")."""
 TPU_CHIP = "google.com/tpu"
+# NeuronCores the device plugin advertises per Neuron device, by catalog accelerator (the catalog has no such column).
+# Trainium and Inferentia2: two NeuronCore-v2 per chip (awsdocs-neuron, about-neuron/arch/neuron-hardware/trainium.rst
+# and inferentia2.rst; Karpenter's instance-types.md: trn1.32xlarge 16 devices / 32 cores, inf2.48xlarge 12 / 24).
+# Trainium2: eight physical NeuronCore-v3, exposed as four logical cores under the default Logical NeuronCore config
+# LNC=2 ("a Trn2.48xlarge instance presents 64 available NeuronCores", about-neuron/arch/neuron-features/
+# logical-neuroncore-config.rst; EKS nodes keep LNC=2 unless their user data sets /opt/aws/neuron/logical_nc_config,
+# which the device plugin mounts; ours don't). Should a node run LNC=1 (128 cores), the quota stays the stricter one.
+NEURON_CORES_PER_DEVICE = {"trainium": 2, "trainium2": 4, "inferentia2": 2}
 
 # Node labels every cloud component puts on accelerator pools (components.spec.accelerator_node_labels).
 POOL_LABEL = f"{NODE_LABEL_PREFIX}/pool"
@@ -74,6 +84,17 @@ class GpuPool:
     def nvidia(self) -> bool:
         return self.vendor == "nvidia"
 
+    @property
+    def neuron_cores_per_device(self) -> int:
+        """NeuronCores the device plugin advertises per device (`NEURON_CORES_PER_DEVICE`); 0 for NVIDIA GPUs."""
+        if self.nvidia:
+            return 0
+        if self.accelerator not in NEURON_CORES_PER_DEVICE:
+            known = ", ".join(sorted(NEURON_CORES_PER_DEVICE))
+            raise ValueError(f"gpu_pools.{self.name}.accelerator: no NeuronCore count per device is known for Neuron "
+                             f"accelerator '{self.accelerator}'; known: {known} (components/k8s/cluster.py)")
+        return NEURON_CORES_PER_DEVICE[self.accelerator]
+
 
 @dataclass(frozen=True)
 class TpuPool:
@@ -93,6 +114,8 @@ class ClusterView:
     cloud: Cloud
     gpu_pools: tuple[GpuPool, ...]
     tpu_pools: tuple[TpuPool, ...]
+    system_nodes: int = 0
+    """Most nodes of the cluster's system (CPU) pool: `cluster.system_pool.max_nodes`."""
 
     @property
     def nvidia_pools(self) -> tuple[GpuPool, ...]:
@@ -123,7 +146,8 @@ def cluster_view(cloud: Cloud, spec: RegionSpec) -> ClusterView:
         plan = resolve_tpu(slice_)
         tpu_pools.append(TpuPool(name=name, gke_accelerator=plan.gke_accelerator, topology=plan.topology,
                                  chips=plan.chips * slice_.slices, capacity=slice_.capacity))
-    return ClusterView(cloud=cloud, gpu_pools=tuple(gpu_pools), tpu_pools=tuple(tpu_pools))
+    system_nodes = spec.cluster.system_pool.max_nodes if spec.cluster is not None else 0
+    return ClusterView(cloud=cloud, gpu_pools=tuple(gpu_pools), tpu_pools=tuple(tpu_pools), system_nodes=system_nodes)
 
 
 def tolerations(taints: list[Taint] | tuple[Taint, ...]) -> list[dict[str, str]]:

@@ -60,6 +60,10 @@ class InferenceServiceArgs:
     """Keep the namespace (and what users deployed into it) when it leaves the stack. Default off."""
     previous_parent: PreviousParent | None = None
     """Where the namespace, NetworkPolicy and binding were before (aliases). Default None (no aliases)."""
+    namespace_aliases: tuple[pulumi.Alias, ...] = ()
+    """Other places the namespace object may have been: the team of the same name's namespace, when the team left the
+    config but the Service stays (in a protected environment the retained namespace still exists, and creating it
+    again fails with "already exists"). Default none."""
     admission: tuple[pulumi.Resource, ...] = ()
     """Releases whose admission webhooks must answer before the Service and the binding are created (EKS: the Load
     Balancer Controller). Default none."""
@@ -75,8 +79,10 @@ class InferenceService(pulumi.ComponentResource):
     `<name>-service`, `<name>-from-load-balancer` (NetworkPolicy; not when the backend names no source) and
     `<name>-binding` (TargetGroupBinding; AWS)."""
 
+    TYPE = "ai-infra:kubernetes:InferenceService"
+
     def __init__(self, name: str, args: InferenceServiceArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("ai-infra:kubernetes:InferenceService", name, None, opts)
+        super().__init__(self.TYPE, name, None, opts)
         backend, cluster, spec = args.backend, args.cluster, args.backend.spec
         self.spec = spec
         self.namespace = args.team_namespaces.get(spec.service_namespace)
@@ -85,7 +91,8 @@ class InferenceService(pulumi.ComponentResource):
                 f"{name}-namespace",
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=spec.service_namespace, labels={**MANAGED_BY, **RESTRICTED_PSA}),
                 opts=child_opts(self, cluster).merge(pulumi.ResourceOptions(
-                    retain_on_delete=args.retain_namespace, aliases=self._moved(args, "namespace"))))
+                    retain_on_delete=args.retain_namespace,
+                    aliases=[*self._moved(args, "namespace"), *args.namespace_aliases])))
         in_namespace = child_opts(self, cluster, [self.namespace, *args.admission])
         self.service = k8s.core.v1.Service(
             f"{name}-service",

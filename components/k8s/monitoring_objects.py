@@ -28,6 +28,10 @@ from .cluster import ACCELERATOR_LABEL, CAPACITY_LABEL, GPU_NAMESPACE, POOL_LABE
 
 IDLE_UTILISATION_PERCENT = 10
 IDLE_FOR = "1h"
+XID_WINDOW = "10m"
+"""How long the XID alert fires after a GPU reports a new XID."""
+GPU_IDENTITY = "node, gpu, UUID, modelName"
+"""Labels that name one GPU whatever pod uses it."""
 OPERATOR_EXPORTER_LABELS = {"app": "nvidia-dcgm-exporter"}
 """Pod labels of the GPU Operator's DCGM exporter (gpu-operator assets/state-dcgm-exporter)."""
 STANDALONE_EXPORTER_LABELS = {"app.kubernetes.io/name": "dcgm-exporter"}
@@ -52,11 +56,24 @@ def team_label(gmp: bool) -> str:
     return "exported_namespace" if gmp else "namespace"
 
 
+def xid_expression() -> str:
+    """A GPU whose last XID (DCGM_FI_DEV_XID_ERRORS, a gauge holding the last XID code, 0 for none) is not 0 and not
+    what it was `XID_WINDOW` ago. The gauge never returns to 0 after an XID (NVIDIA/dcgm-exporter#500, #190), so
+    `> 0` alone would fire until the exporter restarts. The exporter also puts the code in `err_code`/`err_msg`
+    labels (dcgm-exporter 4.5.3-4.8.2 internal/pkg/collector/gpu_collector.go), so a new XID is a new series and
+    `changes()` over the raw series would never see it change: the comparison is on the value per GPU (max over the
+    GPU's series, MIG instances and pods). Subquery-free, so every rule engine here evaluates it (Prometheus, GMP,
+    AMP, Azure Monitor)."""
+    now = f"max by ({GPU_IDENTITY}) (DCGM_FI_DEV_XID_ERRORS)"
+    before = f"max by ({GPU_IDENTITY}) (DCGM_FI_DEV_XID_ERRORS offset {XID_WINDOW})"
+    return f"{now} > 0 unless ({before} == {now})"
+
+
 def alert_rules(team: str = "namespace") -> list[dict[str, Any]]:
     """Idle GPUs: allocated to a pod (the series has `pod`) and averaging under 10% over every 10-minute window for
     an hour (so a short burst does not hide an idle hour, and a pod loading its model for minutes does not alert).
-    XID errors: the GPU reported an XID (DCGM_FI_DEV_XID_ERRORS holds the last one; 0 means none)."""
-    keep = f"node, gpu, UUID, modelName, {team}"
+    XID errors: a GPU reported a new XID in the last 10 minutes (`xid_expression`); the alert clears after that."""
+    keep = f"{GPU_IDENTITY}, {team}"
     return [
         {
             "alert": "GpuAllocatedButIdle",
@@ -71,7 +88,7 @@ def alert_rules(team: str = "namespace") -> list[dict[str, Any]]:
         },
         {
             "alert": "GpuXidError",
-            "expr": f"max by ({keep}) (DCGM_FI_DEV_XID_ERRORS) > 0",
+            "expr": xid_expression(),
             "labels": {"severity": "critical"},
             "annotations": {
                 "summary": "GPU reported an XID error",
@@ -152,23 +169,58 @@ AMP_COLLECTOR_RULES: list[dict[str, Any]] = [
 ]
 
 
+PROMETHEUS_RETENTION = "15d"
+PROMETHEUS_VOLUME_GIB = 100
+"""Prometheus TSDB volume. Prometheus needs about retention x samples/s x 1-2 bytes per sample (prometheus.io,
+"Storage: Operational aspects"): a cluster of ~50 nodes with kube-prometheus-stack's default scrapes (node-exporter,
+cAdvisor, kube-state-metrics, the API server) and DCGM is ~250k series every 30s, ~8k samples/s, so 15 days take
+~20 GB; 100 GiB leaves room for larger clusters and the WAL."""
+PROMETHEUS_RETENTION_SIZE = "80GiB"
+"""Below the volume, so size-based retention deletes old blocks before the disk fills (the WAL and head chunks count
+toward it too); the CRD's pattern `(^0|([0-9]*[.])?[0-9]+((K|M|G|T|E|P)i?)?B)$`."""
+ALERTMANAGER_VOLUME_GIB = 10
+"""Alertmanager keeps silences and its notification log (kilobytes); 10 GiB is GKE's smallest balanced persistent disk."""
+PERSISTENT_CLOUDS = frozenset({Cloud.GCP, Cloud.AZURE})
+"""Clouds whose clusters have a default StorageClass the volumes use: GKE's `standard-rwo` (the Compute Engine PD CSI
+driver, which the GCP cluster turns on) and AKS's `default` (Azure Disk CSI). EKS clusters here have neither the EBS
+CSI driver nor a default class (EKS 1.30+ no longer marks `gp2` default; the in-tree EBS provisioner needs the CSI
+driver since 1.23): a claim would stay Pending and the release's install fail, so there Prometheus keeps its emptyDir
+until the AWS cluster installs the `aws-ebs-csi-driver` add-on with a default class."""
+
+
+def _claim(size_gib: int) -> dict[str, Any]:
+    """A volumeClaimTemplate on the cluster's default StorageClass (no storageClassName)."""
+    return {"volumeClaimTemplate": {"spec": {"accessModes": ["ReadWriteOnce"],
+                                             "resources": {"requests": {"storage": f"{size_gib}Gi"}}}}}
+
+
 def kube_prometheus_stack_values(cloud: Cloud) -> dict[str, Any]:
     """kube-prometheus-stack values: load every ServiceMonitor, PodMonitor and PrometheusRule (not only the chart's
     own), Grafana picks up ConfigMaps labelled grafana_dashboard=1 in every namespace, kube-state-metrics exposes our
     pool labels (for per-pool views), and no scraping of control-plane components that EKS, GKE and AKS manage and
     don't expose (their targets would only be down and alert).
 
+    Storage: Prometheus keeps 15 days, and with Alertmanager (enabled by the chart) keeps its data on a volume where
+    the cluster has a default StorageClass (`PERSISTENT_CLOUDS`); the chart's default is an emptyDir, lost with the pod.
+
+    CRDs: Helm installs the chart's `crds/` once and never upgrades them; `crds.upgradeJob` (preview in 88.5.3,
+    charts/crds/templates/upgrade) applies them server-side in a pre-install/pre-upgrade hook Job with its own
+    ServiceAccount and a ClusterRole limited to those CRDs. It runs in the monitoring namespace, which has no
+    NetworkPolicy or Pod Security label, and needs images docker.io/busybox and registry.k8s.io/kubectl:<cluster version>.
+
     Cluster DNS: EKS and AKS run CoreDNS (metrics on 9153, the chart's `coreDns` default); GKE runs kube-dns, whose
     `k8s-app: kube-dns` pods serve metrics on 10054/10055 (dnsmasq, skydns) and nothing on 9153, so there the
     chart's `kubeDns` scrape replaces `coreDns` (both keys in kube-prometheus-stack 88.5.3 values.yaml)."""
     gke = cloud is Cloud.GCP
-    return {
-        "prometheus": {"prometheusSpec": {
-            "serviceMonitorSelectorNilUsesHelmValues": False,
-            "podMonitorSelectorNilUsesHelmValues": False,
-            "ruleSelectorNilUsesHelmValues": False,
-            "retention": "15d",
-        }},
+    prometheus: dict[str, Any] = {
+        "serviceMonitorSelectorNilUsesHelmValues": False,
+        "podMonitorSelectorNilUsesHelmValues": False,
+        "ruleSelectorNilUsesHelmValues": False,
+        "retention": PROMETHEUS_RETENTION,
+    }
+    values: dict[str, Any] = {
+        "crds": {"upgradeJob": {"enabled": True}},
+        "prometheus": {"prometheusSpec": prometheus},
         "grafana": {"sidecar": {"dashboards": {"enabled": True, "label": "grafana_dashboard", "labelValue": "1",
                                                "searchNamespace": "ALL"}}},
         "kube-state-metrics": {"metricLabelsAllowlist": [f"nodes=[{POOL_LABEL},{ACCELERATOR_LABEL},{CAPACITY_LABEL}]"]},
@@ -179,3 +231,8 @@ def kube_prometheus_stack_values(cloud: Cloud) -> dict[str, Any]:
         "coreDns": {"enabled": not gke},
         "kubeDns": {"enabled": gke},
     }
+    if cloud in PERSISTENT_CLOUDS:
+        prometheus["storageSpec"] = _claim(PROMETHEUS_VOLUME_GIB)
+        prometheus["retentionSize"] = PROMETHEUS_RETENTION_SIZE
+        values["alertmanager"] = {"alertmanagerSpec": {"storage": _claim(ALERTMANAGER_VOLUME_GIB)}}
+    return values

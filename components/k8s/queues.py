@@ -4,8 +4,15 @@ in the environment's cohort, a LocalQueue per team namespace, and how a team's q
 Quota model. A team's `gpu_quota` (GPUs; also Neuron devices on clusters with Neuron pools) and `tpu_quota`
 (chips) apply on every cluster. On a cluster the team's GPUs are split across the GPU flavors in proportion to
 each flavor's share of the cluster's GPUs at maximum pool size (largest remainder, so the parts add up to the
-quota), then converted to the unit the flavor's pods request: MIG instances or time-slicing replicas per GPU.
-A team that may borrow uses idle quota of the other teams in the cohort; one that may not gets borrowingLimit 0.
+quota), then converted to the unit the flavor's quota is kept in: MIG instances or time-slicing replicas per GPU,
+NeuronCores per Neuron device. A team that may borrow uses idle quota of the other teams in the cohort; one that
+may not gets borrowingLimit 0.
+
+Neuron. The device plugin advertises every Neuron device twice, as `aws.amazon.com/neuron` (devices) and as
+`aws.amazon.com/neuroncore` (its cores); a quota on one would let a pod take the same hardware through the other.
+Kueue therefore keeps Neuron quota in cores only: its config turns a device request into cores
+(`resources.transformations`, strategy Replace), and the queues cover `aws.amazon.com/neuroncore`. Pods still
+request what they like from the kubelet; the transformation changes only what Kueue charges.
 """
 
 from __future__ import annotations
@@ -22,6 +29,8 @@ from .cluster import (
     GKE_SPOT_LABEL,
     GKE_TPU_ACCELERATOR_LABEL,
     GKE_TPU_TOPOLOGY_LABEL,
+    NEURON_CORE,
+    NEURON_DEVICE,
     POOL_LABEL,
     TPU_CHIP,
     ClusterView,
@@ -35,15 +44,14 @@ DEFAULT_FLAVOR = "default-flavor"
 """The flavor of cpu and memory: no node labels, so it never steers pods."""
 LOCAL_QUEUE = "default"
 """Kueue puts jobs without a `kueue.x-k8s.io/queue-name` label into the LocalQueue named `default`."""
-KUEUE_EXCLUDED_RESOURCE_PREFIXES = ("vpc.amazonaws.com/efa", "ephemeral-storage", "aws.amazon.com/neuroncore")
+KUEUE_EXCLUDED_RESOURCE_PREFIXES = ("vpc.amazonaws.com/efa", "ephemeral-storage")
 """Requested resources Kueue admits without quota. Kueue 0.19's default `quotaCheckStrategy: BlockUndeclared`
 checks every requested resource, so one no ClusterQueue covers leaves the workload pending with "resource ...
 unavailable in ClusterQueue" forever (kubernetes-sigs/kueue v0.19.2, apis/config/v1beta2/configuration_types.go `Resources`
 ~576-596; pkg/scheduler/flavorassigner/flavorassigner.go ~1071; pkg/workload/workload.go ~468 matches by plain
-prefix). The queues cover cpu, memory and each flavor's device (nvidia.com/gpu or MIG, `aws.amazon.com/neuron`
-devices, google.com/tpu), not EFA interfaces, ephemeral storage or Neuron cores. Neuron quota counts devices: a
-pod asking for `aws.amazon.com/neuroncore` instead is admitted without Neuron quota (ask for devices to be counted).
-`aws.amazon.com/neuron` itself has none of these prefixes and stays quota-checked."""
+prefix). The queues cover cpu, memory and each flavor's unit (nvidia.com/gpu or MIG, NeuronCores, google.com/tpu),
+not EFA interfaces or ephemeral storage. Neither Neuron resource is excluded: devices become cores
+(`neuron_transformation`) and cores are counted."""
 # Resource groups in a fixed order; a flavor belongs to exactly one group (a Kueue rule).
 GROUPS = ("nvidia", "neuron", "tpu")
 _TPU_TAINT = Taint(key=TPU_CHIP, value="present", effect="NoSchedule")
@@ -55,10 +63,11 @@ class Flavor:
     group: str
     """"nvidia", "neuron" or "tpu": the ClusterQueue resource group it belongs to."""
     resource: str
-    """The extended resource its pods request."""
+    """The resource its quota is kept in (`sharing.device_resource`)."""
     devices: int
     """GPUs, Neuron devices or TPU chips of the flavor at maximum pool size; the weight of the quota split."""
     units_per_device: int = 1
+    """`resource` units per device: MIG instances or replicas per GPU, NeuronCores per Neuron device, else 1."""
     node_labels: dict[str, str] = field(default_factory=dict)
     tolerations: list[dict[str, str]] = field(default_factory=list)
 
@@ -185,12 +194,15 @@ def local_queue(team_name: str) -> dict[str, Any]:
 
 def admissible(team_name: str, teams: dict[str, TeamSpec], flavor_list: list[Flavor]) -> dict[str, int]:
     """The most of each resource Kueue could admit for a team: its nominal quota, or with borrowing the cohort's
-    total. Memory in GiB. The namespace ResourceQuota uses it as a ceiling for pods that bypass Kueue."""
+    total. Memory in GiB; Neuron both in cores and in devices. The namespace ResourceQuota uses it as a ceiling for pods
+    that bypass Kueue."""
     def nominal(team: TeamSpec) -> dict[str, int]:
         totals = {"cpu": team.cpu_quota, "memory": team.memory_gib_quota}
         shares = team_shares(team, flavor_list)
         for flavor in flavor_list:
             totals[flavor.resource] = totals.get(flavor.resource, 0) + shares[flavor.name]
+            if flavor.resource == NEURON_CORE:  # and the same hardware counted in devices
+                totals[NEURON_DEVICE] = totals.get(NEURON_DEVICE, 0) + shares[flavor.name] // flavor.units_per_device
         return totals
 
     lenders = teams.values() if teams[team_name].can_borrow else [teams[team_name]]
@@ -201,8 +213,26 @@ def admissible(team_name: str, teams: dict[str, TeamSpec], flavor_list: list[Fla
     return total
 
 
-def kueue_resources_config() -> dict[str, Any]:
-    """The `resources` block of Kueue's Configuration (`Resources.excludeResourcePrefixes`, kubernetes-sigs/kueue
-    v0.19.2 apis/config/v1beta2/configuration_types.go): see `KUEUE_EXCLUDED_RESOURCE_PREFIXES`. The strategy stays
-    the default BlockUndeclared (IgnoreUndeclared would refuse the prefixes, pkg/config/validation.go ~117)."""
-    return {"excludeResourcePrefixes": list(KUEUE_EXCLUDED_RESOURCE_PREFIXES)}
+def neuron_transformation(flavor_list: list[Flavor]) -> dict[str, Any] | None:
+    """Kueue's charge for a Neuron device request: `aws.amazon.com/neuron` replaced by that many devices' worth of
+    `aws.amazon.com/neuroncore` (`ResourceTransformation`, kubernetes-sigs/kueue v0.19.2 apis/config/v1beta2/
+    configuration_types.go: input, strategy Retain|Replace, outputs per unit of input; pkg/workload/workload.go
+    applyResourceTransformations). One factor per cluster: where Neuron flavors differ in cores per device, the largest
+    is taken, so a device is never charged less than it holds (devices of the smaller kind are overcharged). None
+    without Neuron flavors."""
+    cores = [f.units_per_device for f in flavor_list if f.resource == NEURON_CORE]
+    if not cores:
+        return None
+    return {"input": NEURON_DEVICE, "strategy": "Replace", "outputs": {NEURON_CORE: str(max(cores))}}
+
+
+def kueue_resources_config(flavor_list: list[Flavor]) -> dict[str, Any]:
+    """The `resources` block of Kueue's Configuration (`Resources`, kubernetes-sigs/kueue v0.19.2
+    apis/config/v1beta2/configuration_types.go): `excludeResourcePrefixes` (see `KUEUE_EXCLUDED_RESOURCE_PREFIXES`)
+    and, on clusters with Neuron pools, the device-to-core `transformations`. The strategy stays the default
+    BlockUndeclared (IgnoreUndeclared would refuse the prefixes, pkg/config/validation.go ~117)."""
+    config: dict[str, Any] = {"excludeResourcePrefixes": list(KUEUE_EXCLUDED_RESOURCE_PREFIXES)}
+    transformation = neuron_transformation(flavor_list)
+    if transformation is not None:
+        config["transformations"] = [transformation]
+    return config

@@ -15,7 +15,7 @@ import yaml
 from components.catalog import CatalogError
 from components.spec import Cloud, GpuSharing, MigStrategy, SharingMode
 
-from .cluster import NEURON_DEVICE, NVIDIA_GPU, GpuPool
+from .cluster import NEURON_CORE, NVIDIA_GPU, GpuPool
 
 MIG_CONFIGMAP = "ai-infra-mig-parted-config"
 """mig-parted config of the operator's MIG manager (key `config.yaml`)."""
@@ -66,7 +66,10 @@ def _parse(profile: str) -> tuple[int, int]:
 
 
 def units_per_device(pool: GpuPool) -> int:
-    """Schedulable units one device of the pool advertises: MIG instances, time-slicing/MPS replicas, or 1."""
+    """Units one device of the pool counts as in Kueue: MIG instances, time-slicing/MPS replicas, NeuronCores (Neuron
+    quota is kept in cores, see `queues`), or 1."""
+    if not pool.nvidia:
+        return pool.neuron_cores_per_device
     sharing = pool.sharing
     if sharing.mode is SharingMode.MIG:
         assert sharing.mig_profile is not None  # the spec requires it with mode mig
@@ -78,10 +81,11 @@ def units_per_device(pool: GpuPool) -> int:
 
 
 def device_resource(pool: GpuPool, cloud: Cloud, strategy: MigStrategy, gpu_operator_on_gke: bool) -> str:
-    """The extended resource a pool's pods request: `nvidia.com/mig-<profile>` for MIG under the `mixed` strategy
-    (GKE's own MIG always advertises nvidia.com/gpu), `aws.amazon.com/neuron` for Neuron, else nvidia.com/gpu."""
+    """The extended resource Kueue counts a pool's quota in: what its pods request, `nvidia.com/mig-<profile>` for MIG
+    under the `mixed` strategy (GKE's own MIG always advertises nvidia.com/gpu), else nvidia.com/gpu; for Neuron
+    `aws.amazon.com/neuroncore`, into which Kueue's config turns device requests (`queues.kueue_resources_config`)."""
     if not pool.nvidia:
-        return NEURON_DEVICE
+        return NEURON_CORE
     native_gke = cloud is Cloud.GCP and not gpu_operator_on_gke
     if pool.sharing.mode is SharingMode.MIG and strategy is MigStrategy.MIXED and not native_gke:
         return f"nvidia.com/mig-{pool.sharing.mig_profile}"

@@ -10,6 +10,10 @@ system (`lustre.<name>` in the spec), so a pod mounts `persistentVolumeClaim.cla
 - `retain`: in a protected environment (where team namespaces are retained) volumes and claims are only forgotten
   when a team or file system leaves the config: the retained workloads keep mounting them, and the `pvc-protection` /
   `pv-protection` finalizers would hold a deletion until the provider's timeout on every `pulumi up`.
+- A volume's source (`spec.csi`: driver, handle, attributes) cannot change in place, so pulumi-kubernetes replaces
+  the volume, and, its name being fixed, deletes it first. The claim bound to it would keep it Terminating
+  (`pv-protection`) and keep pointing at the old binding: the claim is replaced with its volume (`replace_with`),
+  and Pulumi deletes the dependent claim before the volume.
 """
 
 from __future__ import annotations
@@ -87,7 +91,8 @@ class LustreVolumes(pulumi.ComponentResource):
                     # change) and the bound claim keeps the size it was created with.
                     opts=pulumi.ResourceOptions.merge(child_opts(self, args.cluster, [args.namespaces[team], pv]),
                                                       pulumi.ResourceOptions(ignore_changes=["spec.resources"],
-                                                                             retain_on_delete=args.retain)))
+                                                                             retain_on_delete=args.retain,
+                                                                             replace_with=[pv])))
                 claims.setdefault(team, []).append(mount.name)
         self.claims = claims
         """Per team, the claims it can mount (file system names)."""

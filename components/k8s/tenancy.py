@@ -1,12 +1,15 @@
 """Team tenancy on a cluster: Kueue (release, ResourceFlavors), PriorityClasses, and per team of the spec a
-namespace under Pod Security `restricted`, a default-deny NetworkPolicy, a ResourceQuota and LimitRange, and a
-Kueue ClusterQueue and LocalQueue. A team added to the config gets all of these on the next `pulumi up`.
+namespace under Pod Security `restricted`, a NetworkPolicy (same-namespace ingress; egress to DNS, the API server
+and outside the cluster, see `netpol`), a ResourceQuota and LimitRange, and a Kueue ClusterQueue and LocalQueue. A
+team added to the config gets all of these on the next `pulumi up`. Teams get no RBAC here: who may use a namespace
+is the cluster's own access (EKS access entries, GKE IAM, AKS Azure RBAC).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
@@ -16,6 +19,7 @@ from components.spec import TeamSpec
 
 from . import charts
 from .cluster import KUEUE_NAMESPACE, NVIDIA_GPU, RESERVED_NAMESPACES, TPU_CHIP
+from .netpol import ClusterNetwork, team_policy_spec
 from .objects import PSA_MODES, RESTRICTED_PSA, child_opts, custom_resource, namespace
 from .queues import Flavor, admissible, cluster_queue, kueue_resources_config, local_queue, resource_flavor
 
@@ -28,15 +32,14 @@ PRIORITY_CLASSES = {
 # Requests a container gets when it names none (needed once the namespace has a cpu/memory quota). No default
 # limits: a default memory limit below a container's own request makes the API server reject the pod.
 DEFAULT_REQUESTS = {"cpu": "250m", "memory": "512Mi"}
-DNS_PORT = 53
 TEAM_LABEL = "ai-infra/team"
 """On every team namespace (its value the team): Kueue manages the jobs and pods of namespaces carrying it."""
 
 
-def kueue_manager_config() -> dict[str, Any]:
+def kueue_manager_config(flavor_list: Sequence[Flavor] = ()) -> dict[str, Any]:
     """Kueue's Configuration: the chart's default (kubernetes-sigs/kueue v0.19.2, charts/kueue/values.yaml,
     `managerConfig.controllerManagerConfigYaml`; the chart fills in internalCertManagement), plus `resources`
-    (`queues.kueue_resources_config`) and `managedJobsNamespaceSelector`. Without the selector Kueue's webhooks
+    (`queues.kueue_resources_config`, which depends on the cluster's flavors) and `managedJobsNamespaceSelector`. Without the selector Kueue's webhooks
     (`failurePolicy: Fail`) cover every namespace but kube-system and kueue-system, so while its pod is not ready
     (a new cluster, a drained system node) the other charts' Deployments, Jobs and Pods cannot be created.
     Selecting the team namespaces confines them to the workloads Kueue queues: the chart copies the selector into
@@ -57,13 +60,13 @@ def kueue_manager_config() -> dict[str, Any]:
             "batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/rayservice", "ray.io/raycluster",
             "jobset.x-k8s.io/jobset", "workload.codeflare.dev/appwrapper", "trainer.kubeflow.org/trainjob", "pod",
             "deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset"]},
-        "resources": kueue_resources_config(),  # resources admitted without quota (queues.py)
+        "resources": kueue_resources_config(list(flavor_list)),  # excluded resources, Neuron devices as cores
     }
 
 
-def kueue_values() -> dict[str, Any]:
+def kueue_values(flavor_list: Sequence[Flavor] = ()) -> dict[str, Any]:
     # The chart parses this text as YAML (fromYaml); JSON is YAML.
-    return {"managerConfig": {"controllerManagerConfigYaml": json.dumps(kueue_manager_config(), indent=2)}}
+    return {"managerConfig": {"controllerManagerConfigYaml": json.dumps(kueue_manager_config(flavor_list), indent=2)}}
 
 
 def check_team_names(teams: dict[str, TeamSpec]) -> None:
@@ -99,6 +102,11 @@ class TenancyArgs:
     """The cluster's accelerator flavors (see `queues.flavors`)."""
     cluster: pulumi.Resource
     """The cluster component: every object is `deleted_with` it."""
+    network: ClusterNetwork
+    """The cluster's pod, service and API server ranges, which the teams' NetworkPolicies name (`netpol`)."""
+    namespace_aliases: dict[str, Sequence[pulumi.Alias]] = field(default_factory=dict)
+    """Per team, where its namespace object was before (the inference Service's namespace of the same name): the
+    existing namespace moves to the team instead of being created twice ("already exists"). Default none."""
     retain_namespaces: bool = False
     """Keep a team's namespace (its PVCs and workloads) in the cluster when the team leaves the config or the stack
     is destroyed; Pulumi only forgets it, and with it the team's ClusterQueue and LocalQueue (`retain_on_delete`):
@@ -111,10 +119,13 @@ class Tenancy(pulumi.ComponentResource):
     """`ai-infra:kubernetes:Tenancy`. Children: `<name>-kueue`, `<name>-priority-<class>`, `<name>-flavor-default`,
     `<name>-flavor-<flavor>`, and a `Team` `<name>-<team>` per team."""
 
+    TYPE = "ai-infra:kubernetes:Tenancy"
+
     def __init__(self, name: str, args: TenancyArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("ai-infra:kubernetes:Tenancy", name, None, opts)
+        super().__init__(self.TYPE, name, None, opts)
         check_team_names(args.teams)
-        self.kueue = charts.release(f"{name}-kueue", charts.KUEUE, KUEUE_NAMESPACE, kueue_values(), child_opts(self, args.cluster),
+        self.kueue = charts.release(f"{name}-kueue", charts.KUEUE, KUEUE_NAMESPACE, kueue_values(args.flavors),
+                                    child_opts(self, args.cluster),
                                     release_name="kueue", create_namespace=True)
         for class_name, (value, preemption, description) in PRIORITY_CLASSES.items():
             k8s.scheduling.v1.PriorityClass(
@@ -147,33 +158,20 @@ class Team(pulumi.ComponentResource):
     """`ai-infra:kubernetes:Team`. Children: `<name>-namespace`, `-network-policy`, `-quota`, `-limits`,
     `-cluster-queue`, `-local-queue`. With `retain_namespaces` the namespace and both queues are `retain_on_delete`."""
 
+    TYPE = "ai-infra:kubernetes:Team"
+
     def __init__(self, name: str, args: TeamArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("ai-infra:kubernetes:Team", name, None, opts)
+        super().__init__(self.TYPE, name, None, opts)
         team, tenancy, cluster = args.team, args.tenancy, args.tenancy.cluster
         spec = tenancy.teams[team]
         retain = pulumi.ResourceOptions(retain_on_delete=tenancy.retain_namespaces)
+        moved = pulumi.ResourceOptions(aliases=list(tenancy.namespace_aliases.get(team, ())))
         self.namespace = namespace(f"{name}-namespace", team, namespace_labels(team),
-                                   pulumi.ResourceOptions.merge(child_opts(self, cluster), retain))
+                                   pulumi.ResourceOptions.merge(child_opts(self, cluster), retain).merge(moved))
         in_ns = child_opts(self, cluster, [self.namespace])
         meta = lambda object_name: k8s.meta.v1.ObjectMetaArgs(name=object_name, namespace=team)  # noqa: E731
-        # Default deny both ways; pods may talk to each other in the namespace and resolve names via cluster DNS.
-        same_namespace = [k8s.networking.v1.NetworkPolicyPeerArgs(pod_selector=k8s.meta.v1.LabelSelectorArgs())]
-        dns = k8s.networking.v1.NetworkPolicyPeerArgs(
-            namespace_selector=k8s.meta.v1.LabelSelectorArgs(match_labels={"kubernetes.io/metadata.name": "kube-system"}),
-            pod_selector=k8s.meta.v1.LabelSelectorArgs(match_labels={"k8s-app": "kube-dns"}))
         k8s.networking.v1.NetworkPolicy(
-            f"{name}-network-policy", metadata=meta("default-deny"),
-            spec=k8s.networking.v1.NetworkPolicySpecArgs(
-                pod_selector=k8s.meta.v1.LabelSelectorArgs(),
-                policy_types=["Ingress", "Egress"],
-                ingress=[k8s.networking.v1.NetworkPolicyIngressRuleArgs(from_=same_namespace)],
-                egress=[
-                    k8s.networking.v1.NetworkPolicyEgressRuleArgs(to=same_namespace),
-                    k8s.networking.v1.NetworkPolicyEgressRuleArgs(to=[dns], ports=[
-                        k8s.networking.v1.NetworkPolicyPortArgs(protocol=protocol, port=DNS_PORT)
-                        for protocol in ("UDP", "TCP")]),
-                ]),
-            opts=in_ns)
+            f"{name}-network-policy", metadata=meta("default-deny"), spec=team_policy_spec(tenancy.network), opts=in_ns)
         k8s.core.v1.ResourceQuota(
             f"{name}-quota", metadata=meta("team-quota"),
             spec=k8s.core.v1.ResourceQuotaSpecArgs(hard=quota_hard(admissible(team, tenancy.teams, tenancy.flavors))),

@@ -1,6 +1,7 @@
 """Review fixes of the Kubernetes layer, asserted on what the clusters would receive: Kueue admits resources its
-queues don't cover (EFA, ephemeral storage, Neuron cores), the EFA device plugin runs on EKS pools with EFA, GMP
-rule groups carry the interval the v0.15 CRD requires, and kube-prometheus-stack scrapes GKE's kube-dns."""
+queues don't cover (EFA, ephemeral storage), the EFA device plugin runs on EKS pools with EFA, GMP
+rule groups carry the interval the v0.15 CRD requires, and kube-prometheus-stack scrapes GKE's kube-dns. Neuron quota:
+tests/k8s/test_neuron_quota.py."""
 
 from __future__ import annotations
 
@@ -40,19 +41,22 @@ def covered_resources(plan: PlanResult, cluster: str) -> set[str]:
 # --- Kueue: resources no ClusterQueue covers -------------------------------------------------------------------
 
 
-def test_kueue_admits_efa_ephemeral_storage_and_neuron_cores_without_quota(three_cloud_plan: PlanResult) -> None:
+def test_kueue_admits_efa_and_ephemeral_storage_without_quota(three_cloud_plan: PlanResult) -> None:
     for cluster in (AWS, GCP, AZURE):
         resources = kueue_config(three_cloud_plan, cluster)["resources"]
-        assert set(resources) == {"excludeResourcePrefixes"}  # strategy stays BlockUndeclared (the default)
+        assert "quotaCheckStrategy" not in resources  # strategy stays BlockUndeclared (the default)
         prefixes = resources["excludeResourcePrefixes"]
-        for resource in (EFA, "ephemeral-storage", "aws.amazon.com/neuroncore"):
+        for resource in (EFA, "ephemeral-storage"):
             assert excluded(resource, prefixes), resource
+        # Neither Neuron resource goes unchecked: a pod asking for cores instead of devices is still charged.
+        assert not excluded("aws.amazon.com/neuroncore", prefixes) and not excluded("aws.amazon.com/neuron", prefixes)
 
 
 def test_no_resource_a_queue_counts_is_excluded(three_cloud_plan: PlanResult) -> None:
-    """What the queues do count stays counted: cpu, memory, GPUs, MIG slices, Neuron devices, TPU chips."""
+    """What the queues do count stays counted: cpu, memory, GPUs, MIG slices, NeuronCores, TPU chips."""
     aws_covered = covered_resources(three_cloud_plan, AWS)
-    assert "aws.amazon.com/neuron" in aws_covered and "aws.amazon.com/neuroncore" not in aws_covered  # devices
+    # Neuron quota is kept in cores; devices become cores before Kueue checks them (test_neuron_quota.py).
+    assert "aws.amazon.com/neuroncore" in aws_covered and "aws.amazon.com/neuron" not in aws_covered
     for cluster in (AWS, GCP, AZURE):
         prefixes = kueue_config(three_cloud_plan, cluster)["resources"]["excludeResourcePrefixes"]
         covered = covered_resources(three_cloud_plan, cluster)

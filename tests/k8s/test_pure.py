@@ -156,7 +156,8 @@ def test_flavors_per_accelerator_and_capacity():
     assert by_name["a100-80gb-on-demand"].units_per_device == 2  # 3g.40gb x2 per GPU
     assert by_name["l4-on-demand"].units_per_device == 4  # time-slicing replicas
     neuron = by_name["trainium2-on-demand"]
-    assert (neuron.group, neuron.resource) == ("neuron", "aws.amazon.com/neuron")
+    # Quota in NeuronCores: four logical cores per Trainium2 device under the default LNC=2.
+    assert (neuron.group, neuron.resource, neuron.units_per_device) == ("neuron", "aws.amazon.com/neuroncore", 4)
 
 
 def test_mixed_strategy_requests_mig_resources_except_on_gke():
@@ -188,7 +189,7 @@ def test_team_quota_split_across_flavors():
     shares = team_shares(TeamSpec(gpu_quota=16), flavor_list)
     # GPUs at max size: a100 8, h100 on-demand 32, h100 spot 16, l4 4 -> 2, 9, 4, 1 GPUs (largest remainder)
     assert shares == {"a100-80gb-on-demand": 4, "h100-80gb-on-demand": 9, "h100-80gb-spot": 4, "l4-on-demand": 4,
-                      "trainium2-on-demand": 16}
+                      "trainium2-on-demand": 64}  # 16 Trainium2 devices as NeuronCores
 
 
 def test_cluster_queue_lists_every_covered_resource_and_borrowing():

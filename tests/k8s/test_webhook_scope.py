@@ -43,9 +43,13 @@ def test_the_config_is_the_charts_default_plus_the_namespace_selector_and_resour
     kueue = [r for r in three_cloud_plan.of_type(RELEASE) if r.inputs["chart"].endswith("/kueue")]
     assert len(kueue) == 3  # one per cluster
     for release in kueue:
-        config = kueue_config(three_cloud_plan, release.name.removesuffix("-kueue"))
+        cluster = release.name.removesuffix("-kueue")
+        config = kueue_config(three_cloud_plan, cluster)
         selector = config.pop("managedJobsNamespaceSelector")
-        assert config.pop("resources") == {"excludeResourcePrefixes": list(KUEUE_EXCLUDED_RESOURCE_PREFIXES)}
+        resources = config.pop("resources")
+        assert resources.pop("excludeResourcePrefixes") == list(KUEUE_EXCLUDED_RESOURCE_PREFIXES)
+        # Only the cluster with Neuron pools (trn2) charges Neuron devices as cores.
+        assert bool(resources.pop("transformations", None)) == (cluster == "test-us-east-1") and resources == {}
         assert config == default
         assert selector == {"matchExpressions": [{"key": TEAM_LABEL, "operator": "Exists"}]}
     assert json.loads(json.dumps(kueue_manager_config())) == kueue_manager_config()  # plain data, as the chart reads it
