@@ -30,7 +30,8 @@ _VALUE_WIDTH = 60
 
 # Options a diff reports, with the value a record without the field means (a base planned before the field existed).
 _OPTIONS = {"protect": False, "retainOnDelete": False, "ignoreChanges": [], "provider": "", "parent": "",
-            "deleteBeforeReplace": None, "replaceOnChanges": [], "additionalSecretOutputs": [], "customTimeouts": {}}
+            "deleteBeforeReplace": None, "replaceOnChanges": [], "replaceWith": [], "deletedWith": "",
+            "additionalSecretOutputs": [], "customTimeouts": {}}
 
 CLUSTER_TYPES = frozenset({"aws:eks/cluster:Cluster", "gcp:container/cluster:Cluster",
                            "azure-native:containerservice:ManagedCluster"})
@@ -375,6 +376,7 @@ def diff_plans(base: dict[str, Any], head: dict[str, Any]) -> dict[str, Any]:
         entry = _changed_entry(old[before], new[urn], before, urn, users[urn])
         if entry is not None:
             groups[_component_of(urn, new)]["replaced" if entry["action"] == "replace" else "changed"].append(entry)
+    _replace_with(groups, old, new, dict(pairs))
     counts = {kind: sum(len(g[kind]) for g in groups.values()) for kind in ("added", "changed", "replaced", "removed")}
     protected = [e["urn"] for g in groups.values() for e in g["removed"] + g["replaced"] if e.get("protected")]
     replaced_clusters = {e["urn"] for g in groups.values() for e in g["replaced"] if e["type"] in CLUSTER_TYPES}
@@ -384,6 +386,37 @@ def diff_plans(base: dict[str, Any], head: dict[str, Any]) -> dict[str, Any]:
                 for cluster in sorted(replaced_clusters & set(p.get("dependencies", [])))]
     return {"stack": head.get("stack"), "base_stack": base.get("stack"), "counts": counts, "protected": protected,
             "stranded": stranded, "components": {name: groups[name] for name in sorted(groups)}}
+
+
+def _replace_with(groups: dict[str, dict[str, list]], old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]],
+                  kept: dict[str, str]) -> None:
+    """Replace, as the engine does, each kept resource whose `replaceWith` names a replaced one (repeatedly, so a
+    chain follows): an update becomes a replacement, and an unchanged resource gets a replacement entry."""
+    entries = {e["urn"]: (name, kind, e) for name, g in groups.items() for kind in ("changed", "replaced") for e in g[kind]}
+    replaced = {urn for urn, (_, kind, _) in entries.items() if kind == "replaced"}
+    moved_to = {urn: before for before, urn in kept.items()}
+    grew = True
+    while grew:
+        grew = False
+        for urn in moved_to:
+            because = sorted(set(new[urn].get("replaceWith") or []) & replaced)
+            if urn in replaced or not because:
+                continue
+            name, kind, entry = entries.get(urn) or (_component_of(urn, new), "", None)
+            if entry is None:
+                entry = {"urn": urn, "type": new[urn]["type"], "action": "replace", "inputs": [], "changes": [],
+                         "replaceBecause": [], "options": [], "notes": []}
+            else:
+                groups[name][kind].remove(entry)
+                entry["action"] = "replace"
+            entry["notes"].append(f"replaced with {', '.join(_name(u) for u in because)} (replaceWith)")
+            if old[moved_to[urn]].get("protect") and new[urn].get("protect"):
+                entry["protected"] = True
+                entry["notes"].append(PROTECTED_NOTE)
+            groups[name]["replaced"].append(entry)
+            entries[urn] = (name, "replaced", entry)
+            replaced.add(urn)
+            grew = True
 
 
 def stranded_lines(diff: dict[str, Any], code: Callable[[str], str] = str) -> list[str]:
@@ -421,8 +454,9 @@ def render_diff_text(diff: dict[str, Any]) -> str:
         lines += [f"    + {_name(e['urn'])} ({e['type']})" for e in group["added"]]
         for mark, kind in (("~", "changed"), ("±", "replaced")):
             for e in group.get(kind, []):
-                text = f"    {mark} {_name(e['urn'])}{' replace' if kind == 'replaced' else ''}: "
-                text += ", ".join(describe_changes(e, _TEXT_CHANGES_PER_RESOURCE))
+                parts = describe_changes(e, _TEXT_CHANGES_PER_RESOURCE)
+                text = f"    {mark} {_name(e['urn'])}{' replace' if kind == 'replaced' else ''}"
+                text += f": {', '.join(parts)}" if parts else ""
                 lines.append(text + "".join(f" [{note}]" for note in e.get("notes", [])))
         lines += [f"    - {_name(e['urn'])} ({e['type']})" + "".join(f" [{note}]" for note in e.get("notes", []))
                   for e in group["removed"]]

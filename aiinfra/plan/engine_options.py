@@ -73,11 +73,13 @@ def custom_timeouts(request: resource_pb2.RegisterResourceRequest) -> dict[str, 
 
 def options_of(request: resource_pb2.RegisterResourceRequest) -> dict[str, Any]:
     """The options a plan records beyond protect, ignoreChanges and aliases: deleteBeforeReplace (None when unset),
-    replaceOnChanges, additionalSecretOutputs, customTimeouts (seconds) and propertyDependencies (the properties that
-    have any)."""
+    replaceOnChanges, replaceWith and deletedWith (URNs), additionalSecretOutputs, customTimeouts (seconds) and
+    propertyDependencies (the properties that have any)."""
     return {
         "deleteBeforeReplace": request.deleteBeforeReplace if request.deleteBeforeReplaceDefined else None,
         "replaceOnChanges": list(request.replaceOnChanges),
+        "replaceWith": sorted(request.replace_with),
+        "deletedWith": request.deletedWith,
         "additionalSecretOutputs": list(request.additionalSecretOutputs),
         # The engine parses timeouts only for resources it registers itself; a remote component's go to its provider.
         "customTimeouts": custom_timeouts(request) if not request.remote else {},

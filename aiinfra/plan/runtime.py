@@ -60,6 +60,10 @@ class ResourceRecord:
     """As the program set it; None when it did not (the provider's schema decides)."""
     replaceOnChanges: list[str] = field(default_factory=list)
     """Input properties whose change replaces the resource instead of updating it, as the program set them."""
+    replaceWith: list[str] = field(default_factory=list)
+    """URNs whose replacement replaces this resource too (the `replace_with` option)."""
+    deletedWith: str = ""
+    """URN whose deletion deletes this resource, so the engine does not delete it itself (`deleted_with`); "" for none."""
     additionalSecretOutputs: list[str] = field(default_factory=list)
     customTimeouts: dict[str, float] = field(default_factory=dict)
     """Seconds per operation (create, update, delete, read) the program set, as the engine parses them."""

@@ -19,7 +19,7 @@ from pulumi.runtime.sync_await import _sync_await
 
 # RegisterResourceRequest field -> TransformResourceOptions field, the options the engine passes to a transform.
 _REPEATED = {"dependencies": "depends_on", "ignoreChanges": "ignore_changes", "replaceOnChanges": "replace_on_changes",
-             "aliases": "aliases", "additionalSecretOutputs": "additional_secret_outputs"}
+             "aliases": "aliases", "additionalSecretOutputs": "additional_secret_outputs", "replace_with": "replace_with"}
 _MAPS = {"providers": "providers", "pluginChecksums": "plugin_checksums"}
 _SCALARS = {"version": "version", "provider": "provider", "pluginDownloadURL": "plugin_download_url",
             "deletedWith": "deleted_with"}

@@ -434,3 +434,41 @@ def test_a_replaced_cluster_warns_that_its_kubernetes_objects_are_not_recreated(
     body = render_markdown({**head, "diff": diff, "policy": {"pack": "p", "violations": []}})
     assert "⚠️ cluster `dev-eks` is replaced, but the 3 Kubernetes object(s) on it are not re-created there" in body
     assert "run `pulumi up --refresh`" in body
+
+
+def test_a_resource_replaced_with_another_is_replaced_too_down_the_chain() -> None:
+    """The engine replaces a resource whose replaceWith names a replaced one (step_generator.go, diff): the diff too,
+    whether the resource changed or not, and through a chain of them."""
+    pv = _record("kubernetes:core/v1:PersistentVolume", "pv", {"metadata": {"name": "lustre"}})
+    claim = _record("kubernetes:core/v1:PersistentVolumeClaim", "claim", {"metadata": {"name": "c"}, "x": 1},
+                    replaceWith=[pv["urn"]])
+    pod = _record("kubernetes:core/v1:Pod", "pod", {"metadata": {"name": "p"}}, replaceWith=[claim["urn"]])
+    other = _record("kubernetes:core/v1:Pod", "other", {"metadata": {"name": "o"}})
+    base, head = _plans(pv, claim, pod, other)
+    head["resources"][2]["inputs"]["x"] = 2  # an update of its own...
+    assert diff_plans(base, head)["counts"] == {"added": 0, "changed": 1, "replaced": 0, "removed": 0}
+    head["resources"][1]["inputs"]["metadata"]["name"] = "lustre2"  # ...until the volume it is replaced with is replaced
+    diff = diff_plans(base, head)
+    assert diff["counts"] == {"added": 0, "changed": 0, "replaced": 3, "removed": 0}
+    entries = {e["urn"].split("::")[-1]: e for g in diff["components"].values() for e in g["replaced"]}
+    assert entries["claim"]["notes"] == ["replaced with pv (replaceWith)"] and entries["claim"]["inputs"] == ["x"]
+    assert entries["pod"]["notes"] == ["replaced with claim (replaceWith)"] and entries["pod"]["changes"] == []
+    lines = render_diff_text(diff).splitlines()
+    assert "    ± pod replace [replaced with claim (replaceWith)]" in lines
+    assert "    ± claim replace: x 1 → 2 [replaced with pv (replaceWith)]" in lines
+
+
+def test_the_plan_records_replace_with_and_deleted_with_as_the_engine_gets_them() -> None:
+    import pulumi
+
+    from aiinfra.plan.runtime import run_program
+
+    def program() -> None:
+        vault = pulumi.CustomResource("test:index:Vault", "vault", {})
+        key = pulumi.CustomResource("test:index:Key", "key", {}, opts=pulumi.ResourceOptions(deleted_with=vault))
+        pulumi.CustomResource("test:index:Use", "use", {}, opts=pulumi.ResourceOptions(replace_with=[key, vault]))
+
+    records = {r.name: r for r in run_program(program, project="p", stack="s").resources}
+    assert records["key"].deletedWith == records["vault"].urn and records["vault"].deletedWith == ""
+    assert records["use"].replaceWith == sorted([records["key"].urn, records["vault"].urn])
+    assert records["key"].replaceWith == []

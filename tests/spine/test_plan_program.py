@@ -20,7 +20,7 @@ from aiinfra.plan.runtime import SECRET_SIG, UNKNOWN
 
 PROGRAM = Path(__file__).resolve().parents[1] / "data" / "programs" / "invokes"
 RECORD_FIELDS = {"urn", "type", "name", "parent", "provider", "custom", "protect", "retainOnDelete",
-                 "ignoreChanges", "dependencies", "inputs", "aliases", "deleteBeforeReplace", "replaceOnChanges", "additionalSecretOutputs",
+                 "ignoreChanges", "dependencies", "inputs", "aliases", "deleteBeforeReplace", "replaceOnChanges", "replaceWith", "deletedWith", "additionalSecretOutputs",
                  "customTimeouts", "propertyDependencies"}
 
 
