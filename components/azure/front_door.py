@@ -136,8 +136,14 @@ class FrontDoor(AzureComponent):
 
         domains = [azure_native.cdn.ActivatedResourceReferenceArgs(id=self.endpoint.id)]
         custom_domains = []
+        self.domain_validation_token: pulumi.Output[str | None] = pulumi.Output.from_input(None)
+        """The value of the TXT record that proves the custom domain is yours, None without a domain. Azure issues it
+        when the domain is created and it lasts seven days; one regenerated in Azure reaches the stack's outputs with
+        `pulumi up --refresh` (learn.microsoft.com/azure/frontdoor/domain, "TXT record validation")."""
         if spec.domain:
             custom_domain = self._custom_domain(name, rg, ctx, spec)
+            self.domain_validation_token = custom_domain.validation_properties.apply(
+                lambda validation: validation.validation_token if validation else None)
             custom_domains.append(azure_native.cdn.ActivatedResourceReferenceArgs(id=custom_domain.id))
             domains.append(azure_native.cdn.ActivatedResourceReferenceArgs(id=custom_domain.id))
         self.route = azure_native.cdn.Route(
@@ -180,7 +186,7 @@ class FrontDoor(AzureComponent):
         origin (Standard) is reachable from every Front Door profile, any customer's, through the AzureFrontDoor.Backend
         service tag: the ingress must refuse requests whose header differs (learn.microsoft.com/azure/frontdoor/origin-security)."""
         self.register_outputs({"endpoint_host_name": self.endpoint.host_name, "profile_id": self.profile.id,
-                               "front_door_id": self.front_door_id})
+                               "front_door_id": self.front_door_id, "domain_validation_token": self.domain_validation_token})
 
     def _origin(self, name: str, rg: pulumi.Input[str], profile: pulumi.Input[str], group: azure_native.cdn.AFDOriginGroup,
                 origin: FrontDoorOrigin, premium: bool, domain: str | None) -> azure_native.cdn.AFDOrigin:

@@ -147,7 +147,14 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
             # Front Door's logs go to the workspace of the endpoint's logs_data_zone, else of the first serving region.
             workspace_id=workspaces[list(cloud_spec.regions).index(endpoint_logs_region(platform, Cloud.AZURE, cloud_spec) or first)]))
         # front_door_id: the X-Azure-FDID header value an origin checks to accept its own Front Door only.
-        return {"front_door": {"host_name": door.host_name, "domain": endpoint.domain, "front_door_id": door.front_door_id}}
+        exported: dict[str, Any] = {"host_name": door.host_name, "domain": endpoint.domain, "front_door_id": door.front_door_id}
+        if endpoint.domain:
+            # The TXT record the domain's DNS owner creates before Front Door serves the domain: `_dnsauth.<subdomain>`
+            # in the domain's zone (learn.microsoft.com/azure/frontdoor/domain, "TXT record validation"), exported as
+            # the full name, which also covers an apex domain (`_dnsauth.<zone>`).
+            exported["domain_validation"] = {"txt_name": f"_dnsauth.{endpoint.domain}",
+                                             "txt_value": door.domain_validation_token}
+        return {"front_door": exported}
 
     return CloudResult(outputs=outputs, clusters=clusters, after_kubernetes=front_door)
 

@@ -138,16 +138,33 @@ def test_a_managed_certificate_gives_the_profile_no_identity(prod_plan: PlanResu
 
 
 FRONT_DOOR_ID = "8c2f3a6e-1b7d-4e9a-9f00-0123456789ab"
+VALIDATION_TOKEN = "_x2k9dq4mz7bv1c8ytr0hw6nplj5sefa"
 
 
-class FrontDoorIdMocks(PlanMocks):
-    """The profile reports its Front Door ID (`frontDoorId`), as Azure does once it exists."""
+class FrontDoorMocks(PlanMocks):
+    """What Azure reports once the resources exist: the profile's Front Door ID (`frontDoorId`) and the custom domain's
+    TXT validation token (`validationProperties`, output only)."""
 
     def answer(self, type_: str, name: str, outputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         resource_id, outputs = super().answer(type_, name, outputs)
         if type_ == f"{CDN}Profile":
             outputs = {**outputs, "frontDoorId": FRONT_DOOR_ID}
+        if type_ == f"{CDN}AFDCustomDomain":
+            outputs = {**outputs, "validationProperties": {"validationToken": VALIDATION_TOKEN,
+                                                           "expirationDate": "2025-01-08T00:00:00Z"}}
         return resource_id, outputs
+
+
+def exported_front_door(config: dict[str, Any], environment: str) -> dict[str, Any]:
+    """The `azure.front_door` stack output of an Azure-only platform, as `pulumi stack output` would show it."""
+    spec = load_platform(platform_dict({"azure": config}, addons={"enabled": False}, environment=environment))
+
+    def program() -> None:
+        for key, value in build_platform(spec).items():
+            pulumi.export(key, value)
+
+    plan = run_program(program, project="ai-infra", stack=environment, mocks_=FrontDoorMocks())
+    return plan.outputs["azure"]["front_door"]
 
 
 def test_the_stack_exports_the_front_door_id_public_origins_must_check(prod_config: dict[str, Any]) -> None:
@@ -155,13 +172,22 @@ def test_the_stack_exports_the_front_door_id_public_origins_must_check(prod_conf
     # customer's) sends from; only the X-Azure-FDID header, checked by the ingress against this ID, tells them apart.
     config = copy.deepcopy(prod_config)
     config["global_endpoint"]["azure_tier"] = "standard"
-    spec = load_platform(platform_dict({"azure": config}, addons={"enabled": False}, environment="staging"))
-
-    def program() -> None:
-        for key, value in build_platform(spec).items():
-            pulumi.export(key, value)
-
-    plan = run_program(program, project="ai-infra", stack="staging", mocks_=FrontDoorIdMocks())
-    exported = plan.outputs["azure"]["front_door"]
+    exported = exported_front_door(config, "staging")
     assert exported["front_door_id"] == FRONT_DOOR_ID
-    assert set(exported) == {"host_name", "domain", "front_door_id"} and exported["domain"] == "infer.example.com"
+    assert set(exported) == {"host_name", "domain", "front_door_id", "domain_validation"}
+    assert exported["domain"] == "infer.example.com"
+
+
+def test_the_stack_exports_the_txt_record_that_validates_the_custom_domain(prod_config: dict[str, Any]) -> None:
+    # Front Door serves a custom domain only once a TXT record `_dnsauth.<subdomain>` in its zone holds the token
+    # Azure issued for it (learn.microsoft.com/azure/frontdoor/domain); the DNS owner reads both from the stack.
+    exported = exported_front_door(copy.deepcopy(prod_config), "prod")
+    assert exported["domain_validation"] == {"txt_name": "_dnsauth.infer.example.com", "txt_value": VALIDATION_TOKEN}
+
+
+def test_without_a_custom_domain_there_is_nothing_to_validate(prod_config: dict[str, Any]) -> None:
+    # Premium with only the azurefd.net host name: no AFDCustomDomain, so no TXT record to publish.
+    config = copy.deepcopy(prod_config)
+    del config["global_endpoint"]["domain"]
+    exported = exported_front_door(config, "prod")
+    assert exported["domain"] is None and "domain_validation" not in exported

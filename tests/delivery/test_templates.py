@@ -1,40 +1,19 @@
-"""Each `pulumi new` template renders as the CLI renders it, then plans offline with the policy pack."""
+"""Each `pulumi new` template renders as the CLI renders it, then plans offline with the policy pack. The templates'
+READMEs, pins and other files: test_template_docs.py."""
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 import yaml
+from delivery.support import AWS_CERTIFICATES, GCP_PROJECT, TEMPLATES, render
 
 from aiinfra.cli import main
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 PROMPTS = {"team", "cloud", "region", "accelerator", "monthlyBudgetUsd"}
-
-
-def render(name: str, tmp_path: Path, answers: dict[str, str]) -> Path:
-    """Copy the template, replace ${PROJECT}/${DESCRIPTION} everywhere, write the answers into Pulumi.dev.yaml as the
-    CLI does: a key not answered gets its default, and an empty answer is not saved at all (pkg/cmd/pulumi/project/
-    newcmd/config.go: "Don't add empty values to the config"), so the program sees the key unset."""
-    project = f"team-{name}"
-    target = tmp_path / project
-    shutil.copytree(TEMPLATES / name, target)
-    for path in target.rglob("*"):
-        if path.is_file():
-            path.write_text(path.read_text().replace("${PROJECT}", project).replace("${DESCRIPTION}", f"{name} for the vision team"))
-    template = yaml.safe_load((target / "Pulumi.yaml").read_text())["template"]["config"]
-    given = {key: str(answers.get(key, spec.get("default", ""))) for key, spec in template.items()}
-    config = {f"{project}:{key}": value for key, value in given.items() if value != ""}
-    (target / "Pulumi.dev.yaml").write_text(yaml.safe_dump({"config": config}))
-    return target
-
-
-GCP_PROJECT = {"gcpProject": "acme-ml-dev"}
-"""The answer a GCP user must give: gcpProject has no default."""
 
 
 def plan(program: Path, tmp_path: Path) -> tuple[int, dict]:
@@ -341,95 +320,6 @@ def test_the_budget_sets_the_pool_node_limit_as_the_prompt_says(tmp_path: Path, 
     assert pools and set(pools) == {nodes}
 
 
-BASELINE = "--policy-pack-config ../ai-infra/policies/config/baseline.json"
-
-
-@pytest.mark.parametrize("name", ["gpu-training", "inference-endpoint", "tpu-research"])
-def test_the_readme_deploys_with_the_baseline_policy_config_from_a_checkout_it_says_how_to_get(name: str) -> None:
-    """Without a policy config every rule of the pack is advisory (the pack's default), so the README's pulumi commands
-    pass the baseline config, which is what makes its mandatory rules block preview and up; the pack and its
-    virtualenv come from a clone of the tag requirements.txt installs, built by the Makefile's policy-pack target."""
-    lines = (TEMPLATES / name / "README.md").read_text().splitlines()
-    commands = [line for line in lines if line.startswith(("pulumi preview", "pulumi up"))]
-    assert sorted(c.split()[1] for c in commands) == ["preview", "up"]
-    assert all("--policy-pack ../ai-infra/policies " in c and BASELINE in c for c in commands)
-    assert (TEMPLATES.parent / "policies" / "config" / "baseline.json").is_file()
-    assert any(line.startswith("venv/bin/aiinfra plan --program . --stack dev") for line in lines)
-    tag = requirement_tag(name)
-    assert any(line.startswith(f"git clone --branch {tag} https://github.com/your-org/ai-infra ../ai-infra") for line in lines)
-    assert any(line.startswith("make -C ../ai-infra policy-pack ") for line in lines)
-    assert re.search(r"^policy-pack: policies/venv/\.installed$", (TEMPLATES.parent / "Makefile").read_text(), re.M)
-
-
-def requirement_tag(name: str) -> str:
-    """The tag of ai-infra the template's requirements.txt installs."""
-    [tag] = re.findall(r"^ai-infra\[\w+\] @ git\+https://github\.com/your-org/ai-infra@(\S+)$",
-                       (TEMPLATES / name / "requirements.txt").read_text(), re.M)
-    return tag
-
-
-@pytest.mark.parametrize("name", ["gpu-training", "inference-endpoint", "tpu-research"])
-def test_the_readme_publishes_the_template_at_the_tag_the_requirements_install(name: str) -> None:
-    """A template from main may import helpers the tagged package lacks: the `pulumi new` URL names the same tag, and
-    the README says that both move together and which Python the package needs."""
-    import tomllib
-
-    readme = " ".join((TEMPLATES / name / "README.md").read_text().split())
-    tag = requirement_tag(name)
-    assert f"pulumi new https://github.com/your-org/ai-infra/tree/{tag}/templates/{name}" in readme
-    assert "/tree/main/" not in readme and "Move both together." in readme
-    python = tomllib.loads((TEMPLATES.parent / "pyproject.toml").read_text())["project"]["requires-python"]
-    assert python == ">=3.11" and "You need Python 3.11 or newer" in readme
-
-
-@pytest.mark.parametrize("name", ["gpu-training", "inference-endpoint", "tpu-research"])
-def test_the_provider_sdks_are_pinned_to_the_versions_of_uv_lock(name: str) -> None:
-    """pip reads no uv.lock and pyproject.toml allows ranges: requirements.txt pins every pulumi package the
-    template's extra brings, at uv.lock's version (what the components were tested with)."""
-    import tomllib
-
-    root = TEMPLATES.parent
-    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
-    locked = {p["name"]: p["version"] for p in tomllib.loads((root / "uv.lock").read_text())["package"]}
-    pins = dict(re.findall(r"^(pulumi[\w-]*)==(\S+)$", (TEMPLATES / name / "requirements.txt").read_text(), re.M))
-
-    def names(extra: str) -> set[str]:
-        found = set()
-        for requirement in project["optional-dependencies"][extra]:
-            if nested := re.fullmatch(r"ai-infra\[([\w,]+)\]", requirement):
-                found |= set().union(*(names(e) for e in nested[1].split(",")))
-            else:
-                found.add(re.match(r"[\w-]+", requirement)[0])
-        return found
-
-    extra = re.search(r"^ai-infra\[(\w+)\]", (TEMPLATES / name / "requirements.txt").read_text(), re.M)[1]
-    wanted = {n for n in names(extra) | {re.match(r"[\w-]+", r)[0] for r in project["dependencies"]} if n.startswith("pulumi")}
-    assert set(pins) == wanted and {"pulumi", "pulumi-gcp", "pulumi-kubernetes"} <= wanted
-    assert pins == {n: locked[n] for n in wanted}
-
-
-@pytest.mark.parametrize("name", ["gpu-training", "inference-endpoint", "tpu-research"])
-def test_the_project_ignores_its_virtualenv_and_caches(name: str) -> None:
-    ignored = (TEMPLATES / name / ".gitignore").read_text().split()
-    assert {"*.pyc", "__pycache__/", ".pytest_cache/", "venv/", ".venv/"} <= set(ignored)
-
-
-@pytest.mark.parametrize(("name", "extra"), [("gpu-training", "all"), ("inference-endpoint", "all"), ("tpu-research", "gcp")])
-def test_the_placeholder_requirement_is_marked_and_the_readme_says_how_to_use_a_checkout(name: str, extra: str) -> None:
-    import tomllib
-
-    requirements = (TEMPLATES / name / "requirements.txt").read_text()
-    readme = (TEMPLATES / name / "README.md").read_text()
-    extras = tomllib.loads((TEMPLATES.parent / "pyproject.toml").read_text())["project"]["optional-dependencies"]
-    [requirement] = [line for line in requirements.splitlines() if line.startswith("ai-infra")]
-    assert requirement == f"ai-infra[{extra}] @ git+https://github.com/your-org/ai-infra@v0.1.0" and extra in extras
-    assert "PLACEHOLDER" in requirements and "placeholder" in readme
-    local = {line.strip().lstrip("#").strip() for line in (requirements + readme).splitlines() if "-e /absolute/path" in line}
-    assert local and all(re.fullmatch(r"-e /absolute/path/to/ai-infra\[(\w+)\]", e) for e in local)
-    assert all(re.fullmatch(r"-e /absolute/path/to/ai-infra\[(\w+)\]", e)[1] in extras for e in local)
-    assert "venv/bin/pip install -r requirements.txt" in readme and "source venv/bin/activate" in readme
-
-
 def cloud_defaults(name: str, key: str) -> dict[str, str]:
     """What the prompt of `key` says an empty answer gives on each cloud: "empty: the cloud's default (<v> on <cloud>, ...)"."""
     prompt = yaml.safe_load((TEMPLATES / name / "Pulumi.yaml").read_text())["template"]["config"][key]
@@ -443,10 +333,6 @@ def values_of(key: str, node: object) -> set[str]:
     if isinstance(node, dict):
         return ({node[key]} if key in node else set()).union(*(values_of(key, v) for v in node.values()))
     return set().union(*(values_of(key, v) for v in node)) if isinstance(node, list) else set()
-
-
-AWS_CERTIFICATES = {"certificateArns": "arn:aws:acm:us-east-1:123456789012:certificate/abc-1,"
-                                      "arn:aws:acm:eu-west-1:123456789012:certificate/abc-2"}
 
 
 @pytest.mark.parametrize(("name", "cloud"), [(n, c) for n in ("gpu-training", "inference-endpoint") for c in ("aws", "gcp", "azure")])
@@ -537,55 +423,3 @@ def test_the_team_quota_covers_the_whole_gpu_pool_the_budget_allows(
         assert nominal == {"cpu": cpus, "memory": memory, "nvidia.com/gpu": gpus}
 
 
-def strings(node: object) -> set[str]:
-    if isinstance(node, dict):
-        return set().union(*(strings(v) for v in node.values()))
-    if isinstance(node, list):
-        return set().union(*(strings(v) for v in node))
-    return {node} if isinstance(node, str) else set()
-
-
-@pytest.mark.parametrize(("name", "plans"), [
-    ("gpu-training", [{"cloud": "aws"}, {"cloud": "gcp", **GCP_PROJECT}, {"cloud": "azure"}]),
-    ("inference-endpoint", [{"cloud": "aws", **AWS_CERTIFICATES}, GCP_PROJECT, {"cloud": "azure"}]),
-    ("tpu-research", [GCP_PROJECT, {"tpuMode": "tpu_vm", **GCP_PROJECT}]),
-])
-def test_the_readme_names_the_physical_names_two_stacks_of_one_name_would_share(
-        tmp_path: Path, name: str, plans: list[dict[str, str]]) -> None:
-    """Names derive from the environment (the stack's name) and the region only: every name the README's collision
-    section lists is one a plan of the template gives a resource."""
-    readme = (TEMPLATES / name / "README.md").read_text()
-    section = readme.split("## Stack names: the environment, and what they collide with")[1].split("\n## ")[0]
-    assert "`vision-dev`" in section and "only the name `dev`" in " ".join(section.split()).lower()
-    listed = set(re.findall(r"`([^`]*<stack>[^`]*)`", section))
-    assert len(listed) >= {"gpu-training": 7, "inference-endpoint": 7, "tpu-research": 3}[name]
-    seen: set[str] = set()
-    for index, answers in enumerate(plans):
-        program = render(name, tmp_path / str(index), answers)
-        out = tmp_path / f"{index}.json"
-        assert main(["plan", "--program", str(program), "--stack", "dev", "--no-policy", "--json", str(out), "-q"]) == 0
-        seen |= strings([r["inputs"] for r in json.loads(out.read_text())["resources"]])
-    for pattern in listed:
-        regex = re.escape(pattern).replace(re.escape("<stack>"), "dev").replace(re.escape("<region>"), "[a-z0-9-]+")
-        assert any(re.fullmatch(regex, value) for value in seen), pattern
-
-
-def test_the_endpoint_readme_says_where_each_clouds_dns_points_with_the_outputs_a_stack_has(tmp_path: Path) -> None:
-    readme = " ".join((TEMPLATES / "inference-endpoint" / "README.md").read_text().split())
-    dns = readme.split("## Pointing the domain at the endpoint")[1].split(" ## ")[0]
-    assert "CNAME from `domain` to `global_endpoint.dns_name`" in dns
-    assert "A record from `domain` to `global_endpoint.ip_address`" in dns and "stays `PROVISIONING`" in dns
-    assert "CNAME from `domain` to `front_door.host_name`" in dns and "TXT record `_dnsauth.<domain>`" in dns
-    assert "validationProperties.validationToken" in dns and "--resource-group rg-dev-frontdoor" in dns
-    outputs = {}
-    for cloud, answers in {"aws": AWS_CERTIFICATES, "gcp": GCP_PROJECT, "azure": {}}.items():
-        program = render("inference-endpoint", tmp_path / cloud, {"cloud": cloud, **answers})
-        out = tmp_path / f"{cloud}.json"
-        assert main(["plan", "--program", str(program), "--stack", "dev", "--no-policy", "--json", str(out), "-q"]) == 0
-        document = json.loads(out.read_text())
-        outputs[cloud] = document["outputs"][cloud]
-        if cloud == "azure":
-            groups = {r["inputs"]["resourceGroupName"] for r in document["resources"] if r["type"] == "azure-native:resources:ResourceGroup"}
-            assert "rg-dev-frontdoor" in groups
-    assert {"dns_name"} <= set(outputs["aws"]["global_endpoint"]) and "ip_address" in outputs["gcp"]["global_endpoint"]
-    assert "host_name" in outputs["azure"]["front_door"]
