@@ -1,7 +1,8 @@
 """An EKS cluster: private API endpoint (public only by opt-in, CIDR-restricted), secrets envelope-encrypted with
 the region's KMS key, control-plane logs (api, audit, authenticator) in a KMS-encrypted log group, access entries
 instead of aws-auth, an OIDC provider for IRSA, the VPC CNI on its own IRSA role, kube-proxy and CoreDNS as EKS
-add-ons at the cluster's Kubernetes version, and the system node group."""
+add-ons at the cluster's Kubernetes version, the system node group, and the EBS CSI driver add-on (its controller on its
+own IRSA role) that provisions the volumes of the default StorageClass the Kubernetes layer creates."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from components.spec.offerings import kubernetes_version_problem
 
 from .context import AwsContext, render
 from .node_group import LaunchTemplateSettings, NodeGroupSettings, autoscaler_tags, launch_template, node_group, system_ami_type
-from .policies import assume_role, irsa_trust, managed_policy_arn
+from .policies import assume_role, ebs_csi_kms, irsa_trust, managed_policy_arn
 from .transit import encrypting_in_transit
 
 LOG_TYPES = ("api", "audit", "authenticator")
@@ -36,6 +37,21 @@ VPC_CNI_ADDON = "vpc-cni"
 # CoreDNS Amazon EKS self-managed add-on", EKS user guide): as EKS add-ons they move with the Kubernetes version.
 KUBE_PROXY_ADDON = "kube-proxy"
 COREDNS_ADDON = "coredns"
+# EKS clusters have no block storage driver of their own (the in-tree EBS provisioner needs it since 1.23).
+EBS_CSI_ADDON = "aws-ebs-csi-driver"
+EBS_CSI_CONTROLLER = ("kube-system", "ebs-csi-controller-sa")
+"""The add-on's controller service account, which its IRSA role trusts (EKS user guide, "Create an Amazon EBS CSI driver
+IAM role")."""
+# AWS's least-privilege managed policy for the driver (AWS managed policy reference, created 2026-04-16; recommended
+# over AmazonEBSCSIDriverPolicy in kubernetes-sigs/aws-ebs-csi-driver#2918): only volumes and snapshots tagged
+# ebs.csi.aws.com/cluster=true, which the driver puts on every volume it creates. Nothing here imports volumes.
+EBS_CSI_POLICY = "AmazonEBSCSIDriverPolicyV2"
+EBS_CSI_OWN_TAGS = 7
+"""Tags the driver puts on each volume besides `extraVolumeTags` (aws-ebs-csi-driver docs/tagging.md): CSIVolumeName,
+ebs.csi.aws.com/cluster, kubernetes.io/cluster/<id> and ebs.csi.aws.com/cluster-name (the add-on sets the cluster ID),
+and the claim's and volume's names (kubernetes.io/created-for/pvc/name, pvc/namespace, pv/name)."""
+MAX_TAGS = 50  # per EC2 resource
+SYSTEM_POOL_LABELS = {"ai-infra/pool": "system"}
 # Without a policy EKS takes EXTENDED (UpgradePolicyRequest); explicit, so a STANDARD cluster (auto-upgraded by EKS at
 # the end of standard support, outside Pulumi) is a reviewed change. Extended support costs more per cluster hour.
 SUPPORT_TYPE = "EXTENDED"
@@ -68,8 +84,8 @@ class Cluster(pulumi.ComponentResource):
     """`ai-infra:aws:Cluster`. Children: `<name>-cluster-role` (+ policy), `<name>-control-plane-logs`, `<name>-eks`
     (protected outside dev), `<name>-api-from-vpc` and `-api-from-<cidr>` (API ingress), `<name>-oidc`,
     `<name>-admin-<hash>` access entries, `<name>-node-role` (+ policies), `<name>-vpc-cni-role`, `<name>-vpc-cni`,
-    `<name>-kube-proxy`, `<name>-system-lt`, `<name>-system-nodegroup`, `<name>-coredns`, and with `fsx_csi`
-    `<name>-fsx-csi`."""
+    `<name>-kube-proxy`, `<name>-system-lt`, `<name>-system-nodegroup`, `<name>-coredns`, `<name>-ebs-csi-role` (+
+    policy attachment and `-kms` inline policy), `<name>-ebs-csi`, and with `fsx_csi` `<name>-fsx-csi`."""
 
     cluster: aws.eks.Cluster
     cluster_name: pulumi.Output[str]
@@ -84,6 +100,8 @@ class Cluster(pulumi.ComponentResource):
     kubeconfig: pulumi.Output[str]
     """Secret kubeconfig authenticating through `aws eks get-token` (no static credentials)."""
     cni: aws.eks.Addon
+    ebs_csi: aws.eks.Addon
+    """The EBS CSI driver add-on: what volumes of the layer's default StorageClass need to be provisioned and mounted."""
     node_prerequisites: list[pulumi.Resource]
     """What every node group waits for, and outlives on destroy: the VPC CNI and kube-proxy add-ons and the node role's
     policy attachments (detached first, a draining node group's instances and ENIs could no longer be cleaned up)."""
@@ -150,10 +168,11 @@ class Cluster(pulumi.ComponentResource):
             instance_types=self._system_types(instance_type, args.enforce_transit_encryption),
             ami_type=system_ami_type(instance_type),
             capacity_type="ON_DEMAND", min_nodes=system.min_nodes, max_nodes=system.max_nodes,
-            labels={"ai-infra/pool": "system"}, tags=self.cluster.name.apply(autoscaler_tags),
+            labels=dict(SYSTEM_POOL_LABELS), tags=self.cluster.name.apply(autoscaler_tags),
             kubernetes_version=self.kubernetes_version, depends_on=self.node_prerequisites))
         # Its pods need nodes: created without any, the add-on stays DEGRADED and the create times out.
         self.coredns = self._addon("coredns", COREDNS_ADDON, [self.system_nodes], keep_tuning=True)
+        self.ebs_csi = self._ebs_csi(oidc.arn, args.kms_key_arn)
         self.fsx_csi = self._fsx_csi() if args.fsx_csi else None
         self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(
             self.cluster.name, self.cluster.endpoint, self.cluster.certificate_authority.data,
@@ -177,6 +196,39 @@ class Cluster(pulumi.ComponentResource):
         dynamic provisioning (fsx:CreateFileSystem, DeleteFileSystem, UpdateFileSystem), which nothing here uses;
         Retain-policy volumes never reach DeleteVolume. With IMDSv2 hop limit 1 its pods get no node credentials either."""
         return self._addon("fsx-csi", FSX_CSI_ADDON, [self.system_nodes])
+
+    def _ebs_csi(self, oidc_provider_arn: pulumi.Output[str], kms_key_arn: pulumi.Input[str]) -> aws.eks.Addon:
+        """`<name>-ebs-csi`: the EBS CSI driver. Its controller creates, attaches and resizes volumes under
+        `<name>-ebs-csi-role` (IRSA; the managed policy, and the region's key for volumes encrypted with it), pinned to
+        the system pool: only the controller holds AWS credentials, so it stays off nodes teams run on. The node plugin
+        (no AWS credentials) tolerates every taint, so team pods mount volumes on the GPU pools too. With IMDSv2 hop
+        limit 1 neither reaches the instance metadata: the driver reads region, zone and instance from the Kubernetes
+        node (its documented fallback, aws-ebs-csi-driver docs/install.md "Metadata"), and the controller's region from
+        the AWS_REGION that EKS's IRSA webhook injects (aws/amazon-eks-pod-identity-webhook#41)."""
+        namespace, account = EBS_CSI_CONTROLLER
+        trust = render(lambda arn, issuer: irsa_trust(arn, issuer, namespace, account), oidc_provider_arn, self.oidc_issuer)
+        role = self._role("ebs-csi-role", trust, [EBS_CSI_POLICY], "EBS CSI driver controller through IRSA")
+        kms = aws.iam.RolePolicy(f"{self._name}-ebs-csi-role-kms", aws.iam.RolePolicyArgs(
+            role=role.name, policy=render(ebs_csi_kms, kms_key_arn)), opts=pulumi.ResourceOptions(parent=self))
+        # Keys of the add-on's configuration schema (`aws eks describe-addon-configuration`): `controller.nodeSelector`,
+        # `controller.extraVolumeTags`, `node.tolerateAllTaints` (aws/containers-roadmap#1706). The controller keeps
+        # the chart's tolerations (CriticalAddonsOnly, NoExecute for 300 s): none of the GPU pools' NoSchedule taints.
+        values = {"controller": {"nodeSelector": dict(SYSTEM_POOL_LABELS), "extraVolumeTags": self._volume_tags()},
+                  "node": {"tolerateAllTaints": True}}
+        # Its controller pods need nodes, like CoreDNS's; the role's permissions come before the pods that use them.
+        return self._addon("ebs-csi", EBS_CSI_ADDON, [self.system_nodes, *role.attachments, kms],
+                           service_account_role_arn=role.arn, configuration_values=json.dumps(values))
+
+    def _volume_tags(self) -> dict[str, str]:
+        """The platform's tags, for the volumes the driver creates (the provider's default tags never reach them). With the
+        driver's own tags an EC2 resource may carry 50: more platform labels would fail every volume's creation."""
+        tags, room = dict(self._ctx.labels), MAX_TAGS - EBS_CSI_OWN_TAGS
+        if len(tags) > room:
+            raise pulumi.RunError(
+                f"platform.labels.extra: the platform's labels make {len(tags)} tags; the EBS volumes of an EKS cluster "
+                f"carry them and {EBS_CSI_OWN_TAGS} of the EBS CSI driver's, at most {MAX_TAGS} in all: remove "
+                f"{len(tags) - room} extra label(s)")
+        return tags
 
     def _system_types(self, instance_type: str, enforced: bool) -> pulumi.Input[Sequence[str]]:
         if not enforced:
@@ -235,7 +287,7 @@ class Cluster(pulumi.ComponentResource):
                 opts=pulumi.ResourceOptions(parent=self))
             for policy in policies
         ]
-        return _Role(role.arn, attachments)
+        return _Role(role.arn, role.name, attachments)
 
     def _admin(self, principal_arn: str) -> None:
         suffix = hashlib.sha256(principal_arn.encode()).hexdigest()[:8]
@@ -253,6 +305,7 @@ class Cluster(pulumi.ComponentResource):
 @dataclass(frozen=True)
 class _Role:
     arn: pulumi.Output[str]
+    name: pulumi.Output[str]
     attachments: list[aws.iam.RolePolicyAttachment]
 
 

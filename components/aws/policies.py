@@ -129,6 +129,18 @@ def irsa_trust(oidc_provider_arn: str, issuer_url: str, namespace: str, service_
     })
 
 
+def ebs_csi_kms(key_arn: str) -> Document:
+    """What the EBS CSI driver's controller needs of the region's key for volumes encrypted with it, on that key only:
+    the statements of the EKS user guide ("Create an Amazon EBS CSI driver IAM role", custom KMS key). Grants only for
+    AWS resources (EC2's grant on an attached volume); the key policy lets this account's IAM policies grant its use."""
+    return document(
+        {"Effect": "Allow", "Action": ["kms:CreateGrant", "kms:ListGrants", "kms:RevokeGrant"], "Resource": [key_arn],
+         "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}}},
+        {"Effect": "Allow", "Action": ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*",
+                                       "kms:DescribeKey"], "Resource": [key_arn]},
+    )
+
+
 def flow_log_delivery(log_group_arn: str) -> Document:
     """What VPC Flow Logs needs to write into one log group (and nothing else)."""
     return document(

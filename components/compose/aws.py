@@ -31,6 +31,7 @@ from components.aws.network import Network, NetworkArgs
 from components.aws.node_group import GpuNodePool, GpuNodePoolArgs
 from components.aws.prometheus import ManagedPrometheus, ManagedPrometheusArgs
 from components.aws.storage import Bucket, BucketArgs, LogBucket, LogBucketArgs, LogTarget
+from components.k8s.block_storage import ebs_storage_class
 from components.k8s.lustre import fsx_mount
 from components.spec import (
     AwsCloudSpec,
@@ -160,7 +161,8 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
         roles = ControllerRoles(name, ControllerRolesArgs(ctx, cluster.cluster_name, cluster.oidc_provider_arn, cluster.oidc_issuer),
                                 opts=opts)
         handle = ClusterHandle(cloud=Cloud.AWS, region=region, spec=spec, name=name, kubeconfig=cluster.kubeconfig,
-                               resource=cluster, node_pools=list(pools), eks=EksControllers(
+                               resource=cluster, node_pools=list(pools),
+                               storage_class=ebs_storage_class(key.arn, cluster.ebs_csi), eks=EksControllers(
                                    region=region, cluster_name=cluster.cluster_name,
                                    kubernetes_version=spec.cluster.kubernetes_version or EKS_KUBERNETES_VERSION,
                                    version_path=f"{region_path('aws', region)}.cluster.kubernetes_version",

@@ -30,7 +30,7 @@ from components.k8s.inference import InferenceService, InferenceServiceArgs, Pre
 from components.k8s.monitoring import Monitoring, MonitoringArgs
 from components.k8s.netpol import cluster_network
 from components.k8s.queues import flavors
-from components.k8s.storage import LustreVolumes, LustreVolumesArgs
+from components.k8s.storage import DefaultStorageClass, DefaultStorageClassArgs, LustreVolumes, LustreVolumesArgs
 from components.k8s.tenancy import Team, Tenancy, TenancyArgs, check_team_names
 from components.spec import Cloud, MonitoringMode, Platform
 
@@ -91,9 +91,14 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> Layer:
     for handle in clusters:
         view = cluster_view(handle.cloud, handle.spec)
         opts = pulumi.ResourceOptions(providers=[provider(handle)])
+        default_class = None
+        if handle.storage_class is not None:  # EKS: no default StorageClass of its own
+            default_class = DefaultStorageClass(f"{handle.name}-block-storage", DefaultStorageClassArgs(
+                handle.storage_class, handle.resource, retain_volumes=platform.protected), opts)
+        storage = [default_class] if default_class is not None else []
         monitoring = Monitoring(handle.name, MonitoringArgs(
             cloud=handle.cloud, mode=addons.monitoring, teams=list(platform.teams), cluster=handle.resource,
-            standalone_exporter=uses_standalone_dcgm(view, addons)), opts)
+            standalone_exporter=uses_standalone_dcgm(view, addons), storage=storage), opts)
         accelerators = Accelerators(handle.name, AcceleratorsArgs(
             view=view, addons=addons, cluster=handle.resource, node_pools=handle.node_pools,
             service_monitors=addons.monitoring is MonitoringMode.SELF_MANAGED, monitoring_ready=monitoring.ready,
@@ -113,6 +118,8 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> Layer:
             "teams": list(tenancy.teams),
             "monitoring": monitoring.outputs,
         }
+        if default_class is not None:
+            outputs[handle.name]["default_storage_class"] = default_class.outputs
         namespaces = {t: team.namespace for t, team in tenancy.teams.items()}
         if handle.lustre:  # the region's Lustre file systems, a claim of each in every team's namespace
             driver: list[pulumi.Resource] = []

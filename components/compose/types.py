@@ -11,6 +11,7 @@ import pulumi
 from components.spec import Cloud, InferenceSpec, Platform, RegionSpec
 
 if TYPE_CHECKING:
+    from components.k8s.block_storage import StorageClassSpec
     from components.k8s.lustre import LustreMount
 
 
@@ -112,6 +113,10 @@ class ClusterHandle:
     inference: InferenceBackend | None = None
     """Set by each cloud's composition in regions with `inference`: the layer creates the Service and admits the
     load balancer to it. Default None (no inference Service)."""
+    storage_class: StorageClassSpec | None = None
+    """Set by the AWS composition on every EKS cluster, which has no default StorageClass: the layer creates this one
+    and marks it default, before the claims that use it (Prometheus's). Default None (the cluster's own default:
+    GKE `standard-rwo`, AKS `default`)."""
 
 
 @dataclass

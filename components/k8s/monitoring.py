@@ -3,6 +3,7 @@ GPU dashboard as a Grafana ConfigMap, and alerts for idle GPUs and XID errors (s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pulumi
@@ -46,6 +47,10 @@ class MonitoringArgs:
     """The cluster component: every object is `deleted_with` it."""
     standalone_exporter: bool = False
     """The DCGM exporter is the standalone chart (GKE without the GPU Operator). Default: the operator's."""
+    storage: Sequence[pulumi.Resource] = ()
+    """What Prometheus's and Alertmanager's volume claims need: the default StorageClass the layer creates (EKS). The
+    release waits for it: installed first, its claims would wait for a class, and the atomic release time out. Default
+    none (the cluster's own default class)."""
 
 
 class Monitoring(pulumi.ComponentResource):
@@ -67,7 +72,8 @@ class Monitoring(pulumi.ComponentResource):
         outputs: dict[str, object] = {"mode": args.mode.value}
         if args.mode is MonitoringMode.SELF_MANAGED:
             stack = charts.release(f"{name}-prometheus-stack", charts.KUBE_PROMETHEUS_STACK, MONITORING_NAMESPACE,
-                                   kube_prometheus_stack_values(args.cloud), in_ns, release_name="kube-prometheus-stack")
+                                   kube_prometheus_stack_values(args.cloud), child_opts(self, cluster, [ns, *args.storage]),
+                                   release_name="kube-prometheus-stack")
             custom_resource(f"{name}-gpu-rules", prometheus_rule(MONITORING_NAMESPACE),
                             child_opts(self, cluster, [ns, stack]))
             self.ready = [stack]

@@ -180,12 +180,11 @@ PROMETHEUS_RETENTION_SIZE = "80GiB"
 toward it too); the CRD's pattern `(^0|([0-9]*[.])?[0-9]+((K|M|G|T|E|P)i?)?B)$`."""
 ALERTMANAGER_VOLUME_GIB = 10
 """Alertmanager keeps silences and its notification log (kilobytes); 10 GiB is GKE's smallest balanced persistent disk."""
-PERSISTENT_CLOUDS = frozenset({Cloud.GCP, Cloud.AZURE})
+PERSISTENT_CLOUDS = frozenset({Cloud.AWS, Cloud.GCP, Cloud.AZURE})
 """Clouds whose clusters have a default StorageClass the volumes use: GKE's `standard-rwo` (the Compute Engine PD CSI
-driver, which the GCP cluster turns on) and AKS's `default` (Azure Disk CSI). EKS clusters here have neither the EBS
-CSI driver nor a default class (EKS 1.30+ no longer marks `gp2` default; the in-tree EBS provisioner needs the CSI
-driver since 1.23): a claim would stay Pending and the release's install fail, so there Prometheus keeps its emptyDir
-until the AWS cluster installs the `aws-ebs-csi-driver` add-on with a default class."""
+driver, which the GCP cluster turns on), AKS's `default` (Azure Disk CSI), and on EKS, which has none of its own (EKS
+1.30+ no longer marks `gp2` default; the in-tree EBS provisioner needs the CSI driver since 1.23), the layer's
+`gp3-encrypted` class (`block_storage`, the AWS cluster's EBS CSI driver add-on), which the release waits for."""
 
 
 def _claim(size_gib: int) -> dict[str, Any]:

@@ -1,4 +1,15 @@
-"""Ready-to-mount Lustre volumes for every team: per file system of the cluster's region and per team, a statically
+"""Storage objects of the layer: the default StorageClass where the cloud's composition hands one over (EKS), and
+ready-to-mount Lustre volumes.
+
+The default StorageClass (`DefaultStorageClass`): `WaitForFirstConsumer`, so a volume is created in the zone of the
+node its first pod is scheduled to (an EBS volume lives in one zone); expandable (claims grow in place); reclaim
+`Retain` in a protected environment, so deleting a claim (or a team's namespace) never deletes the data: the
+released volume stays, in the cloud and as a PersistentVolume, until someone deletes it; `Delete` in dev. A
+StorageClass's parameters, provisioner and reclaim policy cannot change: pulumi-kubernetes replaces it (its name being
+fixed, deleting it first), which touches no existing volume. A cluster created before EKS 1.30 still has EKS's `gp2`
+marked default too: Kubernetes then gives claims the most recently created default class, this one.
+
+Lustre volumes, for every team: per file system of the cluster's region and per team, a statically
 provisioned PersistentVolume and a PersistentVolumeClaim bound to it in the team's namespace, named after the file
 system (`lustre.<name>` in the spec), so a pod mounts `persistentVolumeClaim.claimName: <name>`.
 
@@ -24,11 +35,40 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
+from .block_storage import DEFAULT_CLASS_ANNOTATION, StorageClassSpec
 from .lustre import LustreMount
 from .objects import MANAGED_BY, child_opts
 
 ACCESS_MODES = ["ReadWriteMany"]
 RECLAIM_POLICY = "Retain"
+
+
+@dataclass(frozen=True)
+class DefaultStorageClassArgs:
+    spec: StorageClassSpec
+    cluster: pulumi.Resource
+    """The cluster component: the class is `deleted_with` it."""
+    retain_volumes: bool = False
+    """Reclaim policy `Retain` (volumes outlive their claims) instead of `Delete`. Default off."""
+
+
+class DefaultStorageClass(pulumi.ComponentResource):
+    """`ai-infra:kubernetes:DefaultStorageClass`. Children: `<name>-default-class` (the StorageClass, annotated as the
+    cluster's default)."""
+
+    def __init__(self, name: str, args: DefaultStorageClassArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("ai-infra:kubernetes:DefaultStorageClass", name, None, opts)
+        spec = args.spec
+        self.storage_class = k8s.storage.v1.StorageClass(
+            f"{name}-default-class",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=spec.name, labels=dict(MANAGED_BY),
+                                                annotations={DEFAULT_CLASS_ANNOTATION: "true"}),
+            provisioner=spec.provisioner, parameters=dict(spec.parameters),
+            reclaim_policy="Retain" if args.retain_volumes else "Delete", volume_binding_mode="WaitForFirstConsumer",
+            allow_volume_expansion=True,
+            opts=child_opts(self, args.cluster, [spec.driver] if spec.driver is not None else []))
+        self.outputs = {"name": spec.name, "reclaim_policy": "Retain" if args.retain_volumes else "Delete"}
+        self.register_outputs(self.outputs)
 
 
 def volume_name(environment: str, team: str, fs_name: str) -> str:

@@ -163,6 +163,7 @@ def test_oidc_provider_for_irsa_and_the_cni_on_its_own_role(prod_plan: PlanResul
         "node-role-AmazonEKSWorkerNodePolicy": "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
         "node-role-AmazonEC2ContainerRegistryPullOnly": "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly",
         "vpc-cni-role-AmazonEKS_CNI_Policy": "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
+        "ebs-csi-role-AmazonEBSCSIDriverPolicyV2": "arn:aws:iam::aws:policy/AmazonEBSCSIDriverPolicyV2",
     }
     # No admin or wildcard policy on any role.
     assert not [p for p in policies.values() if "Administrator" in p or "FullAccess" in p]

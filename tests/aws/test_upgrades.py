@@ -62,11 +62,12 @@ def test_a_kubernetes_upgrade_moves_node_groups_and_add_ons(plan_aws) -> None:  
             "gpu_pools": {"l4": {"accelerator": "l4", "max_nodes": 2}}}}})
     assert plan.one("aws:eks/cluster:Cluster").inputs["version"] == "1.34"
     assert {g.inputs["version"] for g in plan.of_type(NODE_GROUP)} == {"1.34"}
-    assert sorted(c["addonName"] for c in calls) == ["coredns", "kube-proxy", "vpc-cni"]
+    assert sorted(c["addonName"] for c in calls) == ["aws-ebs-csi-driver", "coredns", "kube-proxy", "vpc-cni"]
     assert {(c["kubernetesVersion"], c["region"]) for c in calls} == {("1.34", "us-west-2")}
-    assert "mostRecent" not in calls[0]  # EKS's default build for that version, never a newer one
+    assert not [c for c in calls if "mostRecent" in c]  # EKS's default build for that version, never a newer one
     versions = {a.inputs["addonName"]: a.inputs["addonVersion"] for a in plan.of_type(ADDON)}
-    assert versions == {name: default_build(name, "1.34", "us-west-2") for name in ("vpc-cni", "kube-proxy", "coredns")}
+    assert versions == {name: default_build(name, "1.34", "us-west-2")
+                        for name in ("vpc-cni", "kube-proxy", "coredns", "aws-ebs-csi-driver")}
 
 
 def test_kube_proxy_and_coredns_are_eks_add_ons_taking_over_the_bootstrap_copies(prod_plan: PlanResult) -> None:
@@ -80,7 +81,8 @@ def test_kube_proxy_and_coredns_are_eks_add_ons_taking_over_the_bootstrap_copies
         assert addon.inputs["preserve"] is True and addon.inputs["region"] == "us-east-1"
         assert "serviceAccountRoleArn" not in addon.inputs and "configurationValues" not in addon.inputs
     assert {a.name for a in prod_plan.of_type(ADDON)} == {
-        f"{region}-{name}" for region in (EAST, WEST) for name in ("vpc-cni", "kube-proxy", "coredns")} | {f"{EAST}-fsx-csi"}
+        f"{region}-{name}" for region in (EAST, WEST) for name in ("vpc-cni", "kube-proxy", "coredns", "ebs-csi")} | {
+        f"{EAST}-fsx-csi"}
 
 
 def test_the_vpc_cni_gets_the_default_build_of_the_clusters_version(prod_plan: PlanResult) -> None:

@@ -12,7 +12,8 @@ from helpers import platform_dict, run_platform
 from aiinfra.plan.runtime import PlanResult, run_program
 from components.compose.kubernetes import build
 from components.compose.types import ClusterHandle, region_name
-from components.spec import Platform, load_platform
+from components.k8s.block_storage import ebs_storage_class
+from components.spec import Cloud, Platform, load_platform
 
 KUBECONFIG = """apiVersion: v1
 kind: Config
@@ -28,6 +29,9 @@ contexts:
   context: {cluster: c, user: u}
 current-context: c
 """
+
+KMS_KEY_ARN = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+"""The region's key the stand-in EKS cluster's default StorageClass encrypts with."""
 
 NETWORK = {"aws": "10.10.0.0/16", "gcp": "10.20.0.0/16", "azure": "10.30.0.0/16"}
 
@@ -110,9 +114,14 @@ def handles(spec: Platform) -> list[ClusterHandle]:
         for region, region_spec in cloud_spec.regions.items():
             name = region_name(spec, region)
             pools = [pulumi.CustomResource("test:index:NodePool", f"{name}-{pool}", {}) for pool in region_spec.gpu_pools]
+            cluster = StandInCluster(name)
+            storage = None
+            if cloud is Cloud.AWS:  # as the AWS composition hands it over: the region's key, and the cluster's EBS CSI add-on
+                addon = pulumi.CustomResource("test:index:Addon", f"{name}-ebs-csi", {}, pulumi.ResourceOptions(parent=cluster))
+                storage = ebs_storage_class(KMS_KEY_ARN, addon)
             result.append(ClusterHandle(cloud=cloud, region=region, spec=region_spec, name=name,
-                                        kubeconfig=pulumi.Output.secret(KUBECONFIG), resource=StandInCluster(name),
-                                        node_pools=pools))
+                                        kubeconfig=pulumi.Output.secret(KUBECONFIG), resource=cluster,
+                                        node_pools=pools, storage_class=storage))
     return result
 
 

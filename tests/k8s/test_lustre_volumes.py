@@ -61,7 +61,7 @@ def test_fsx_csi_add_on_on_eks_only_where_a_lustre_file_system_exists(plan, no_l
     nodes = plan.one("aws:eks/nodeGroup:NodeGroup", "test-us-east-1-system-nodegroup")
     assert nodes.urn in addon.dependencies  # its pods need somewhere to run before EKS reports it active
     assert sorted(a.name for a in no_lustre.of_type(ADDON)) == [
-        "test-us-east-1-coredns", "test-us-east-1-kube-proxy", "test-us-east-1-vpc-cni"]  # no fsx-csi
+        "test-us-east-1-coredns", "test-us-east-1-ebs-csi", "test-us-east-1-kube-proxy", "test-us-east-1-vpc-cni"]  # no fsx-csi
 
 
 def test_gke_cluster_enables_the_managed_lustre_csi_driver_only_with_lustre(plan, no_lustre):

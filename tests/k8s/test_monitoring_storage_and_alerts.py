@@ -1,6 +1,7 @@
 """GPU monitoring as the clusters receive it: the XID alert clears once no new XID arrives (in every monitoring mode
-that carries it), self-managed Prometheus and Alertmanager keep their data on a volume where the cluster has a default
-StorageClass, and kube-prometheus-stack upgrades its CRDs with the chart."""
+that carries it), self-managed Prometheus and Alertmanager keep their data on a volume of the cluster's default
+StorageClass (on EKS the layer's, which the release waits for), and kube-prometheus-stack upgrades its CRDs with the
+chart."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from components.k8s.monitoring_objects import (
 )
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
+STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
 AWS, GCP, AZURE = "test-us-east-1", "test-us-central1", "test-eastus2"
 XID = ("max by (node, gpu, UUID, modelName) (DCGM_FI_DEV_XID_ERRORS) > 0 unless "
        "(max by (node, gpu, UUID, modelName) (DCGM_FI_DEV_XID_ERRORS offset 10m) == "
@@ -104,13 +106,13 @@ def _gib(size: str) -> float:
     return float(match.group(1))
 
 
-@pytest.mark.parametrize("cluster", [GCP, AZURE])
+@pytest.mark.parametrize("cluster", [AWS, GCP, AZURE])
 def test_prometheus_and_alertmanager_keep_their_data_on_a_volume(three_cloud_plan: PlanResult, cluster: str) -> None:
     values = three_cloud_plan.one(RELEASE, f"{cluster}-prometheus-stack").inputs["values"]
     spec = values["prometheus"]["prometheusSpec"]
     assert spec["retention"] == "15d"
     claim = spec["storageSpec"]["volumeClaimTemplate"]["spec"]
-    # The cluster's default StorageClass (GKE standard-rwo, AKS default): no storageClassName.
+    # The cluster's default StorageClass (EKS the layer's gp3-encrypted, GKE standard-rwo, AKS default): no storageClassName.
     assert claim == {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": f"{PROMETHEUS_VOLUME_GIB}Gi"}}}
     assert spec["retentionSize"] == PROMETHEUS_RETENTION_SIZE
     assert _gib(spec["retentionSize"]) < _gib(claim["resources"]["requests"]["storage"])  # blocks go before the disk fills
@@ -121,10 +123,15 @@ def test_prometheus_and_alertmanager_keep_their_data_on_a_volume(three_cloud_pla
     assert ALERTMANAGER_VOLUME_GIB >= 10  # GKE's smallest pd-balanced disk
 
 
-def test_eks_keeps_emptydir_until_it_has_a_storage_class(three_cloud_plan: PlanResult) -> None:
-    """No EBS CSI driver and no default StorageClass on the EKS clusters: a claim would never bind."""
-    values = three_cloud_plan.one(RELEASE, f"{AWS}-prometheus-stack").inputs["values"]
-    assert "storageSpec" not in values["prometheus"]["prometheusSpec"] and "alertmanager" not in values
+def test_on_eks_the_release_waits_for_the_layers_default_class(three_cloud_plan: PlanResult) -> None:
+    """EKS has no default StorageClass of its own: installed first, the release's claims would wait for one and the
+    atomic install time out. GKE and AKS bring theirs, and the layer makes none there."""
+    [storage_class] = three_cloud_plan.of_type(STORAGE_CLASS)
+    assert storage_class.name == f"{AWS}-block-storage-default-class"
+    assert storage_class.urn in three_cloud_plan.one(RELEASE, f"{AWS}-prometheus-stack").dependencies
+    for cluster in (GCP, AZURE):
+        assert not [d for d in three_cloud_plan.one(RELEASE, f"{cluster}-prometheus-stack").dependencies
+                    if STORAGE_CLASS in d]
 
 
 # --- CRD upgrades -----------------------------------------------------------------------------------------------
