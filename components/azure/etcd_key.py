@@ -20,14 +20,13 @@ import pulumi_azure_native as azure_native
 
 from .base import AzureComponent
 from .context import AzureContext, send_logs
-from .keyvault import vault_args
+from .keyvault import rsa_key_args, vault_args
 from .private_link import private_endpoint
 
 ETCD_KEY_NAME = "etcd"
 ETCD_VAULT_KIND = "kvetcd"
 """Prefix of the vault's global name (`kvetcd<env><region, shortened><8 hex>`): `global_name` shortens the environment
 and region to fit Key Vault's 24 characters, so no environment or region can overflow it."""
-_KEY_SIZE = 2048  # as the region's CMK (keyvault.py)
 # The plugin's Key Vault calls: Encrypt and Decrypt with RSA-OAEP-256 under KMS v2 (AKS 1.27+), RSA1_5 under KMS v1
 # (github.com/Azure/kubernetes-kms pkg/plugin/kms_v2_server.go, server.go, keyvault.go). Key Vault refuses an operation
 # the key's key_ops don't list ("Operation decrypt is not permitted on this key": Azure/azure-sdk-for-net#11518).
@@ -73,29 +72,17 @@ class EtcdKey(AzureComponent):
         # vault"); it refuses a vault open to selected networks only.
         self.vault = azure_native.keyvault.Vault(f"{name}-etcd-kv", vault_args(ctx, ETCD_VAULT_KIND, public=False),
                                                  opts=ctx.stateful(self))
+        # A new version every year, and no expiry on any version: AKS pins the versioned key ID and keeps using the
+        # previous version too, and an expired one stops the API server ("After you turn off KMS, you can't delete or
+        # expire the keys. Such behaviors would cause the API server to stop working"; "KMS uses two keys at the same
+        # time": learn.microsoft.com/azure/aks/use-kms-etcd-encryption). The cluster moves to a new version on
+        # `pulumi up --refresh` (README: rotation runbook).
+        rotation = azure_native.keyvault.RotationPolicyArgs(lifetime_actions=[azure_native.keyvault.LifetimeActionArgs(
+            action=azure_native.keyvault.ActionArgs(type="rotate"),
+            trigger=azure_native.keyvault.TriggerArgs(time_after_create=_ROTATE_AFTER))])
         self.key = azure_native.keyvault.Key(
             f"{name}-etcd-key",
-            azure_native.keyvault.KeyArgs(
-                resource_group_name=ctx.group,
-                vault_name=self.vault.name,
-                key_name=ETCD_KEY_NAME,
-                properties=azure_native.keyvault.KeyPropertiesArgs(
-                    kty="RSA",
-                    key_size=_KEY_SIZE,
-                    key_ops=_KEY_OPS,
-                    # A new version every year, and no expiry on any version: AKS pins the versioned key ID and keeps
-                    # using the previous version too, and an expired one stops the API server ("After you turn off KMS,
-                    # you can't delete or expire the keys. Such behaviors would cause the API server to stop working";
-                    # "KMS uses two keys at the same time": learn.microsoft.com/azure/aks/use-kms-etcd-encryption). The
-                    # cluster moves to a new version on `pulumi up --refresh` (README: rotation runbook).
-                    rotation_policy=azure_native.keyvault.RotationPolicyArgs(lifetime_actions=[
-                        azure_native.keyvault.LifetimeActionArgs(
-                            action=azure_native.keyvault.ActionArgs(type="rotate"),
-                            trigger=azure_native.keyvault.TriggerArgs(time_after_create=_ROTATE_AFTER)),
-                    ]),
-                ),
-                tags=ctx.tags(),
-            ),
+            rsa_key_args(ctx, self.vault, ETCD_KEY_NAME, _KEY_OPS, rotation),
             # Deleted with its vault, never through Key Vault's data plane, which this private vault refuses to the
             # deploying machine (the CMK key in keyvault.py has the same reason).
             opts=ctx.stateful(self, deleted_with=self.vault),

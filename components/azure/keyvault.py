@@ -65,6 +65,19 @@ def vault_args(ctx: AzureContext, kind: str, *, public: bool) -> azure_native.ke
     )
 
 
+def rsa_key_args(ctx: AzureContext, vault: azure_native.keyvault.Vault, key_name: str, key_ops: list[str],
+                 rotation_policy: azure_native.keyvault.RotationPolicyArgs) -> azure_native.keyvault.KeyArgs:
+    """An RSA key of `_KEY_SIZE` bits in `vault`, allowed only `key_ops`, rotating by `rotation_policy`."""
+    return azure_native.keyvault.KeyArgs(
+        resource_group_name=ctx.group,
+        vault_name=vault.name,
+        key_name=key_name,
+        properties=azure_native.keyvault.KeyPropertiesArgs(
+            kty="RSA", key_size=_KEY_SIZE, key_ops=key_ops, rotation_policy=rotation_policy),
+        tags=ctx.tags(),
+    )
+
+
 @dataclass(frozen=True)
 class KeyVaultArgs:
     context: AzureContext
@@ -93,28 +106,17 @@ class KeyVault(AzureComponent):
                                                  opts=ctx.stateful(self))
         self.key = azure_native.keyvault.Key(
             f"{name}-key",
-            azure_native.keyvault.KeyArgs(
-                resource_group_name=ctx.group,
-                vault_name=self.vault.name,
-                key_name=KEY_NAME,
-                properties=azure_native.keyvault.KeyPropertiesArgs(
-                    kty="RSA",
-                    key_size=_KEY_SIZE,
-                    key_ops=["wrapKey", "unwrapKey"],
-                    rotation_policy=azure_native.keyvault.RotationPolicyArgs(
-                        attributes=azure_native.keyvault.KeyRotationPolicyAttributesArgs(expiry_time=_KEY_EXPIRES_AFTER),
-                        lifetime_actions=[
-                            azure_native.keyvault.LifetimeActionArgs(
-                                action=azure_native.keyvault.ActionArgs(type="rotate"),
-                                trigger=azure_native.keyvault.TriggerArgs(time_after_create=_ROTATE_AFTER)),
-                            azure_native.keyvault.LifetimeActionArgs(
-                                action=azure_native.keyvault.ActionArgs(type="notify"),
-                                trigger=azure_native.keyvault.TriggerArgs(time_before_expiry=_NOTIFY_BEFORE_EXPIRY)),
-                        ],
-                    ),
-                ),
-                tags=ctx.tags(),
-            ),
+            rsa_key_args(ctx, self.vault, KEY_NAME, ["wrapKey", "unwrapKey"], azure_native.keyvault.RotationPolicyArgs(
+                attributes=azure_native.keyvault.KeyRotationPolicyAttributesArgs(expiry_time=_KEY_EXPIRES_AFTER),
+                lifetime_actions=[
+                    azure_native.keyvault.LifetimeActionArgs(
+                        action=azure_native.keyvault.ActionArgs(type="rotate"),
+                        trigger=azure_native.keyvault.TriggerArgs(time_after_create=_ROTATE_AFTER)),
+                    azure_native.keyvault.LifetimeActionArgs(
+                        action=azure_native.keyvault.ActionArgs(type="notify"),
+                        trigger=azure_native.keyvault.TriggerArgs(time_before_expiry=_NOTIFY_BEFORE_EXPIRY)),
+                ],
+            )),
             # azure-native deletes a key through Key Vault's data plane, from the machine running Pulumi
             # (pulumi-azure-native provider/pkg/resources/customresources/custom_keyvault.go, DeleteKey on
             # https://<vault>.vault.azure.net): that needs a data-plane role and a network path, and this vault
