@@ -45,6 +45,26 @@ PRIVILEGE = {"HIPAA": ("164.312(a)(1)",), "SOC2": ("CC6.3",), "PCI-DSS-v4": ("7.
 _AWS_MANAGED_KEY = re.compile(r"(^|:)alias/aws/")
 
 
+EBS_DEFAULT_MODES = ("off", "aws_managed_key", "customer_key")
+EBS_DEFAULT_ENCRYPTION = {"ebsDefaultEncryption": {
+    "type": "string", "enum": list(EBS_DEFAULT_MODES), "default": "off",
+    "description": "The account's EBS encryption by default in the stack's regions, when another stack or the landing "
+                   "zone sets it (CIS AWS 2.2.1 is that account setting): off (new volumes that leave encryption unset "
+                   "are unencrypted), aws_managed_key (encrypted, with the AWS-managed aws/ebs key), customer_key "
+                   "(encrypted, with a customer-managed default key set by ec2:ModifyEbsDefaultKmsKeyId or "
+                   "aws.ebs.DefaultKmsKey). An aws.ebs.EncryptionByDefault (and aws.ebs.DefaultKmsKey) in the stack "
+                   "decides for its region instead."}}
+"""Config of `aws-launch-template-encrypted-volumes` and `aws-ebs-default-encryption`. EC2 encrypts a volume created
+with encrypted true and no KMS key with the account's default EBS key, and, when encryption by default is on, a volume
+that leaves encrypted unset too (EC2 user guide, Amazon EBS encryption): only the account knows that key."""
+
+
+def ebs_default_mode(ctx: Context) -> str:
+    """The rule's `ebsDefaultEncryption` (off for a value outside the enum, which the engine's schema check rejects)."""
+    mode = ctx.config.get("ebsDefaultEncryption", "off")
+    return mode if mode in EBS_DEFAULT_MODES else "off"
+
+
 def aws_managed_key(key: Any) -> bool:
     """Whether a KMS key reference names an AWS-managed key by its alias (alias/aws/s3, alias/aws/ebs, or an ARN
     ending in one): those are not customer-managed. (A bare key ID or key ARN can't be told apart here.)"""
@@ -181,15 +201,22 @@ def ebs_volumes(type_: str, props: Any, outputs: bool = False) -> Iterator[tuple
       "and aws.ebs.Volume are encrypted with a customer-managed KMS key.",
       severity="high", types=(*LAUNCH_TEMPLATE, *INSTANCES, EBS_VOLUME),
       remediation="Set encrypted true and kmsKeyId (launch templates: blockDeviceMappings[].ebs; instances: "
-                  "rootBlockDevice and ebsBlockDevices[]). Volumes that leave encrypted unset are checked by "
+                  "rootBlockDevice and ebsBlockDevices[]). Encrypted true without kmsKeyId uses the account's default "
+                  "EBS key: compliant only when the rule's config ebsDefaultEncryption is customer_key (the account's "
+                  "default key is customer-managed). Volumes that leave encrypted unset are checked by "
                   "aws-ebs-default-encryption.",
-      frameworks={**ENC, "CIS": ("AWS 2.2.1",)})
+      frameworks={**ENC, "CIS": ("AWS 2.2.1",)}, config=EBS_DEFAULT_ENCRYPTION)  # CIS AWS Foundations v3.0.0
 def lt_volumes(props: Any, ctx: Context) -> Iterator[str]:
+    mode = ebs_default_mode(ctx)
     for label, encrypted, key in ebs_volumes(ctx.type, props):
         if encrypted is False:
             yield f"{label} is not encrypted"
-        elif encrypted and not key:
-            yield f"{label} uses the AWS-managed EBS key (or the account's default key); set kmsKeyId"
+        elif encrypted and not key and mode != "customer_key":
+            yield (f"{label} sets no kmsKeyId, so it uses the account's default EBS key, "
+                   + ("the AWS-managed aws/ebs (ebsDefaultEncryption aws_managed_key)" if mode == "aws_managed_key" else
+                      "the AWS-managed aws/ebs unless the account names a customer-managed one (ebsDefaultEncryption off)")
+                   + "; set kmsKeyId to a customer-managed key, or set ebsDefaultEncryption to customer_key if the "
+                     "account's default EBS key is customer-managed")
         elif encrypted and aws_managed_key(key):
             yield f"{label} uses the AWS-managed EBS key {key}; set kmsKeyId to a customer-managed key"
 
@@ -319,7 +346,8 @@ def sg_ingress(props: Any, ctx: Context) -> Iterator[str]:
 
 @rule("aws-lb-listener-tls", "Checks whether load balancer listeners use TLS 1.2+ or redirect HTTP to HTTPS.",
       severity="high", types=("aws:lb/listener:Listener", "aws:alb/listener:Listener"),
-      remediation="Use protocol HTTPS/TLS with an ELBSecurityPolicy-TLS13-1-2-2021-06 class policy; HTTP listeners may only redirect to HTTPS.",
+      remediation="Use protocol HTTPS/TLS with an ELBSecurityPolicy-TLS13-1-2-2021-06 class policy; HTTP listeners may "
+                  "only redirect to HTTPS or answer with a fixed response.",
       frameworks={"HIPAA": ("164.312(e)(1)",), "SOC2": ("CC6.7",), "PCI-DSS-v4": ("4.2.1",), "NIST-800-53": ("SC-8",), "GDPR": ("Art.32",)})
 def lb_tls(props: Any, ctx: Context) -> Iterator[str]:
     protocol = need(props, "protocol", "HTTP")
@@ -329,13 +357,23 @@ def lb_tls(props: Any, ctx: Context) -> Iterator[str]:
             yield (f"ssl policy {policy} allows TLS below 1.2; use one whose name sets the minimum to 1.2 or 1.3, such as "
                    "ELBSecurityPolicy-TLS13-1-2-Res-PQ-2025-09 or ELBSecurityPolicy-TLS13-1-2-FIPS-2023-04")
     elif protocol == "HTTP":
-        if not redirects_to_https(items(props, "defaultActions")):
-            yield "plain-HTTP listener that does not redirect to HTTPS"
+        if plain := plain_http_actions(items(props, "defaultActions")):
+            yield (f"plain-HTTP listener whose default actions ({', '.join(plain)}) neither redirect to HTTPS nor "
+                   "answer with a fixed response")
 
 
-def redirects_to_https(actions: Iterator[Any]) -> bool:
-    """Whether every action of a listener or listener rule redirects to HTTPS (a redirect keeps HTTP by default)."""
-    return all(get(a, "type") == "redirect" and get(a, "redirect.protocol") == "HTTPS" for a in actions)
+def plain_http_actions(actions: Iterator[Any]) -> list[str]:
+    """The types of a listener's or listener rule's actions that serve a plain-HTTP request from the load balancer's
+    targets or identity provider (forward, authenticate-*, jwt-validation, a redirect that keeps HTTP, which a
+    redirect does by default). A redirect to HTTPS and a fixed response (the load balancer's own answer, e.g. 403)
+    forward nothing."""
+    plain = []
+    for action in actions:
+        kind = need(action, "type")
+        if kind == "fixed-response" or (kind == "redirect" and need(action, "redirect.protocol") == "HTTPS"):
+            continue
+        plain.append(str(kind) if kind != "redirect" else f"redirect to {need(action, 'redirect.protocol') or 'the same protocol'}")
+    return plain
 
 
 def policy_statements(document: Any) -> Iterator[dict]:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .aws import (
+    EBS_DEFAULT_ENCRYPTION,
     EBS_VOLUME,
     ENC,
     EXPOSURE,
@@ -19,9 +20,10 @@ from .aws import (
     S3_BUCKETS,
     S3_SSE,
     aws_managed_key,
+    ebs_default_mode,
     ebs_volumes,
+    plain_http_actions,
     policy_statements,
-    redirects_to_https,
     sse_defaults,
 )
 from .props import Unknown, Unknowns, as_json, get, is_unknown, items, need, plain
@@ -36,6 +38,7 @@ PAB_SETTINGS = ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "res
 LISTENERS = ("aws:lb/listener:Listener", "aws:alb/listener:Listener")
 LISTENER_RULES = ("aws:lb/listenerRule:ListenerRule", "aws:alb/listenerRule:ListenerRule")
 ENCRYPTION_BY_DEFAULT = "aws:ebs/encryptionByDefault:EncryptionByDefault"
+DEFAULT_KMS_KEY = "aws:ebs/defaultKmsKey:DefaultKmsKey"
 
 INLINE_VERSIONING = {"aws:s3/bucket:Bucket": "versioning.enabled", "aws:s3/bucketV2:BucketV2": "versionings.0.enabled"}
 """The (deprecated) inline versioning setting that stands in for a side resource, per bucket type: Bucket takes one
@@ -221,13 +224,15 @@ def _coverage(resources: list[str], name: str | None) -> tuple[bool, bool]:
     return best
 
 
-def _tls_gaps(statement: dict, name: str | None) -> list[str] | None:
-    """None for a statement that has nothing to do with aws:SecureTransport=false; else what keeps this Deny from
-    covering every request without TLS (an empty list: it covers them all)."""
+def _tls_gaps(statement: dict) -> tuple[list[str], list[str]] | None:
+    """None for a statement that has nothing to do with aws:SecureTransport=false; else (what besides its Resource keeps
+    this Deny from covering every request without TLS, its Resource patterns). Context key names are not case-sensitive
+    (IAM user guide, Condition element: aws:SourceIP is aws:sourceip); the doc makes no such exception for condition
+    operators, which match as AWS spells them (Bool, BoolIfExists)."""
     if statement.get("Effect") != "Deny" or not isinstance(statement.get("Condition"), dict):
         return None
     tests = [(op, key, value) for op, test in statement["Condition"].items() if isinstance(test, dict) for key, value in test.items()]
-    plain_http = [(op, v) for op, key, v in tests if key == "aws:SecureTransport"
+    plain_http = [(op, v) for op, key, v in tests if str(key).lower() == "aws:securetransport"
                   and any(str(x).lower() == "false" for x in (v if isinstance(v, list) else [v]))]
     if not plain_http:
         return None
@@ -239,26 +244,39 @@ def _tls_gaps(statement: dict, name: str | None) -> list[str] | None:
     actions = [actions] if isinstance(actions, str) else list(actions)
     if not set(actions) & {"*", "s3:*"}:
         gaps.append(f"only for Action {', '.join(map(str, actions)) or '(none)'}")
-    resources = statement.get("Resource", [])
-    resources = [resources] if isinstance(resources, str) else [str(r) for r in resources]
-    bucket_level, objects = _coverage(resources, name)
-    if not (bucket_level and objects):
-        missing = " or ".join(w for w, ok in (("the bucket itself", bucket_level), ("all its objects", objects)) if not ok)
-        gaps.append(f"not on {missing} (Resource {', '.join(resources) or '(none)'})")
     if len(tests) > 1 or plain_http[0][0] not in ("Bool", "BoolIfExists"):
         gaps.append(f"only when its Condition {statement['Condition']} holds")
-    return gaps
+    resources = statement.get("Resource", [])
+    return gaps, [resources] if isinstance(resources, str) else [str(r) for r in resources]
+
+
+def _resource_gap(resources: list[str], name: str | None) -> str | None:
+    """What part of the bucket the Resource patterns leave out, if any."""
+    bucket_level, objects = _coverage(resources, name)
+    if bucket_level and objects:
+        return None
+    missing = " or ".join(w for w, ok in (("the bucket itself", bucket_level), ("all its objects", objects)) if not ok)
+    return f"not on {missing} (Resource {', '.join(resources) or '(none)'})"
 
 
 def _tls_verdict(policies: list[Any], name: str | None) -> str | None:
-    """None when one of the policy documents denies every request without TLS; else what is wrong."""
+    """None when the policy documents deny every request without TLS; else what is wrong. Statements complete but for
+    their Resource (Principal *, s3:* or *, only aws:SecureTransport false) add up: one on the bucket's ARN and one on
+    BUCKET/* together cover the bucket and its objects."""
+    complete: list[str] = []
     narrow = None
     for policy in policies:
         for statement in policy_statements(plain(policy)):
-            gaps = _tls_gaps(statement, name)
-            if gaps == []:
-                return None
-            narrow = narrow or gaps
+            if (found := _tls_gaps(statement)) is None:
+                continue
+            gaps, resources = found
+            if not gaps:
+                complete += resources
+            elif narrow is None:
+                narrow = [*gaps, *filter(None, [_resource_gap(resources, name)])]
+    if complete and (gap := _resource_gap(complete, name)) is None:
+        return None
+    narrow = [gap] if complete else narrow
     if narrow:
         return (f"the bucket policy denies non-TLS (aws:SecureTransport=false) requests {', '.join(narrow)}; deny s3:* "
                 "(or *) to Principal * on the bucket and its objects (arn:...:s3:::BUCKET and arn:...:s3:::BUCKET/*)")
@@ -310,15 +328,30 @@ def _region(resource: Any) -> str | None:
     return None
 
 
-def _encrypted_by_default(defaults: list[Any], region: str | None) -> bool:
-    """Whether an aws.ebs.EncryptionByDefault of the stack (enabled defaults to true) covers `region`; one whose
-    region or the volume's is not known counts (the setting is per account and region)."""
-    for default in defaults:
-        theirs = _region(default)
-        if region is None or theirs is None or theirs == region:
-            if need(default.props, "enabled", True) is True:
-                return True
-    return False
+def _in_region(resources: list[Any], region: str | None) -> list[Any]:
+    """The account settings of `resources` that apply in `region` (the setting is per account and region); one whose
+    region or the volume's is not known counts."""
+    return [r for r in resources if region is None or (theirs := _region(r)) is None or theirs == region]
+
+
+def _account_default(mode: str, defaults: list[Any], keys: list[Any], region: str | None) -> tuple[str, str]:
+    """(off, aws_managed_key or customer_key; where that comes from) for volumes of `region` that leave encryption
+    unset. An aws.ebs.EncryptionByDefault of the stack for the region decides whether they are encrypted (enabled
+    defaults to true), an aws.ebs.DefaultKmsKey with which key (one whose keyArn is not known yet is the ARN of a key
+    the stack makes: customer-managed); the rule's ebsDefaultEncryption stands for what the stack does not declare."""
+    declared = _in_region(defaults, region)
+    if declared:
+        enabled = any(need(d.props, "enabled", True) is True for d in declared)
+        source = f"the stack's aws.ebs.EncryptionByDefault{' for ' + region if region else ''}"
+    else:
+        enabled, source = mode != "off", f"ebsDefaultEncryption {mode}"
+    if not enabled:
+        return "off", source
+    named = _in_region(keys, region)
+    if named:
+        customer = all(is_unknown(k := get(d.props, "keyArn")) or not aws_managed_key(k) for d in named)
+        return ("customer_key" if customer else "aws_managed_key"), f"{source} and aws.ebs.DefaultKmsKey"
+    return ("customer_key" if mode == "customer_key" else "aws_managed_key"), source
 
 
 def _maps_root(props: Any) -> bool:
@@ -331,14 +364,19 @@ def _maps_root(props: Any) -> bool:
 
 
 @rule("aws-ebs-default-encryption", "Checks whether EBS volumes that leave encryption unset (an AMI's root volume, a "
-      "mapping or volume without encrypted) are encrypted by the account's EBS encryption by default.",
+      "mapping or volume without encrypted) are encrypted with a customer-managed key by the account's EBS encryption "
+      "by default.",
       severity="high", remediation="Set encrypted true with kmsKeyId on each volume (a launch template maps the root device, "
-                                   "/dev/xvda or /dev/sda1, to do so), or add aws.ebs.EncryptionByDefault for the region.",
-      frameworks={**ENC, "CIS": ("AWS 2.2.1",)})
+                                   "/dev/xvda or /dev/sda1, to do so), or add aws.ebs.EncryptionByDefault and "
+                                   "aws.ebs.DefaultKmsKey with a customer-managed key for the region. When another stack "
+                                   "or the landing zone sets them, set this rule's config ebsDefaultEncryption to what "
+                                   "the account does: off (the default), aws_managed_key or customer_key.",
+      frameworks={**ENC, "CIS": ("AWS 2.2.1",)}, config=EBS_DEFAULT_ENCRYPTION)  # CIS AWS Foundations v3.0.0 2.2.1
 def ebs_default_encryption(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
     # `aws-launch-template-encrypted-volumes` checks volumes that set encrypted; this finds those that leave it to
     # the snapshot they come from, which is unencrypted unless the account encrypts new volumes by default.
-    defaults = _by_type(resources, ENCRYPTION_BY_DEFAULT)
+    mode = ebs_default_mode(ctx)
+    defaults, keys = _by_type(resources, ENCRYPTION_BY_DEFAULT), _by_type(resources, DEFAULT_KMS_KEY)
     unknowns = Unknowns()
     for r in _by_type(resources, *LAUNCH_TEMPLATE, *INSTANCES, EBS_VOLUME):
         with unknowns.skip():
@@ -351,10 +389,19 @@ def ebs_default_encryption(resources: list[Any], ctx: Context) -> Iterator[tuple
                              if encrypted is None or (encrypted is False and not template)]
             if template and not _maps_root(r.props):
                 plain_volumes.insert(0, "the AMI's root volume (no mapping for /dev/xvda or /dev/sda1)")
-            if plain_volumes and not _encrypted_by_default(defaults, region := _region(r)):
-                yield r.urn, (f"{'; '.join(plain_volumes)}: not encrypted unless its snapshot is, and no "
-                              f"aws.ebs.EncryptionByDefault{' for ' + region if region else ''} in the stack encrypts new "
-                              "volumes; set encrypted true with kmsKeyId, or enable EBS encryption by default")
+            if not plain_volumes:
+                continue
+            account, source = _account_default(mode, defaults, keys, region := _region(r))
+            if account == "off":
+                yield r.urn, (f"{'; '.join(plain_volumes)}: not encrypted unless its snapshot is, and no aws.ebs.EncryptionByDefault"
+                              f"{' for ' + region if region else ''} in the stack encrypts new volumes ({source}); set "
+                              "encrypted true with kmsKeyId, or enable EBS encryption by default (in another stack or "
+                              "the landing zone: set ebsDefaultEncryption to what it does)")
+            elif account == "aws_managed_key":
+                yield r.urn, (f"{'; '.join(plain_volumes)}: encrypted by the account's EBS encryption by default with "
+                              f"the AWS-managed key aws/ebs ({source}); set encrypted true with a customer-managed "
+                              "kmsKeyId, or make the account's default EBS key customer-managed (aws.ebs.DefaultKmsKey; "
+                              "ebsDefaultEncryption customer_key)")
     unknowns.raise_first()
 
 
@@ -364,9 +411,10 @@ def _listener_refs(listener: Any) -> set[str]:
     return refs
 
 
-@rule("aws-lb-listener-rules-tls", "Checks whether the rules of plain-HTTP load balancer listeners only redirect to HTTPS.",
-      severity="high", remediation="On an HTTP listener give every rule a redirect action with protocol HTTPS; forward "
-                                   "from an HTTPS listener.",
+@rule("aws-lb-listener-rules-tls", "Checks whether the rules of plain-HTTP load balancer listeners only redirect to "
+      "HTTPS or answer with a fixed response.",
+      severity="high", remediation="On an HTTP listener give every rule a redirect action with protocol HTTPS, or a "
+                                   "fixed-response action (e.g. 403); forward and authenticate from an HTTPS listener.",
       frameworks={"HIPAA": ("164.312(e)(1)",), "SOC2": ("CC6.7",), "PCI-DSS-v4": ("4.2.1",), "NIST-800-53": ("SC-8",), "GDPR": ("Art.32",)})
 def listener_rules_tls(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
     # `aws-lb-listener-tls` checks a listener's default actions; a rule attached to it can still forward plain HTTP.
@@ -376,8 +424,8 @@ def listener_rules_tls(resources: list[Any], ctx: Context) -> Iterator[tuple[str
             # Unset, the listener's protocol is computed (unknown in preview): HTTP, the default for an ALB listener.
             protocol = get(listener.props, "protocol")
             plain_http = protocol in (None, "HTTP") or is_unknown(protocol)
-            if plain_http and not redirects_to_https(items(listener_rule.props, "actions")):
-                kinds = ", ".join(str(get(a, "type")) for a in items(listener_rule.props, "actions"))
-                yield listener_rule.urn, (f"the rule's actions ({kinds}) serve plain HTTP: its listener {listener.name} "
-                                          "is HTTP, where rules may only redirect to HTTPS")
+            if plain_http and (kinds := plain_http_actions(items(listener_rule.props, "actions"))):
+                yield listener_rule.urn, (f"the rule's actions ({', '.join(kinds)}) serve plain HTTP: its listener "
+                                          f"{listener.name} is HTTP, where rules may only redirect to HTTPS or answer "
+                                          "with a fixed response")
     unknowns.raise_first()

@@ -176,11 +176,16 @@ def gpu_limits(props: Any, ctx: Context) -> Iterator[str]:
 INGRESSES = ("kubernetes:networking.k8s.io/v1:Ingress", "kubernetes:networking.k8s.io/v1beta1:Ingress",
              "kubernetes:extensions/v1beta1:Ingress")
 INGRESS_CLASS, ALB_SCHEME = "kubernetes.io/ingress.class", "alb.ingress.kubernetes.io/scheme"
-"""GKE's Ingress controller takes an Ingress with no class (or the gce class) and gives it an external Application Load
-Balancer; class gce-internal gets an internal one (GKE docs, Ingress troubleshooting: "To deploy an internal Application
-Load Balancer, use the kubernetes.io/ingress.class: gce-internal annotation"). The AWS Load Balancer Controller's ALB is
-internal unless alb.ingress.kubernetes.io/scheme is internet-facing (its default is internal). Other classes (ingress-nginx,
-AKS application routing) publish through their controller's own Service, which this rule checks as a Service."""
+"""GKE's Ingress controller takes an Ingress of the gce class (or of none, when the cluster has no default
+IngressClass) and gives it an external Application Load Balancer; class gce-internal gets an internal one (GKE docs,
+Ingress troubleshooting: "To deploy an internal Application Load Balancer, use the kubernetes.io/ingress.class:
+gce-internal annotation"). The AWS Load Balancer Controller's ALB is internal unless alb.ingress.kubernetes.io/scheme is
+internet-facing (its default is internal). Other classes (ingress-nginx, AKS application routing) publish through their
+controller's own Service, which this rule checks as a Service. An Ingress that names no class gets the cluster's
+default IngressClass when it is created (the IngressClass marked ingressclass.kubernetes.io/is-default-class), which
+the pack cannot see: on EKS and AKS that is often an internal controller's (ingress-nginx, application routing), and
+third-party charts leave the class empty, so such an Ingress is not flagged; on GKE without a default IngressClass it
+is an external ALB (see the rule's remediation)."""
 
 
 def _ingress(props: Any) -> Iterator[str]:
@@ -194,18 +199,18 @@ def _ingress(props: Any) -> Iterator[str]:
         yield f"{ALB_SCHEME} is internet-facing: the AWS Load Balancer Controller gives the Ingress a public ALB"
     elif class_ == "gce":
         yield f"{INGRESS_CLASS} gce: GKE gives the Ingress an external Application Load Balancer; use gce-internal"
-    elif not class_ and scheme != "internal":
-        yield ("the Ingress names no class (ingressClassName or kubernetes.io/ingress.class): GKE's Ingress controller "
-               "gives it an external Application Load Balancer, elsewhere the cluster's default class decides; name "
-               "gce-internal or an internal controller's class")
 
 
 @rule("k8s-internal-load-balancer", "Checks whether LoadBalancer Services carry a cloud's internal annotation "
       "(or are AWS Load Balancer Controller Services, internal unless annotated internet-facing), and whether Ingresses "
-      "name an internal class (GKE gce-internal) rather than an internet-facing one or none.",
+      "avoid a class that makes them public (GKE gce, an ALB with scheme internet-facing). An Ingress that names no "
+      "class takes the cluster's default IngressClass, which the pack cannot see: it is not flagged.",
       severity="high", types=("kubernetes:core/v1:Service", *INGRESSES),
       remediation="Annotate the Service as internal (the Ingress with kubernetes.io/ingress.class: gce-internal, or the "
-                  "class of an internal controller) and publish through the global endpoint.",
+                  "class of an internal controller) and publish through the global endpoint. An Ingress without a class "
+                  "takes the cluster's default IngressClass; on GKE, where a cluster without a default IngressClass "
+                  "gives such an Ingress an external Application Load Balancer, name gce-internal (or make an internal "
+                  "class the default).",
       frameworks=EXPOSURE)  # CIS Kubernetes has no control for internal load balancers (5.7.4 is the default namespace)
 def internal_lb(props: Any, ctx: Context) -> Iterator[str]:
     if ctx.type in INGRESSES:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib import metadata
 from typing import Any
 
 from pulumi_policy import (
@@ -21,7 +22,7 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
 from .props import Unknown
 from .registry import Context, Rule, type_matches
-from .server import TypedResourcePolicy, install
+from .server import TESTED_SDK, TypedResourcePolicy, install
 
 PACK_NAME = "ai-infra-compliance"
 _SEVERITY = {"low": Severity.LOW, "medium": Severity.MEDIUM, "high": Severity.HIGH, "critical": Severity.CRITICAL}
@@ -75,8 +76,24 @@ def to_policy(rule: Rule) -> Any:
                                stack_validate=stack_validator(rule, rule.stack_check) if rule.stack_check else None, **common)
 
 
+def sdk_version() -> str:
+    try:
+        return metadata.version("pulumi-policy")
+    except metadata.PackageNotFoundError:
+        return "(not installed as a distribution)"
+
+
 def build_pack() -> None:
-    install()  # the type-indexed Analyze (server.py); same diagnostics as the SDK's, far fewer decodes
+    # The type-indexed Analyzer (server.py): the SDK's diagnostics with far fewer decodes, and the only one that runs
+    # resource rules' stack parts. Without it node groups sized by a launch template would escape the accelerator
+    # rules, so the pack refuses to load rather than run without them.
+    if not install():
+        raise RuntimeError(
+            f"ai-infra-compliance: pulumi-policy {sdk_version()} does not build its Analyzer servicer the way pulumi-policy "
+            f"{TESTED_SDK}, which this pack was tested with, does; the pack's TypedAnalyzer (policies/aiinfra_policy/"
+            "server.py) could not be installed, and without it the stack parts of its rules (accelerator rules on node "
+            "groups sized by a launch template) would not run. Install pulumi-policy "
+            f"{TESTED_SDK}.x (policies/requirements.txt) in the pack's virtualenv, or port server.py to this SDK.")
     PolicyPack(name=PACK_NAME, enforcement_level=EnforcementLevel.ADVISORY,
                policies=[to_policy(r) for r in load_rules()],
                description="ai-infra: encryption, exposure, logging, least privilege, residency, GPU hygiene and tagging.")

@@ -8,15 +8,21 @@ types it checks, so `TypedAnalyzer` runs only those and decodes once per resourc
 
 Everything else (config, stack policies, diagnostics, unknown handling, remediation levels) is the SDK's
 own code: the subclass overrides `Analyze` and `AnalyzeStack` (which decoded the whole stack once per stack
-policy) only, and `install()` makes `PolicyPack` build it. If a future
-SDK builds its servicer differently the pack still runs, with the SDK's (slower) `Analyze`; a test fails
-then, so the override is either in force or removed on purpose. tests/policies/test_server.py checks that
-the diagnostics are identical to the SDK's on the reference environments and on hand-made cases.
+policy) only, and `install()` makes `PolicyPack` build it.
+
+`TypedAnalyzer` is also the only place a resource rule's stack part runs (`TypedResourcePolicy.stack_validate`:
+the accelerator rules on node groups sized by a launch template): the SDK's own AnalyzeStack runs only
+StackValidationPolicy objects. So the pack does not run without it: if a future SDK builds its servicer
+differently, `install()` returns False and `pack.build_pack()` refuses to load, naming the pulumi-policy version it
+found and TESTED_SDK (policies/requirements.txt pins that minor). tests/policies/test_server.py checks that the
+diagnostics are identical to the SDK's on the reference environments and on hand-made cases without stack parts,
+and that a stack part reports under its rule's name and level through AnalyzeStack.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Sequence
 from inspect import isawaitable
 
@@ -35,6 +41,12 @@ from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
 from .registry import type_matches
+
+TESTED_SDK = "1.21"
+"""The pulumi-policy minor version `TypedAnalyzer` was written against and tested with (policies/requirements.txt)."""
+SERVICER_METHODS = ("_configure_runtime_settings", "_get_enforcement_level", "_create_report_violation",
+                    "_get_policy_config", "_get_resource_options", "_get_provider_resource", "_map_enforcement_level")
+"""The SDK servicer's methods `TypedAnalyzer` calls."""
 
 
 class TypedResourcePolicy(ResourceValidationPolicy):
@@ -162,8 +174,15 @@ def _applies(policy: ResourceValidationPolicy, type_: str) -> bool:
 
 
 def install() -> bool:
-    """Make `PolicyPack` build a `TypedAnalyzer`. Returns whether this SDK builds its servicer by that name."""
-    if not hasattr(sdk, "_PolicyAnalyzerServicer"):
+    """Make `PolicyPack` build a `TypedAnalyzer`. Returns whether this SDK builds its servicer by that name (when its
+    source can be read) and has the methods `TypedAnalyzer` calls."""
+    servicer = getattr(sdk, "_PolicyAnalyzerServicer", None)
+    if servicer is None or not all(callable(getattr(servicer, m, None)) for m in SERVICER_METHODS):
         return False
+    try:
+        if "_PolicyAnalyzerServicer(" not in inspect.getsource(sdk.PolicyPack.__init__):
+            return False
+    except (OSError, TypeError):
+        pass  # no source (a zipped or compiled install): the name and the methods are what can be checked
     sdk._PolicyAnalyzerServicer = TypedAnalyzer  # noqa: SLF001
     return True

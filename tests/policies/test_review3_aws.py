@@ -55,7 +55,9 @@ def test_an_instance_with_unencrypted_root_and_data_volumes_is_reported() -> Non
                  "ebsBlockDevices": [{"deviceName": "/dev/sdb", "encrypted": True, "kmsKeyId": KEY}]}
     assert run_resource(VOLUMES, INSTANCE, encrypted) == run_resource(VOLUMES, SPOT, encrypted) == []
     assert run_resource(VOLUMES, SPOT, {"rootBlockDevice": {"encrypted": True}}) == [
-        "root volume uses the AWS-managed EBS key (or the account's default key); set kmsKeyId"]
+        "root volume sets no kmsKeyId, so it uses the account's default EBS key, the AWS-managed aws/ebs unless the "
+        "account names a customer-managed one (ebsDefaultEncryption off); set kmsKeyId to a customer-managed key, or "
+        "set ebsDefaultEncryption to customer_key if the account's default EBS key is customer-managed"]
 
 
 def test_a_standalone_volume_must_be_encrypted_with_a_customer_managed_key() -> None:
@@ -78,8 +80,10 @@ def test_volumes_left_unset_need_encryption_by_default_in_the_stack() -> None:
     assert found[0][1].startswith("the AMI's root volume (no mapping for /dev/xvda or /dev/sda1): not encrypted unless "
                                   "its snapshot is, and no aws.ebs.EncryptionByDefault for us-east-1 in the stack")
     assert found[3][1].startswith("the volume (encrypted unset): ")
-    # Account-level EBS encryption by default (enabled defaults to true) encrypts them all...
-    assert run_stack(DEFAULT_ENC, [*stack, outputs(EBD, {}, "ebd")]) == []
+    # Account-level EBS encryption by default (enabled defaults to true) with a customer-managed default key encrypts
+    # them all (alone it encrypts them with aws/ebs: test_review4_fixes)...
+    assert run_stack(DEFAULT_ENC, [*stack, outputs(EBD, {}, "ebd"),
+                                   outputs("aws:ebs/defaultKmsKey:DefaultKmsKey", {"keyArn": KEY}, "ebs-key")]) == []
     # ...but not when turned off, or set for another region than the template's.
     assert names(run_stack(DEFAULT_ENC, [*stack, outputs(EBD, {"enabled": False}, "ebd")])) == ["bare-lt", "data-lt", "vm", "vol"]
     assert names(run_stack(DEFAULT_ENC, [bare_lt, outputs(EBD, {"region": "eu-west-1"}, "ebd")])) == ["bare-lt"]
@@ -89,7 +93,8 @@ def test_after_up_an_instance_reports_what_ec2_made_of_its_root_volume() -> None
     unencrypted = resource(INSTANCE, {"rootBlockDevice": {"encrypted": False, "volumeSize": 8}, "ebsBlockDevices": []}, "vm")
     assert [m for _, m in run_stack(DEFAULT_ENC, [unencrypted])] == [
         "root volume (encrypted false): not encrypted unless its snapshot is, and no aws.ebs.EncryptionByDefault in the "
-        "stack encrypts new volumes; set encrypted true with kmsKeyId, or enable EBS encryption by default"]
+        "stack encrypts new volumes (ebsDefaultEncryption off); set encrypted true with kmsKeyId, or enable EBS "
+        "encryption by default (in another stack or the landing zone: set ebsDefaultEncryption to what it does)"]
     encrypted = resource(INSTANCE, {"rootBlockDevice": {"encrypted": True, "kmsKeyId": KEY}, "ebsBlockDevices": []}, "vm")
     assert run_stack(DEFAULT_ENC, [encrypted]) == []
 
@@ -252,7 +257,8 @@ def test_a_rule_forwarding_plain_http_on_a_redirecting_listener_is_reported() ->
     assert run_resource("aws-lb-listener-tls", LISTENER, http) == []  # the default action alone is fine
     listener, forward = listener_stack(http, FORWARD)
     assert run_stack("aws-lb-listener-rules-tls", [listener, forward]) == [(forward.urn, (
-        "the rule's actions (forward) serve plain HTTP: its listener http is HTTP, where rules may only redirect to HTTPS"))]
+        "the rule's actions (forward) serve plain HTTP: its listener http is HTTP, where rules may only redirect to HTTPS "
+        "or answer with a fixed response"))]
     assert run_stack("aws-lb-listener-rules-tls", list(listener_stack(http, REDIRECT))) == []
     https = {**http, "port": 443, "protocol": "HTTPS", "sslPolicy": "ELBSecurityPolicy-TLS13-1-2-2021-06", "defaultActions": FORWARD}
     assert run_stack("aws-lb-listener-rules-tls", list(listener_stack(https, FORWARD))) == []

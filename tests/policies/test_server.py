@@ -1,4 +1,6 @@
-"""The pack's TypedAnalyzer must answer exactly as pulumi-policy's own servicer does, only faster."""
+"""The pack's TypedAnalyzer must answer exactly as pulumi-policy's own servicer does, only faster, and run what the
+SDK's does not: the stack parts of resource rules (a node group sized by a launch template), in AnalyzeStack under
+the rule's name and level. The equivalence cases hold no such group."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pulumi_aws as aws
 import pulumi_policy
 import pytest
 from google.protobuf import empty_pb2
@@ -17,6 +20,7 @@ from pulumi_policy import policy as sdk
 from aiinfra.policy_eval import _options, _policy_config, _provider, _provider_urn, _struct
 from aiinfra.plan.program import plan_stack
 from aiinfra.plan.project import load_project
+from aiinfra.plan.runtime import run_program
 from aiinfra_policy import load_rules
 from aiinfra_policy.pack import to_policy
 from aiinfra_policy.server import TypedAnalyzer, TypedResourcePolicy
@@ -78,7 +82,10 @@ def answers(servicer: Any, records: list[dict[str, Any]]) -> list[tuple]:
     stack = analyzer_pb2.AnalyzeStackRequest(resources=[
         analyzer_pb2.AnalyzerResource(type=r["type"], properties=_struct(r["inputs"]), urn=r["urn"], name=r["name"],
                                       options=_options(r), provider=providers.get(_provider_urn(r)),
-                                      parent=r["parent"], dependencies=r["dependencies"]) for r in custom])
+                                      parent=r["parent"], dependencies=r["dependencies"],
+                                      propertyDependencies={k: analyzer_pb2.AnalyzerPropertyDependencies(urns=v)
+                                                            for k, v in r.get("propertyDependencies", {}).items()})
+        for r in custom])
     response = servicer.AnalyzeStack(stack, None)
     found += [("stack", d.policyName, d.enforcementLevel, d.message, d.urn, d.severity) for d in response.diagnostics]
     return found
@@ -116,3 +123,28 @@ def test_every_resource_rule_declares_its_types_so_the_index_skips_nothing() -> 
 def test_policy_pack_builds_its_servicer_by_the_name_install_replaces() -> None:
     """`install()` swaps the class PolicyPack instantiates; if a new SDK stops doing so, this says it."""
     assert "_PolicyAnalyzerServicer(" in inspect.getsource(sdk.PolicyPack.__init__)
+
+
+def templated_group() -> None:
+    lt = aws.ec2.LaunchTemplate("gpu-lt", instance_type="p5.48xlarge", metadata_options={"http_tokens": "required"})
+    aws.eks.NodeGroup("gpu-ng", cluster_name="c", node_role_arn="arn:aws:iam::123456789012:role/n", subnet_ids=["subnet-1"],
+                      launch_template={"id": lt.id, "version": lt.latest_version.apply(str)},
+                      scaling_config={"desired_size": 0, "max_size": 10, "min_size": 0})
+
+
+def test_only_the_typed_analyzer_runs_the_stack_parts_under_the_rules_name_and_level() -> None:
+    """Where the two differ, on purpose: the SDK's AnalyzeStack runs StackValidationPolicy objects only, so a node
+    group whose instance type is in a launch template escapes the accelerator rules there (pack.build_pack refuses
+    to load when TypedAnalyzer can't be installed)."""
+    records = [r.to_json() for r in run_program(templated_group, project="p", stack="t").resources]
+    stock, typed = servicers({"all": "advisory", "gpu-cap-per-pool": "mandatory"})
+    expected, found = answers(stock, records), answers(typed, records)
+    part = [e for e in found if e[0] == "stack" and e[1] == "gpu-cap-per-pool"]
+    assert [(e[2], e[3], e[4].split("::")[-1]) for e in part] == [(
+        analyzer_pb2.EnforcementLevel.MANDATORY,
+        "Checks whether a node pool, Cloud TPU slice, VM, scale set or autoscaling group can grow to at most "
+        "maxGpusPerPool accelerators.\nlaunch template gpu-lt: pool can scale to 80 accelerators (10 x 8); the cap is 64",
+        "gpu-ng")]
+    with_parts = {rule.name for rule in load_rules() if rule.stack_check}
+    assert not any(e[0] == "stack" and e[1] in with_parts for e in expected)
+    assert [e for e in found if not (e[0] == "stack" and e[1] in with_parts)] == expected  # the rest as the SDK's
