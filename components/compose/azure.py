@@ -26,6 +26,7 @@ from components.azure.lustre import BlobLink, Lustre, LustreArgs
 from components.azure.network import APISERVER_SUBNET, Network, NetworkArgs
 from components.azure.prometheus import ManagedPrometheus, ManagedPrometheusArgs
 from components.azure.storage import BlobStorage, BlobStorageArgs
+from components.k8s.block_storage import azure_disk_storage_class
 from components.k8s.lustre import amlfs_mount
 from components.spec import (
     AzureCloudSpec,
@@ -119,9 +120,11 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
                 inference = InferenceBackend(spec.inference, _sources(spec, public), annotations, load_balancer=True)
                 if serving:
                     origins.append((name, _origin(region, spec, network, cluster, pls_name, public_origins, context)))
+            # Data disks through the node disks' encryption set (the region's key), which the cluster identity reads.
             clusters.append(ClusterHandle(cloud=Cloud.AZURE, region=region, spec=spec, name=name,
                                           kubeconfig=cluster.kubeconfig, resource=cluster, node_pools=pools, lustre=mounts,
-                                          inference=inference))
+                                          inference=inference,
+                                          storage_class=azure_disk_storage_class(vault.disk_encryption_set.id)))
             region_out["cluster"] = {"name": cluster.cluster_name, "id": cluster.cluster.id,
                                      "node_resource_group": cluster.node_resource_group}
             if managed_prometheus:

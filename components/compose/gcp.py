@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import pulumi
 import pulumi_gcp as gcp
 
-from components.gcp.cluster import Cluster, ClusterArgs
+from components.gcp.cluster import SYSTEM_MACHINE_TYPE, Cluster, ClusterArgs, boot_disk_type
 from components.gcp.context import COMPUTE_AGENT, GKE_AGENT, LUSTRE_AGENT, GcpContext
 from components.gcp.flow_logs import FlowLogs, FlowLogsArgs, RequestLogs, RequestLogsArgs
 from components.gcp.gpu_pool import GpuPool, GpuPoolArgs
@@ -42,6 +42,7 @@ from components.gcp.reservations import reserved_machine_type
 from components.gcp.project import Project, ProjectArgs, required_apis
 from components.gcp.storage import AccessLogBucket, AccessLogBucketArgs, Bucket, BucketArgs
 from components.gcp.tpu import TpuQueuedResource, TpuQueuedResourceArgs, TpuSlice, TpuSliceArgs, TpuVm, TpuVmArgs
+from components.k8s.block_storage import pd_storage_class
 from components.k8s.lustre import gke_mount
 from components.spec import (
     CapacityType,
@@ -301,5 +302,8 @@ def _cluster(platform: Platform, cloud_spec: GcpCloudSpec, ctx: GcpContext, spec
                       "tpu_node_pools": tpu_pools}
     # Without a global endpoint nothing outside the cluster reaches the Service: no sources to admit.
     inference = InferenceBackend(spec.inference, sources=()) if spec.inference is not None else None
+    # Prometheus's and Alertmanager's volumes (on the system pool) under the region's key: a balanced disk of the kind
+    # the system pool's machine series attaches, as its boot disk.
+    storage = pd_storage_class(key, boot_disk_type(spec.cluster.system_pool.instance_type or SYSTEM_MACHINE_TYPE))
     return ClusterHandle(cloud=Cloud.GCP, region=ctx.region, spec=spec, name=name, kubeconfig=cluster.kubeconfig,
-                         resource=cluster, node_pools=pools, inference=inference)
+                         resource=cluster, node_pools=pools, inference=inference, storage_class=storage)

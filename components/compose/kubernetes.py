@@ -28,11 +28,18 @@ from components.k8s.eks import ClusterAutoscaler, EksControllersArgs, LoadBalanc
 from components.k8s.gpu_values import uses_standalone_dcgm
 from components.k8s.inference import InferenceService, InferenceServiceArgs, PreviousParent
 from components.k8s.monitoring import Monitoring, MonitoringArgs
-from components.k8s.netpol import cluster_network
+from components.k8s.netpol import ClusterNetwork, cluster_network
 from components.k8s.queues import flavors
-from components.k8s.storage import DefaultStorageClass, DefaultStorageClassArgs, LustreVolumes, LustreVolumesArgs
+from components.k8s.storage import (
+    BlockStorageClass,
+    BlockStorageClassArgs,
+    DefaultStorageClass,
+    LustreVolumes,
+    LustreVolumesArgs,
+)
 from components.k8s.tenancy import Team, Tenancy, TenancyArgs, check_team_names
-from components.spec import Cloud, MonitoringMode, Platform
+from components.spec import ApiAccess, Cloud, MonitoringMode, Platform
+from components.spec.azure import AksNetworkPolicy, apiserver_vnet_integration
 
 from .types import ClusterHandle
 
@@ -71,6 +78,20 @@ def namespace_moves(handle: ClusterHandle, teams: list[str]) -> tuple[dict[str, 
     return {}, (pulumi.Alias(name=f"{team}-namespace", parent=team_urn),)
 
 
+def team_network(platform: Platform, handle: ClusterHandle) -> ClusterNetwork:
+    """The ranges a team's NetworkPolicy names on the cluster (`netpol`). On AKS with Calico the node subnet is excepted
+    too, and opened on 443 where the API server's private endpoint is in it: a private cluster without API Server VNet
+    Integration (`etcd_encryption: customer_key` puts the API server in the `apiserver` subnet)."""
+    network = handle.spec.network
+    azure = platform.clouds.azure if handle.cloud is Cloud.AZURE else None
+    if azure is None or azure.network_policy is not AksNetworkPolicy.CALICO:
+        return cluster_network(handle.cloud, network)
+    cluster = handle.spec.cluster
+    private = cluster is not None and cluster.api_access is ApiAccess.PRIVATE
+    return cluster_network(handle.cloud, network, calico=True,
+                           api_server_in_nodes=private and not apiserver_vnet_integration(azure, handle.spec))
+
+
 @dataclass
 class Layer:
     outputs: dict[str, Any] = field(default_factory=dict)
@@ -91,14 +112,19 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> Layer:
     for handle in clusters:
         view = cluster_view(handle.cloud, handle.spec)
         opts = pulumi.ResourceOptions(providers=[provider(handle)])
-        default_class = None
-        if handle.storage_class is not None:  # EKS: no default StorageClass of its own
-            default_class = DefaultStorageClass(f"{handle.name}-block-storage", DefaultStorageClassArgs(
-                handle.storage_class, handle.resource, retain_volumes=platform.protected), opts)
-        storage = [default_class] if default_class is not None else []
+        block = None
+        claims_class = None  # the class Prometheus's claims name; None: the cluster's default
+        if handle.storage_class is not None:  # the region's key: EKS's default class, GKE's and AKS's named one
+            block_args = BlockStorageClassArgs(handle.storage_class, handle.resource, retain_volumes=platform.protected)
+            if handle.storage_class.default:
+                block = DefaultStorageClass(f"{handle.name}-block-storage", block_args, opts)
+            else:
+                block = BlockStorageClass(f"{handle.name}-block-storage", block_args, opts)
+                claims_class = handle.storage_class.name
         monitoring = Monitoring(handle.name, MonitoringArgs(
             cloud=handle.cloud, mode=addons.monitoring, teams=list(platform.teams), cluster=handle.resource,
-            standalone_exporter=uses_standalone_dcgm(view, addons), storage=storage), opts)
+            standalone_exporter=uses_standalone_dcgm(view, addons), storage=[block] if block is not None else [],
+            storage_class=claims_class), opts)
         accelerators = Accelerators(handle.name, AcceleratorsArgs(
             view=view, addons=addons, cluster=handle.resource, node_pools=handle.node_pools,
             service_monitors=addons.monitoring is MonitoringMode.SELF_MANAGED, monitoring_ready=monitoring.ready,
@@ -107,7 +133,7 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> Layer:
         team_moves, service_moves = namespace_moves(handle, list(platform.teams))
         tenancy = Tenancy(handle.name, TenancyArgs(
             environment=platform.environment, teams=dict(platform.teams), flavors=cluster_flavors,
-            cluster=handle.resource, network=cluster_network(handle.cloud, handle.spec.network),
+            cluster=handle.resource, network=team_network(platform, handle),
             namespace_aliases=team_moves, retain_namespaces=platform.protected), opts)
         outputs[handle.name] = {
             "cloud": handle.cloud.value,
@@ -118,8 +144,8 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> Layer:
             "teams": list(tenancy.teams),
             "monitoring": monitoring.outputs,
         }
-        if default_class is not None:
-            outputs[handle.name]["default_storage_class"] = default_class.outputs
+        if block is not None:
+            outputs[handle.name]["default_storage_class" if claims_class is None else "storage_class"] = block.outputs
         namespaces = {t: team.namespace for t, team in tenancy.teams.items()}
         if handle.lustre:  # the region's Lustre file systems, a claim of each in every team's namespace
             driver: list[pulumi.Resource] = []

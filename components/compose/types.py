@@ -114,9 +114,10 @@ class ClusterHandle:
     """Set by each cloud's composition in regions with `inference`: the layer creates the Service and admits the
     load balancer to it. Default None (no inference Service)."""
     storage_class: StorageClassSpec | None = None
-    """Set by the AWS composition on every EKS cluster, which has no default StorageClass: the layer creates this one
-    and marks it default, before the claims that use it (Prometheus's). Default None (the cluster's own default:
-    GKE `standard-rwo`, AKS `default`)."""
+    """Set by every composition: block volumes encrypted with the region's key (`components.k8s.block_storage`). The
+    layer creates the class before the claims that use it (Prometheus's and Alertmanager's): on EKS, which has no
+    default StorageClass, as the default; on GKE and AKS beside the platform's default class, and the claims name it.
+    Default None (no class: the claims use the cluster's own default)."""
 
 
 @dataclass

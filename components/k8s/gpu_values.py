@@ -9,6 +9,7 @@ from typing import Any
 from components.spec import AddonsSpec, Cloud, GpuDriver
 
 from .cluster import NEURON_DEVICE, POOL_LABEL, ClusterView, GpuPool, tolerations
+from .dcgm_metrics import OPERATOR_METRICS_CONFIGMAP, metrics_annotations, metrics_csv
 from .sharing import (
     DEFAULT_DEVICE_PLUGIN_CONFIG,
     DEVICE_PLUGIN_CONFIGMAP,
@@ -58,6 +59,9 @@ def gpu_operator_values(view: ClusterView, addons: AddonsSpec, service_monitor: 
     - MIG: strategy from `addons.mig_strategy`; layouts from our mig-parted ConfigMap, picked per pool by the
       `nvidia.com/mig.config` node label. On AKS the MIG manager is off: AKS creates the MIG instances itself.
     - time-slicing/MPS: our device plugin ConfigMap, picked per pool by `nvidia.com/device-plugin.config`.
+    - DCGM exporter: our metrics list (`dcgm_metrics`, with the XID counter the XID alert reads), in a ConfigMap the
+      chart creates from `dcgmExporter.config`; its hash on the pods (`dcgmExporter.annotations`, the exporter pods'
+      annotations) rolls them when the list changes.
     """
     pools = view.nvidia_pools
     operator_driver = any(p.driver is GpuDriver.OPERATOR for p in pools)
@@ -71,7 +75,9 @@ def gpu_operator_values(view: ClusterView, addons: AddonsSpec, service_monitor: 
         "migManager": {"enabled": mig_manager},
         "devicePlugin": {"config": {"create": False, "name": DEVICE_PLUGIN_CONFIGMAP,
                                     "default": DEFAULT_DEVICE_PLUGIN_CONFIG}},
-        "dcgmExporter": {"enabled": True, "serviceMonitor": dcgm_service_monitor(service_monitor)},
+        "dcgmExporter": {"enabled": True, "serviceMonitor": dcgm_service_monitor(service_monitor),
+                         "config": {"name": OPERATOR_METRICS_CONFIGMAP, "create": True, "data": metrics_csv()},
+                         "annotations": metrics_annotations()},
         "daemonsets": {"tolerations": daemon_tolerations},
         "node-feature-discovery": {"worker": {"tolerations": [_CONTROL_PLANE_TOLERATION, *daemon_tolerations]}},
     }
@@ -93,10 +99,14 @@ def standalone_dcgm_values(view: ClusterView, service_monitor: bool) -> dict[str
     As in Google's DCGM example for Managed Service for Prometheus (GoogleCloudPlatform/prometheus-engine,
     examples/nvidia-dcgm): GPU nodes only, the host's GKE driver directory mounted at /usr/local/nvidia with its
     libraries on LD_LIBRARY_PATH, privileged (no NVIDIA runtime injects /dev/nvidia*), and GPU IDs by device name
-    (GKE's device plugin names GPUs nvidia0.., which the exporter maps to pods).
+    (GKE's device plugin names GPUs nvidia0.., which the exporter maps to pods). `customMetrics`: our metrics list
+    (`dcgm_metrics`, with the XID counter the XID alert reads) as the data of the chart's metrics ConfigMap, and its
+    hash in `podAnnotations`, which rolls the pods when the list changes.
     """
     return {
         "serviceMonitor": dcgm_service_monitor(service_monitor),
+        "customMetrics": metrics_csv(),
+        "podAnnotations": metrics_annotations(),
         "tolerations": _daemon_tolerations(view.nvidia_pools),
         "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
             {"matchExpressions": [{"key": GKE_ACCELERATOR_LABEL, "operator": "Exists"}]}]}}},

@@ -48,9 +48,11 @@ class MonitoringArgs:
     standalone_exporter: bool = False
     """The DCGM exporter is the standalone chart (GKE without the GPU Operator). Default: the operator's."""
     storage: Sequence[pulumi.Resource] = ()
-    """What Prometheus's and Alertmanager's volume claims need: the default StorageClass the layer creates (EKS). The
-    release waits for it: installed first, its claims would wait for a class, and the atomic release time out. Default
-    none (the cluster's own default class)."""
+    """What Prometheus's and Alertmanager's volume claims need: the StorageClass the layer creates. The release waits
+    for it: installed first, its claims would wait for a class, and the atomic release time out. Default none."""
+    storage_class: str | None = None
+    """The StorageClass the claims name: the layer's class where it is not the cluster's default (GKE, AKS). Default
+    None: no name, the cluster's default class (on EKS the layer's)."""
 
 
 class Monitoring(pulumi.ComponentResource):
@@ -71,9 +73,9 @@ class Monitoring(pulumi.ComponentResource):
         self.ready: list[pulumi.Resource] = []
         outputs: dict[str, object] = {"mode": args.mode.value}
         if args.mode is MonitoringMode.SELF_MANAGED:
-            stack = charts.release(f"{name}-prometheus-stack", charts.KUBE_PROMETHEUS_STACK, MONITORING_NAMESPACE,
-                                   kube_prometheus_stack_values(args.cloud), child_opts(self, cluster, [ns, *args.storage]),
-                                   release_name="kube-prometheus-stack")
+            values = kube_prometheus_stack_values(args.cloud, args.storage_class)
+            stack = charts.release(f"{name}-prometheus-stack", charts.KUBE_PROMETHEUS_STACK, MONITORING_NAMESPACE, values,
+                                   child_opts(self, cluster, [ns, *args.storage]), release_name="kube-prometheus-stack")
             custom_resource(f"{name}-gpu-rules", prometheus_rule(MONITORING_NAMESPACE),
                             child_opts(self, cluster, [ns, stack]))
             self.ready = [stack]

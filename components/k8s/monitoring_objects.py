@@ -14,6 +14,11 @@ Where DCGM metrics go:
   and policy itself; the ClusterRole and binding for user `aps-collector-user` (the AMP guide's manual, aws-auth
   setup) are not what grants it access there, and stay as that documented fallback. Its alert rules are an AMP
   rule groups namespace (`rules_yaml()`), also built by the AWS components.
+
+XID errors: the alert counts XIDs (`DCGM_EXP_XID_ERRORS_COUNT`, which both exporters emit with the metrics list of
+`dcgm_metrics`), so a repeated XID alerts again and a gap in the stored data (a Prometheus restart, a GMP or AMP
+collector outage) makes no old XID alert again. `DCGM_FI_DEV_XID_ERRORS`, the last XID code per GPU (a gauge that
+never resets), stays for the dashboard; alone it could not show a repeat of the same code.
 """
 
 from __future__ import annotations
@@ -25,11 +30,10 @@ import yaml
 from components.spec import Cloud
 
 from .cluster import ACCELERATOR_LABEL, CAPACITY_LABEL, GPU_NAMESPACE, POOL_LABEL
+from .dcgm_metrics import XID_COUNT_METRIC
 
 IDLE_UTILISATION_PERCENT = 10
 IDLE_FOR = "1h"
-XID_WINDOW = "10m"
-"""How long the XID alert fires after a GPU reports a new XID."""
 GPU_IDENTITY = "node, gpu, UUID, modelName"
 """Labels that name one GPU whatever pod uses it."""
 OPERATOR_EXPORTER_LABELS = {"app": "nvidia-dcgm-exporter"}
@@ -57,22 +61,22 @@ def team_label(gmp: bool) -> str:
 
 
 def xid_expression() -> str:
-    """A GPU whose last XID (DCGM_FI_DEV_XID_ERRORS, a gauge holding the last XID code, 0 for none) is not 0 and not
-    what it was `XID_WINDOW` ago. The gauge never returns to 0 after an XID (NVIDIA/dcgm-exporter#500, #190), so
-    `> 0` alone would fire until the exporter restarts. The exporter also puts the code in `err_code`/`err_msg`
-    labels (dcgm-exporter 4.5.3-4.8.2 internal/pkg/collector/gpu_collector.go), so a new XID is a new series and
-    `changes()` over the raw series would never see it change: the comparison is on the value per GPU (max over the
-    GPU's series, MIG instances and pods). Subquery-free, so every rule engine here evaluates it (Prometheus, GMP,
-    AMP, Azure Monitor)."""
-    now = f"max by ({GPU_IDENTITY}) (DCGM_FI_DEV_XID_ERRORS)"
-    before = f"max by ({GPU_IDENTITY}) (DCGM_FI_DEV_XID_ERRORS offset {XID_WINDOW})"
-    return f"{now} > 0 unless ({before} == {now})"
+    """A GPU that reported an XID in the exporter's last window (`dcgm_metrics.XID_COUNT_WINDOW`, 5 minutes), per XID
+    code; the value is how many times. The exporter counts DCGM's own record at each scrape, so the alert fires while
+    XIDs keep coming, repeats of one code included, and clears one window after the last, whatever the stored data
+    missed: after a gap in it no old XID comes back (the last-XID gauge `DCGM_FI_DEV_XID_ERRORS` compared with itself
+    `offset 10m`, the rule before this one, re-fired for every GPU whose last XID was not 0 once the gap reached
+    5 minutes). An XID that came and left the window inside a gap is not seen (the dashboard's last-XID panel still
+    shows it). `max` merges the GPU's series (MIG instances and the pods on it). Subquery-free, so every rule engine
+    here evaluates it (Prometheus, GMP, AMP, Azure Monitor)."""
+    return f"max by ({GPU_IDENTITY}, xid) ({XID_COUNT_METRIC}) > 0"
 
 
 def alert_rules(team: str = "namespace") -> list[dict[str, Any]]:
     """Idle GPUs: allocated to a pod (the series has `pod`) and averaging under 10% over every 10-minute window for
     an hour (so a short burst does not hide an idle hour, and a pod loading its model for minutes does not alert).
-    XID errors: a GPU reported a new XID in the last 10 minutes (`xid_expression`); the alert clears after that."""
+    XID errors: a GPU reported an XID in the last 5 minutes, repeats included (`xid_expression`); the alert clears
+    5 minutes after the last."""
     keep = f"{GPU_IDENTITY}, {team}"
     return [
         {
@@ -92,8 +96,9 @@ def alert_rules(team: str = "namespace") -> list[dict[str, Any]]:
             "labels": {"severity": "critical"},
             "annotations": {
                 "summary": "GPU reported an XID error",
-                "description": "GPU {{ $labels.gpu }} on {{ $labels.node }} reported XID {{ $value }}; "
-                               "see NVIDIA's XID catalog, and drain the node if it repeats.",
+                "description": f"GPU {{{{ $labels.gpu }}}} on {{{{ $labels.node }}}} reported XID {{{{ $labels.xid }}}} "
+                               "{{ $value }} time(s) in the last 5 minutes; see NVIDIA's XID catalog, and drain the node "
+                               "if it repeats.",
             },
         },
     ]
@@ -181,31 +186,52 @@ toward it too); the CRD's pattern `(^0|([0-9]*[.])?[0-9]+((K|M|G|T|E|P)i?)?B)$`.
 ALERTMANAGER_VOLUME_GIB = 10
 """Alertmanager keeps silences and its notification log (kilobytes); 10 GiB is GKE's smallest balanced persistent disk."""
 PERSISTENT_CLOUDS = frozenset({Cloud.AWS, Cloud.GCP, Cloud.AZURE})
-"""Clouds whose clusters have a default StorageClass the volumes use: GKE's `standard-rwo` (the Compute Engine PD CSI
-driver, which the GCP cluster turns on), AKS's `default` (Azure Disk CSI), and on EKS, which has none of its own (EKS
-1.30+ no longer marks `gp2` default; the in-tree EBS provisioner needs the CSI driver since 1.23), the layer's
-`gp3-encrypted` class (`block_storage`, the AWS cluster's EBS CSI driver add-on), which the release waits for."""
+"""Clouds whose Prometheus and Alertmanager keep their data on volumes, of the StorageClass the layer makes from the
+cloud composition's `block_storage` spec, encrypted with the region's key: on EKS (no default class of its own: EKS
+1.30+ no longer marks `gp2` default) `gp3-encrypted`, the cluster's default, so the claims name no class; on GKE
+`pd-balanced-cmek` and on AKS `managed-csi-cmk`, which are not default (GKE's `standard-rwo` and AKS's `default` stay
+so, with Google- and platform-managed keys), so the claims name them. The release waits for the class."""
+BUSYBOX_TAG = "1.38.0"
+BUSYBOX_SHA = "dc2d74b28e4cf8984fa52af1f39bc7c3d9c73760b41a74d629f5d11b1ab28616"
+"""The CRD upgrade Job's init container, pinned instead of the chart's `docker.io/busybox:latest`. Reproducible: with
+`latest` each node runs whatever the tag named when that node first pulled it (the chart's IfNotPresent), so a fixed
+chart version does not fix the image; a digest also survives a re-pushed tag. Docker Hub limits anonymous pulls per
+source address, which the nodes share behind NAT: a digest-pinned image is pulled once per node, and a registry mirror
+or pull-through cache serves exactly this content. 1.38.0 is what `latest` names today; the digest is its
+multi-platform index (docker-library/repo-info repos/busybox/remote/1.38.0.md and latest.md at
+01a7054230d50b3dccaf8d579f161c522be8c9f0)."""
 
 
-def _claim(size_gib: int) -> dict[str, Any]:
-    """A volumeClaimTemplate on the cluster's default StorageClass (no storageClassName)."""
-    return {"volumeClaimTemplate": {"spec": {"accessModes": ["ReadWriteOnce"],
-                                             "resources": {"requests": {"storage": f"{size_gib}Gi"}}}}}
+def _claim(size_gib: int, storage_class: str | None) -> dict[str, Any]:
+    """A volumeClaimTemplate on `storage_class`, or with None the cluster's default StorageClass."""
+    spec: dict[str, Any] = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": f"{size_gib}Gi"}}}
+    if storage_class is not None:
+        spec["storageClassName"] = storage_class
+    return {"volumeClaimTemplate": {"spec": spec}}
 
 
-def kube_prometheus_stack_values(cloud: Cloud) -> dict[str, Any]:
+def crd_upgrade_job() -> dict[str, Any]:
+    """`crds.upgradeJob`: on, with busybox pinned (`BUSYBOX_TAG`, `BUSYBOX_SHA`). The chart's job template (88.5.3
+    charts/crds/templates/upgrade/job.yaml) appends `image.busybox.sha` only `if .Values.upgradeJob.image.sha`, a key
+    nothing else reads, so that gate carries the digest too."""
+    return {"enabled": True, "image": {"sha": BUSYBOX_SHA, "busybox": {"tag": BUSYBOX_TAG, "sha": BUSYBOX_SHA}}}
+
+
+def kube_prometheus_stack_values(cloud: Cloud, storage_class: str | None = None) -> dict[str, Any]:
     """kube-prometheus-stack values: load every ServiceMonitor, PodMonitor and PrometheusRule (not only the chart's
     own), Grafana picks up ConfigMaps labelled grafana_dashboard=1 in every namespace, kube-state-metrics exposes our
     pool labels (for per-pool views), and no scraping of control-plane components that EKS, GKE and AKS manage and
     don't expose (their targets would only be down and alert).
 
-    Storage: Prometheus keeps 15 days, and with Alertmanager (enabled by the chart) keeps its data on a volume where
-    the cluster has a default StorageClass (`PERSISTENT_CLOUDS`); the chart's default is an emptyDir, lost with the pod.
+    Storage: Prometheus keeps 15 days, and with Alertmanager (enabled by the chart) keeps its data on a volume
+    (`PERSISTENT_CLOUDS`) of `storage_class`, or with None the cluster's default class; the chart's default is an
+    emptyDir, lost with the pod.
 
     CRDs: Helm installs the chart's `crds/` once and never upgrades them; `crds.upgradeJob` (preview in 88.5.3,
     charts/crds/templates/upgrade) applies them server-side in a pre-install/pre-upgrade hook Job with its own
     ServiceAccount and a ClusterRole limited to those CRDs. It runs in the monitoring namespace, which has no
-    NetworkPolicy or Pod Security label, and needs images docker.io/busybox and registry.k8s.io/kubectl:<cluster version>.
+    NetworkPolicy or Pod Security label, and needs images docker.io/busybox (pinned: `crd_upgrade_job`) and
+    registry.k8s.io/kubectl:<cluster version>.
 
     Cluster DNS: EKS and AKS run CoreDNS (metrics on 9153, the chart's `coreDns` default); GKE runs kube-dns, whose
     `k8s-app: kube-dns` pods serve metrics on 10054/10055 (dnsmasq, skydns) and nothing on 9153, so there the
@@ -218,7 +244,7 @@ def kube_prometheus_stack_values(cloud: Cloud) -> dict[str, Any]:
         "retention": PROMETHEUS_RETENTION,
     }
     values: dict[str, Any] = {
-        "crds": {"upgradeJob": {"enabled": True}},
+        "crds": {"upgradeJob": crd_upgrade_job()},
         "prometheus": {"prometheusSpec": prometheus},
         "grafana": {"sidecar": {"dashboards": {"enabled": True, "label": "grafana_dashboard", "labelValue": "1",
                                                "searchNamespace": "ALL"}}},
@@ -231,7 +257,7 @@ def kube_prometheus_stack_values(cloud: Cloud) -> dict[str, Any]:
         "kubeDns": {"enabled": gke},
     }
     if cloud in PERSISTENT_CLOUDS:
-        prometheus["storageSpec"] = _claim(PROMETHEUS_VOLUME_GIB)
+        prometheus["storageSpec"] = _claim(PROMETHEUS_VOLUME_GIB, storage_class)
         prometheus["retentionSize"] = PROMETHEUS_RETENTION_SIZE
-        values["alertmanager"] = {"alertmanagerSpec": {"storage": _claim(ALERTMANAGER_VOLUME_GIB)}}
+        values["alertmanager"] = {"alertmanagerSpec": {"storage": _claim(ALERTMANAGER_VOLUME_GIB, storage_class)}}
     return values

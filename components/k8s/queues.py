@@ -13,6 +13,16 @@ Neuron. The device plugin advertises every Neuron device twice, as `aws.amazon.c
 Kueue therefore keeps Neuron quota in cores only: its config turns a device request into cores
 (`resources.transformations`, strategy Replace), and the queues cover `aws.amazon.com/neuroncore`. Pods still
 request what they like from the kubelet; the transformation changes only what Kueue charges.
+
+Known limits of the Neuron quota:
+- The namespace ResourceQuota (`admissible`, the ceiling for pods Kueue does not queue) counts the two resources
+  separately, `requests.aws.amazon.com/neuron` in devices and `requests.aws.amazon.com/neuroncore` in cores, each up
+  to the team's whole Neuron share: a team's pods outside Kueue can take both, so up to twice the hardware its quota
+  names (ResourceQuota has no transformation; Kueue-queued workloads are charged once, in cores).
+- The transformation has one factor per cluster (`neuron_transformation`): a cluster mixing Neuron accelerators with
+  different cores per device (Trainium, 2; Trainium2, 4 under LNC=2) charges every device request at the largest, so
+  a `aws.amazon.com/neuron` request on a trn1 node costs twice its cores in quota. Requesting
+  `aws.amazon.com/neuroncore` instead is charged exactly.
 """
 
 from __future__ import annotations

@@ -1,13 +1,15 @@
-"""Storage objects of the layer: the default StorageClass where the cloud's composition hands one over (EKS), and
+"""Storage objects of the layer: the block StorageClass a cloud composition hands over (`block_storage`), and
 ready-to-mount Lustre volumes.
 
-The default StorageClass (`DefaultStorageClass`): `WaitForFirstConsumer`, so a volume is created in the zone of the
-node its first pod is scheduled to (an EBS volume lives in one zone); expandable (claims grow in place); reclaim
-`Retain` in a protected environment, so deleting a claim (or a team's namespace) never deletes the data: the
-released volume stays, in the cloud and as a PersistentVolume, until someone deletes it; `Delete` in dev. A
-StorageClass's parameters, provisioner and reclaim policy cannot change: pulumi-kubernetes replaces it (its name being
-fixed, deleting it first), which touches no existing volume. A cluster created before EKS 1.30 still has EKS's `gp2`
-marked default too: Kubernetes then gives claims the most recently created default class, this one.
+The block StorageClass: on EKS the cluster's default (`DefaultStorageClass`, annotated default), on GKE and AKS a
+class beside the platform's default (`BlockStorageClass`), which claims name. Both: `WaitForFirstConsumer`, so a
+volume is created in the zone of the node its first pod is scheduled to (EBS volumes, zonal persistent disks and LRS
+managed disks live in one zone); expandable (claims grow in place); reclaim `Retain` in a protected environment, so
+deleting a claim (or a team's namespace) never deletes the data: the released volume stays, in the cloud and as a
+PersistentVolume, until someone deletes it; `Delete` in dev. A StorageClass's parameters, provisioner and reclaim
+policy cannot change: pulumi-kubernetes replaces it (its name being fixed, deleting it first), which touches no
+existing volume. A cluster created before EKS 1.30 still has EKS's `gp2` marked default too: Kubernetes then gives
+claims the most recently created default class, this one.
 
 Lustre volumes, for every team: per file system of the cluster's region and per team, a statically
 provisioned PersistentVolume and a PersistentVolumeClaim bound to it in the team's namespace, named after the file
@@ -44,7 +46,7 @@ RECLAIM_POLICY = "Retain"
 
 
 @dataclass(frozen=True)
-class DefaultStorageClassArgs:
+class BlockStorageClassArgs:
     spec: StorageClassSpec
     cluster: pulumi.Resource
     """The cluster component: the class is `deleted_with` it."""
@@ -52,22 +54,41 @@ class DefaultStorageClassArgs:
     """Reclaim policy `Retain` (volumes outlive their claims) instead of `Delete`. Default off."""
 
 
-class DefaultStorageClass(pulumi.ComponentResource):
-    """`ai-infra:kubernetes:DefaultStorageClass`. Children: `<name>-default-class` (the StorageClass, annotated as the
-    cluster's default)."""
+def _storage_class(parent: pulumi.ComponentResource, name: str, args: BlockStorageClassArgs) -> k8s.storage.v1.StorageClass:
+    spec = args.spec
+    return k8s.storage.v1.StorageClass(
+        name,
+        metadata=k8s.meta.v1.ObjectMetaArgs(name=spec.name, labels=dict(MANAGED_BY),
+                                            annotations={DEFAULT_CLASS_ANNOTATION: "true"} if spec.default else None),
+        provisioner=spec.provisioner, parameters=dict(spec.parameters),
+        reclaim_policy="Retain" if args.retain_volumes else "Delete", volume_binding_mode="WaitForFirstConsumer",
+        allow_volume_expansion=True,
+        opts=child_opts(parent, args.cluster, [spec.driver] if spec.driver is not None else []))
 
-    def __init__(self, name: str, args: DefaultStorageClassArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+
+class DefaultStorageClass(pulumi.ComponentResource):
+    """`ai-infra:kubernetes:DefaultStorageClass` (EKS). Children: `<name>-default-class` (the StorageClass, annotated as
+    the cluster's default)."""
+
+    def __init__(self, name: str, args: BlockStorageClassArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:kubernetes:DefaultStorageClass", name, None, opts)
-        spec = args.spec
-        self.storage_class = k8s.storage.v1.StorageClass(
-            f"{name}-default-class",
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=spec.name, labels=dict(MANAGED_BY),
-                                                annotations={DEFAULT_CLASS_ANNOTATION: "true"}),
-            provisioner=spec.provisioner, parameters=dict(spec.parameters),
-            reclaim_policy="Retain" if args.retain_volumes else "Delete", volume_binding_mode="WaitForFirstConsumer",
-            allow_volume_expansion=True,
-            opts=child_opts(self, args.cluster, [spec.driver] if spec.driver is not None else []))
-        self.outputs = {"name": spec.name, "reclaim_policy": "Retain" if args.retain_volumes else "Delete"}
+        if not args.spec.default:
+            raise ValueError(f"StorageClass {args.spec.name} is not a default class; use BlockStorageClass")
+        self.storage_class = _storage_class(self, f"{name}-default-class", args)
+        self.outputs = {"name": args.spec.name, "reclaim_policy": "Retain" if args.retain_volumes else "Delete"}
+        self.register_outputs(self.outputs)
+
+
+class BlockStorageClass(pulumi.ComponentResource):
+    """`ai-infra:kubernetes:BlockStorageClass` (GKE, AKS). Children: `<name>-class` (the StorageClass, not default:
+    claims name it)."""
+
+    def __init__(self, name: str, args: BlockStorageClassArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("ai-infra:kubernetes:BlockStorageClass", name, None, opts)
+        if args.spec.default:
+            raise ValueError(f"StorageClass {args.spec.name} is a default class; use DefaultStorageClass")
+        self.storage_class = _storage_class(self, f"{name}-class", args)
+        self.outputs = {"name": args.spec.name, "reclaim_policy": "Retain" if args.retain_volumes else "Delete"}
         self.register_outputs(self.outputs)
 
 

@@ -85,7 +85,8 @@ def namespace_labels(team: str) -> dict[str, str]:
 
 def quota_hard(amounts: dict[str, int]) -> dict[str, str]:
     """ResourceQuota `hard` from admissible amounts (memory in GiB); GPUs and TPU chips always appear (0 where
-    the cluster has none), extended resources as `requests.<name>` (the only form quota allows for them)."""
+    the cluster has none), extended resources as `requests.<name>` (the only form quota allows for them). Neuron
+    appears twice, in devices and in cores, each counted on its own: pods outside Kueue may use both (see `queues`)."""
     hard = {"requests.cpu": str(amounts["cpu"]), "requests.memory": f"{amounts['memory']}Gi"}
     for resource in sorted({NVIDIA_GPU, TPU_CHIP, *amounts} - {"cpu", "memory"}):
         hard[f"requests.{resource}"] = str(amounts.get(resource, 0))

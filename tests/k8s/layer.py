@@ -12,7 +12,7 @@ from helpers import platform_dict, run_platform
 from aiinfra.plan.runtime import PlanResult, run_program
 from components.compose.kubernetes import build
 from components.compose.types import ClusterHandle, region_name
-from components.k8s.block_storage import ebs_storage_class
+from components.k8s.block_storage import azure_disk_storage_class, ebs_storage_class, pd_storage_class
 from components.spec import Cloud, Platform, load_platform
 
 KUBECONFIG = """apiVersion: v1
@@ -32,6 +32,11 @@ current-context: c
 
 KMS_KEY_ARN = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
 """The region's key the stand-in EKS cluster's default StorageClass encrypts with."""
+GCP_KMS_KEY = "projects/acme-ml-test/locations/us-central1/keyRings/test-us-central1-keyring/cryptoKeys/test-us-central1-key"
+"""The region's key the stand-in GKE cluster's StorageClass encrypts with (a Cloud KMS key's resource name)."""
+DISK_ENCRYPTION_SET = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-test-eastus2/providers/"
+                       "Microsoft.Compute/diskEncryptionSets/des-test-eastus2")
+"""The region's disk encryption set the stand-in AKS cluster's StorageClass encrypts through."""
 
 NETWORK = {"aws": "10.10.0.0/16", "gcp": "10.20.0.0/16", "azure": "10.30.0.0/16"}
 
@@ -115,10 +120,14 @@ def handles(spec: Platform) -> list[ClusterHandle]:
             name = region_name(spec, region)
             pools = [pulumi.CustomResource("test:index:NodePool", f"{name}-{pool}", {}) for pool in region_spec.gpu_pools]
             cluster = StandInCluster(name)
-            storage = None
-            if cloud is Cloud.AWS:  # as the AWS composition hands it over: the region's key, and the cluster's EBS CSI add-on
+            # As each composition hands it over: the region's key (AWS with the cluster's EBS CSI add-on).
+            if cloud is Cloud.AWS:
                 addon = pulumi.CustomResource("test:index:Addon", f"{name}-ebs-csi", {}, pulumi.ResourceOptions(parent=cluster))
                 storage = ebs_storage_class(KMS_KEY_ARN, addon)
+            elif cloud is Cloud.GCP:
+                storage = pd_storage_class(GCP_KMS_KEY)
+            else:
+                storage = azure_disk_storage_class(DISK_ENCRYPTION_SET)
             result.append(ClusterHandle(cloud=cloud, region=region, spec=region_spec, name=name,
                                         kubeconfig=pulumi.Output.secret(KUBECONFIG), resource=cluster,
                                         node_pools=pools, storage_class=storage))

@@ -167,7 +167,7 @@ def test_monitoring_self_managed(three_cloud_plan):
     assert alerts["GpuAllocatedButIdle"]["for"] == "1h"
     assert 'DCGM_FI_DEV_GPU_UTIL{pod!=""}' in alerts["GpuAllocatedButIdle"]["expr"]
     assert alerts["GpuAllocatedButIdle"]["expr"].endswith("< 10")
-    assert alerts["GpuXidError"]["expr"].startswith("max by (") and " offset 10m" in alerts["GpuXidError"]["expr"]  # clears
+    assert alerts["GpuXidError"]["expr"].startswith("max by (") and "DCGM_EXP_XID_ERRORS_COUNT" in alerts["GpuXidError"]["expr"]
     assert any(d.endswith(f"::{AWS}-prometheus-stack") for d in rule.dependencies)  # CRD first
     board = three_cloud_plan.one("kubernetes:core/v1:ConfigMap", f"{AWS}-dashboard").inputs
     assert board["metadata"]["labels"]["grafana_dashboard"] == "1"
@@ -191,7 +191,7 @@ def test_monitoring_managed_per_cloud():
     binding = plan.one("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", f"{AWS}-amp-collector-binding").inputs
     assert binding["subjects"] == [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "aps-collector-user"}]
     exported = plan.outputs["kubernetes"][AWS]["monitoring"]
-    assert "DCGM_FI_DEV_XID_ERRORS" in exported["alert_rules"] and "dcgm-exporter" in exported["scrape_config"]
+    assert "DCGM_EXP_XID_ERRORS_COUNT" in exported["alert_rules"] and "dcgm-exporter" in exported["scrape_config"]
     assert release(plan, f"{AWS}-gpu-operator")["values"]["dcgmExporter"]["serviceMonitor"]["enabled"] is False
 
 
