@@ -96,7 +96,7 @@ def alert_rules(team: str = "namespace") -> list[dict[str, Any]]:
             "labels": {"severity": "critical"},
             "annotations": {
                 "summary": "GPU reported an XID error",
-                "description": f"GPU {{{{ $labels.gpu }}}} on {{{{ $labels.node }}}} reported XID {{{{ $labels.xid }}}} "
+                "description": "GPU {{ $labels.gpu }} on {{ $labels.node }} reported XID {{ $labels.xid }} "
                                "{{ $value }} time(s) in the last 5 minutes; see NVIDIA's XID catalog, and drain the node "
                                "if it repeats.",
             },
