@@ -334,13 +334,8 @@ def _changed_entry(old: dict[str, Any], new: dict[str, Any], before: str, urn: s
         "inputs": [format_path(path) for path, _, _ in changes],
         "changes": [{"path": format_path(path), "old": shown(a), "new": shown(b)} for path, a, b in changes],
         "replaceBecause": replacing, "options": options, "notes": []}
-    # The engine allows unprotecting and replacing in one update: it refuses only when both are protected
-    # (pkg/resource/deploy/step_generator.go).
-    if replacing and old.get("protect") and new.get("protect"):
-        entry["protected"] = True
-        entry["notes"].append(PROTECTED_NOTE)
-    if replacing and old.get("retainOnDelete"):
-        entry["notes"].append("the replaced one is retained in the cloud, only dropped from state")
+    if replacing:
+        _replacement_notes(entry, old, new)
     if changes and new["type"].startswith("pulumi:providers:"):
         entry["notes"].append(f"provider settings changed: the {users} resource{'s' if users != 1 else ''} using this "
                               "provider may update, or be replaced where they cannot take the change in place")
@@ -388,6 +383,16 @@ def diff_plans(base: dict[str, Any], head: dict[str, Any]) -> dict[str, Any]:
             "stranded": stranded, "components": {name: groups[name] for name in sorted(groups)}}
 
 
+def _replacement_notes(entry: dict[str, Any], old: dict[str, Any], new: dict[str, Any]) -> None:
+    """What replacing a resource means beyond the diff: the engine allows unprotecting and replacing in one update and
+    refuses only when both records are protected (pkg/resource/deploy/step_generator.go); a retained one stays."""
+    if old.get("protect") and new.get("protect"):
+        entry["protected"] = True
+        entry["notes"].append(PROTECTED_NOTE)
+    if old.get("retainOnDelete"):
+        entry["notes"].append("the replaced one is retained in the cloud, only dropped from state")
+
+
 def _replace_with(groups: dict[str, dict[str, list]], old: dict[str, dict[str, Any]], new: dict[str, dict[str, Any]],
                   kept: dict[str, str]) -> None:
     """Replace, as the engine does, each kept resource whose `replaceWith` names a replaced one (repeatedly, so a
@@ -410,9 +415,7 @@ def _replace_with(groups: dict[str, dict[str, list]], old: dict[str, dict[str, A
                 groups[name][kind].remove(entry)
                 entry["action"] = "replace"
             entry["notes"].append(f"replaced with {', '.join(_name(u) for u in because)} (replaceWith)")
-            if old[moved_to[urn]].get("protect") and new[urn].get("protect"):
-                entry["protected"] = True
-                entry["notes"].append(PROTECTED_NOTE)
+            _replacement_notes(entry, old[moved_to[urn]], new[urn])
             groups[name]["replaced"].append(entry)
             entries[urn] = (name, "replaced", entry)
             replaced.add(urn)
@@ -420,7 +423,7 @@ def _replace_with(groups: dict[str, dict[str, list]], old: dict[str, dict[str, A
 
 
 def stranded_lines(diff: dict[str, Any], code: Callable[[str], str] = str) -> list[str]:
-    """One warning per replaced cluster whose Kubernetes objects the engine keeps (STRANDED_NOTE)."""
+    """One warning per replaced cluster whose Kubernetes objects the engine keeps (_STRANDED)."""
     return [_STRANDED.format(cluster=code(_name(s["cluster"])), objects=s["objects"]) for s in diff.get("stranded", [])]
 
 

@@ -46,11 +46,6 @@ IAM role")."""
 # over AmazonEBSCSIDriverPolicy in kubernetes-sigs/aws-ebs-csi-driver#2918): only volumes and snapshots tagged
 # ebs.csi.aws.com/cluster=true, which the driver puts on every volume it creates. Nothing here imports volumes.
 EBS_CSI_POLICY = "AmazonEBSCSIDriverPolicyV2"
-EBS_CSI_OWN_TAGS = 7
-"""Tags the driver puts on each volume besides `extraVolumeTags` (aws-ebs-csi-driver docs/tagging.md): CSIVolumeName,
-ebs.csi.aws.com/cluster, kubernetes.io/cluster/<id> and ebs.csi.aws.com/cluster-name (the add-on sets the cluster ID),
-and the claim's and volume's names (kubernetes.io/created-for/pvc/name, pvc/namespace, pv/name)."""
-MAX_TAGS = 50  # per EC2 resource
 SYSTEM_POOL_LABELS = {"ai-infra/pool": "system"}
 # Without a policy EKS takes EXTENDED (UpgradePolicyRequest); explicit, so a STANDARD cluster (auto-upgraded by EKS at
 # the end of standard support, outside Pulumi) is a reviewed change. Extended support costs more per cluster hour.
@@ -220,15 +215,9 @@ class Cluster(pulumi.ComponentResource):
                            service_account_role_arn=role.arn, configuration_values=json.dumps(values))
 
     def _volume_tags(self) -> dict[str, str]:
-        """The platform's tags, for the volumes the driver creates (the provider's default tags never reach them). With the
-        driver's own tags an EC2 resource may carry 50: more platform labels would fail every volume's creation."""
-        tags, room = dict(self._ctx.labels), MAX_TAGS - EBS_CSI_OWN_TAGS
-        if len(tags) > room:
-            raise pulumi.RunError(
-                f"platform.labels.extra: the platform's labels make {len(tags)} tags; the EBS volumes of an EKS cluster "
-                f"carry them and {EBS_CSI_OWN_TAGS} of the EBS CSI driver's, at most {MAX_TAGS} in all: remove "
-                f"{len(tags) - room} extra label(s)")
-        return tags
+        """The platform's tags, for the volumes the driver creates (the provider's default tags never reach them). The
+        spec leaves room for the driver's own tags within EC2's 50 (components/spec/common.py, MOST_RESOURCE_TAGS)."""
+        return dict(self._ctx.labels)
 
     def _system_types(self, instance_type: str, enforced: bool) -> pulumi.Input[Sequence[str]]:
         if not enforced:

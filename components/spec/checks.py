@@ -211,7 +211,7 @@ def _check_extra_labels(spec: Platform) -> list[Issue]:
     if any(cloud in (Cloud.AWS, Cloud.AZURE) for cloud, _ in spec.clouds.items()) and len(extra) > MAX_EXTRA_LABELS:
         issues.append((path, f"got {len(extra)} extra labels; at most {MAX_EXTRA_LABELS} are allowed: AWS and Azure allow "
                              f"{CLOUD_TAG_LIMIT} tags per resource, {own} and a resource carries up to {MOST_RESOURCE_TAGS} "
-                             f"more (an EKS node: its Name and {MOST_RESOURCE_TAGS - 1} tags EKS adds)"))
+                             f"more (an EKS cluster's EBS volume: the {MOST_RESOURCE_TAGS} tags of the EBS CSI driver)"))
     elif len(extra) > MAX_GCP_EXTRA_LABELS:
         issues.append((path, f"got {len(extra)} extra labels; at most {MAX_GCP_EXTRA_LABELS} are allowed: GCP allows "
                              f"{GCP_LABEL_LIMIT} labels per resource, {own} and a resource carries up to "

@@ -111,14 +111,17 @@ CLOUD_TAG_LIMIT = 50
 """Tags one AWS or Azure resource can carry (GCP allows 64 labels)."""
 PLATFORM_TAG_KEYS = ("environment", "owner", "team", "cost-center", "managed-by")
 """The tags `Platform.tags()` puts on every resource besides `labels.extra`."""
-MOST_RESOURCE_TAGS = 6
-"""The most tags one resource carries besides the platform's: an EKS node (EC2 instance) gets `Name` from its launch
-template and, from the node group's Auto Scaling group, eks:cluster-name, eks:nodegroup-name,
+MOST_RESOURCE_TAGS = 7
+"""The most tags one resource carries besides the platform's: an EBS volume the EBS CSI driver creates for a claim on
+an EKS cluster gets 7 of the driver's (aws-ebs-csi-driver docs/tagging.md: CSIVolumeName, ebs.csi.aws.com/cluster,
+kubernetes.io/cluster/<id>, ebs.csi.aws.com/cluster-name, kubernetes.io/created-for/pvc/name, pvc/namespace and
+pv/name) besides the platform's, which the driver copies (`extraVolumeTags`). An EKS node (EC2 instance) gets 6: `Name`
+from its launch template and, from the node group's Auto Scaling group, eks:cluster-name, eks:nodegroup-name,
 kubernetes.io/cluster/<cluster> and the two k8s.io/cluster-autoscaler discovery tags. The toolkit's own additions are
 at most 2 on any resource (Name and a subnet role, data-class and data-zone on a bucket, Name and data-zone on a
 file system, the two autoscaler tags on a node group)."""
 MAX_EXTRA_LABELS = CLOUD_TAG_LIMIT - len(PLATFORM_TAG_KEYS) - MOST_RESOURCE_TAGS
-"""How many `labels.extra` entries fit on a platform with AWS or Azure: 39."""
+"""How many `labels.extra` entries fit on a platform with AWS or Azure: 38."""
 GCP_LABEL_LIMIT = 64
 MOST_GCP_RESOURCE_LABELS = 3
 """The most labels the toolkit adds to one GCP resource besides the platform's: a TPU VM's slice, slice-index and

@@ -26,7 +26,8 @@ class PlatformLabels(SpecModel):
     extra: dict[LabelKey, LabelValue] = {}
     """Additional labels. Keys: 1 to 63 lower-case letters, digits, '_' and '-', starting with a lower-case letter; values:
     1 to 63 lower-case letters, digits, '_' and '-' (the rules of GCP labels, which AWS and Azure tags also accept).
-    At most 39, so that no resource exceeds the 50 tags AWS and Azure allow; not the keys the toolkit sets itself
+    At most 38, so that no resource exceeds the 50 tags AWS and Azure allow (an EKS cluster's EBS volumes carry 7
+    tags of the EBS CSI driver's too); not the keys the toolkit sets itself
     (environment, owner, team, cost-center, managed-by, data-zone, data-class, and on TPU VMs slice, slice-index and
     reservation). Default none."""
 

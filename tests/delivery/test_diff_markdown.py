@@ -441,7 +441,7 @@ def test_a_resource_replaced_with_another_is_replaced_too_down_the_chain() -> No
     whether the resource changed or not, and through a chain of them."""
     pv = _record("kubernetes:core/v1:PersistentVolume", "pv", {"metadata": {"name": "lustre"}})
     claim = _record("kubernetes:core/v1:PersistentVolumeClaim", "claim", {"metadata": {"name": "c"}, "x": 1},
-                    replaceWith=[pv["urn"]])
+                    replaceWith=[pv["urn"]], retainOnDelete=True)
     pod = _record("kubernetes:core/v1:Pod", "pod", {"metadata": {"name": "p"}}, replaceWith=[claim["urn"]])
     other = _record("kubernetes:core/v1:Pod", "other", {"metadata": {"name": "o"}})
     base, head = _plans(pv, claim, pod, other)
@@ -451,11 +451,14 @@ def test_a_resource_replaced_with_another_is_replaced_too_down_the_chain() -> No
     diff = diff_plans(base, head)
     assert diff["counts"] == {"added": 0, "changed": 0, "replaced": 3, "removed": 0}
     entries = {e["urn"].split("::")[-1]: e for g in diff["components"].values() for e in g["replaced"]}
-    assert entries["claim"]["notes"] == ["replaced with pv (replaceWith)"] and entries["claim"]["inputs"] == ["x"]
+    assert entries["claim"]["notes"] == ["replaced with pv (replaceWith)",
+                                         "the replaced one is retained in the cloud, only dropped from state"]
+    assert entries["claim"]["inputs"] == ["x"]
     assert entries["pod"]["notes"] == ["replaced with claim (replaceWith)"] and entries["pod"]["changes"] == []
     lines = render_diff_text(diff).splitlines()
     assert "    ± pod replace [replaced with claim (replaceWith)]" in lines
-    assert "    ± claim replace: x 1 → 2 [replaced with pv (replaceWith)]" in lines
+    assert ("    ± claim replace: x 1 → 2 [replaced with pv (replaceWith)] [the replaced one is retained in the cloud, only "
+            "dropped from state]") in lines
 
 
 def test_the_plan_records_replace_with_and_deleted_with_as_the_engine_gets_them() -> None:
