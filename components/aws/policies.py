@@ -136,8 +136,7 @@ def ebs_csi_kms(key_arn: str) -> Document:
     return document(
         {"Effect": "Allow", "Action": ["kms:CreateGrant", "kms:ListGrants", "kms:RevokeGrant"], "Resource": [key_arn],
          "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}}},
-        {"Effect": "Allow", "Action": ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*",
-                                       "kms:DescribeKey"], "Resource": [key_arn]},
+        {"Effect": "Allow", "Action": _ENCRYPT, "Resource": [key_arn]},
     )
 
 

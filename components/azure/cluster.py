@@ -1,8 +1,9 @@
-"""An AKS cluster: private API server, Entra ID with Azure RBAC and no local accounts, workload identity,
-Azure CNI overlay with Cilium (or Calico), the Azure Policy add-on, CMK node disks with encryption at host, with an
-etcd key Kubernetes Secrets encrypted in etcd with a customer-managed key (the Key Vault KMS plugin, with API Server
-VNet Integration), Container Insights and control-plane audit logs in the region's workspace, and an auto-upgrade channel whose
-upgrades (and node image upgrades) wait for a weekly planned-maintenance window."""
+"""An AKS cluster: private API server, Entra ID with Azure RBAC and no local accounts, workload identity, Azure CNI
+overlay with Cilium (or Calico), the Azure Policy add-on, CMK node disks with encryption at host, Container Insights
+and control-plane audit logs in the region's workspace, and an auto-upgrade channel whose upgrades (and node image
+upgrades) wait for a weekly planned-maintenance window. Given an etcd key (`ClusterArgs.etcd_key`), Kubernetes
+Secrets are encrypted in etcd with that customer-managed key by the Key Vault KMS plugin, and the API server runs
+with API Server VNet Integration."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ import pulumi_azure_native as azure_native
 
 from .base import AzureComponent
 from .context import AzureContext, send_logs
-from .keyvault import rsa_key_args, vault_args
+from .keyvault import rsa_key_args, vault_args, yearly_rotation
 from .private_link import private_endpoint
 
 ETCD_KEY_NAME = "etcd"
@@ -31,7 +31,6 @@ and region to fit Key Vault's 24 characters, so no environment or region can ove
 # (github.com/Azure/kubernetes-kms pkg/plugin/kms_v2_server.go, server.go, keyvault.go). Key Vault refuses an operation
 # the key's key_ops don't list ("Operation decrypt is not permitted on this key": Azure/azure-sdk-for-net#11518).
 _KEY_OPS = ["encrypt", "decrypt"]
-_ROTATE_AFTER = "P1Y"
 
 
 @dataclass(frozen=True)
@@ -67,9 +66,12 @@ class EtcdKey(AzureComponent):
     def __init__(self, name: str, args: EtcdKeyArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:azure:EtcdKey", name, opts)
         ctx = args.context
-        # Public network access off: the KMS plugin reaches the vault through the private endpoint AKS creates in the
-        # node resource group (learn.microsoft.com/azure/aks/use-kms-etcd-encryption, "Turn on KMS for a private key
-        # vault"); it refuses a vault open to selected networks only.
+        # Public network access off: the KMS plugin refuses a vault open to selected networks only. With a private
+        # vault AKS makes a private endpoint of its own to it, in the node resource group (learn.microsoft.com/azure/
+        # aks/use-kms-etcd-encryption, "Create a key vault and key for a private key vault"), and documents no DNS
+        # record for it. Inside the VNet the vault's name (a CNAME into privatelink.vaultcore.azure.net) is answered
+        # by the region's zone of that name linked to the VNet, NXDOMAIN without a record: our endpoint below, whose
+        # DNS zone group writes the record, makes the name resolve, and the cluster waits for it (`EtcdKeyRef.ready`).
         self.vault = azure_native.keyvault.Vault(f"{name}-etcd-kv", vault_args(ctx, ETCD_VAULT_KIND, public=False),
                                                  opts=ctx.stateful(self))
         # A new version every year, and no expiry on any version: AKS pins the versioned key ID and keeps using the
@@ -77,12 +79,9 @@ class EtcdKey(AzureComponent):
         # expire the keys. Such behaviors would cause the API server to stop working"; "KMS uses two keys at the same
         # time": learn.microsoft.com/azure/aks/use-kms-etcd-encryption). The cluster moves to a new version on
         # `pulumi up --refresh` (README: rotation runbook).
-        rotation = azure_native.keyvault.RotationPolicyArgs(lifetime_actions=[azure_native.keyvault.LifetimeActionArgs(
-            action=azure_native.keyvault.ActionArgs(type="rotate"),
-            trigger=azure_native.keyvault.TriggerArgs(time_after_create=_ROTATE_AFTER))])
         self.key = azure_native.keyvault.Key(
             f"{name}-etcd-key",
-            rsa_key_args(ctx, self.vault, ETCD_KEY_NAME, _KEY_OPS, rotation),
+            rsa_key_args(ctx, self.vault, ETCD_KEY_NAME, _KEY_OPS, yearly_rotation()),
             # Deleted with its vault, never through Key Vault's data plane, which this private vault refuses to the
             # deploying machine (the CMK key in keyvault.py has the same reason).
             opts=ctx.stateful(self, deleted_with=self.vault),

@@ -78,6 +78,23 @@ def rsa_key_args(ctx: AzureContext, vault: azure_native.keyvault.Vault, key_name
     )
 
 
+def yearly_rotation(expires_after: str | None = None) -> azure_native.keyvault.RotationPolicyArgs:
+    """A new key version every year (`_ROTATE_AFTER` after the current one's creation). With `expires_after` (an ISO
+    8601 duration), each version expires that long after its creation and Key Vault sends a near-expiry event
+    `_NOTIFY_BEFORE_EXPIRY` before; without it no version expires."""
+    actions = [azure_native.keyvault.LifetimeActionArgs(
+        action=azure_native.keyvault.ActionArgs(type="rotate"),
+        trigger=azure_native.keyvault.TriggerArgs(time_after_create=_ROTATE_AFTER))]
+    if expires_after is None:
+        return azure_native.keyvault.RotationPolicyArgs(lifetime_actions=actions)
+    actions.append(azure_native.keyvault.LifetimeActionArgs(
+        action=azure_native.keyvault.ActionArgs(type="notify"),
+        trigger=azure_native.keyvault.TriggerArgs(time_before_expiry=_NOTIFY_BEFORE_EXPIRY)))
+    return azure_native.keyvault.RotationPolicyArgs(
+        attributes=azure_native.keyvault.KeyRotationPolicyAttributesArgs(expiry_time=expires_after),
+        lifetime_actions=actions)
+
+
 @dataclass(frozen=True)
 class KeyVaultArgs:
     context: AzureContext
@@ -106,17 +123,7 @@ class KeyVault(AzureComponent):
                                                  opts=ctx.stateful(self))
         self.key = azure_native.keyvault.Key(
             f"{name}-key",
-            rsa_key_args(ctx, self.vault, KEY_NAME, ["wrapKey", "unwrapKey"], azure_native.keyvault.RotationPolicyArgs(
-                attributes=azure_native.keyvault.KeyRotationPolicyAttributesArgs(expiry_time=_KEY_EXPIRES_AFTER),
-                lifetime_actions=[
-                    azure_native.keyvault.LifetimeActionArgs(
-                        action=azure_native.keyvault.ActionArgs(type="rotate"),
-                        trigger=azure_native.keyvault.TriggerArgs(time_after_create=_ROTATE_AFTER)),
-                    azure_native.keyvault.LifetimeActionArgs(
-                        action=azure_native.keyvault.ActionArgs(type="notify"),
-                        trigger=azure_native.keyvault.TriggerArgs(time_before_expiry=_NOTIFY_BEFORE_EXPIRY)),
-                ],
-            )),
+            rsa_key_args(ctx, self.vault, KEY_NAME, ["wrapKey", "unwrapKey"], yearly_rotation(_KEY_EXPIRES_AFTER)),
             # azure-native deletes a key through Key Vault's data plane, from the machine running Pulumi
             # (pulumi-azure-native provider/pkg/resources/customresources/custom_keyvault.go, DeleteKey on
             # https://<vault>.vault.azure.net): that needs a data-plane role and a network path, and this vault

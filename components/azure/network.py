@@ -12,7 +12,14 @@ import pulumi
 import pulumi_azure_native as azure_native
 
 from components.spec import NatMode, NetworkSpec
-from components.spec.azure import AZURE_ZONES, LUSTRE_SLOTS, aks_apiserver_subnet, lustre_subnets, transit_enforcement
+from components.spec.azure import (
+    AZURE_ZONES,
+    LUSTRE_SLOTS,
+    aks_apiserver_subnet,
+    aks_node_subnet,
+    lustre_subnets,
+    transit_enforcement,
+)
 
 from .base import AzureComponent
 from .context import AzureContext
@@ -33,14 +40,14 @@ def subnet_layout(cidr: IPv4Network, lustre: Sequence[str], *, apiserver: bool =
     nodes = first half, lustre-<fs> = the first 7 blocks of the third quarter (one subnet per file system, in spec
     order), apiserver (with `apiserver`) = the first /28 of its 8th block, endpoints = first half of the fourth quarter,
     lb = the planner's services block (last eighth). The apiserver subnet comes last: subnets are created in this order."""
-    first_half, second_half = cidr.subnets(prefixlen_diff=1)
+    _, second_half = cidr.subnets(prefixlen_diff=1)
     _, fourth_quarter = second_half.subnets(prefixlen_diff=1)
     endpoints, services = fourth_quarter.subnets(prefixlen_diff=1)
     slots = lustre_subnets(cidr)
     if len(lustre) > len(slots):
         raise ValueError(f"{len(lustre)} Lustre file systems need {len(lustre)} subnets; network {cidr} has "
                          f"{LUSTRE_SLOTS} Lustre slots; allowed: at most {LUSTRE_SLOTS} file systems per region")
-    layout = {"nodes": first_half, "endpoints": endpoints, "lb": services}
+    layout = {"nodes": aks_node_subnet(cidr), "endpoints": endpoints, "lb": services}
     layout.update({f"lustre-{fs}": slot for fs, slot in zip(lustre, slots)})
     if apiserver:
         layout[APISERVER_SUBNET] = aks_apiserver_subnet(cidr)

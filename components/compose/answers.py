@@ -25,7 +25,10 @@ from components.spec.platform import RESERVED_TEAMS_RULE, TeamSpec, is_reserved_
 from components.spec.resolve import resolve_gpu_pool
 
 
-__all__ = ["CLOUDS", "as_name", "azure_access", "check_accelerator", "check_budget", "check_cloud", "check_gcp_project",
+DEFAULT_ACCELERATORS = {"aws": "l4", "gcp": "l4", "azure": "a100-80gb"}
+"""Each cloud's accelerator when a template's `accelerator` is left empty: one GPU per node (Azure offers no L4)."""
+
+__all__ = ["DEFAULT_ACCELERATORS", "CLOUDS", "as_name", "azure_access", "check_accelerator", "check_budget", "check_cloud", "check_gcp_project",
            "check_region", "check_stack", "check_team", "pool_quota", "stop"]
 
 OLD_GCP_PROJECT_PLACEHOLDER = "my-gcp-project"

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import pulumi
 import pulumi_gcp as gcp
 
-from components.gcp.cluster import SYSTEM_MACHINE_TYPE, Cluster, ClusterArgs, boot_disk_type
+from components.gcp.cluster import Cluster, ClusterArgs, boot_disk_type, system_machine_type
 from components.gcp.context import COMPUTE_AGENT, GKE_AGENT, LUSTRE_AGENT, GcpContext
 from components.gcp.flow_logs import FlowLogs, FlowLogsArgs, RequestLogs, RequestLogsArgs
 from components.gcp.gpu_pool import GpuPool, GpuPoolArgs
@@ -304,6 +304,6 @@ def _cluster(platform: Platform, cloud_spec: GcpCloudSpec, ctx: GcpContext, spec
     inference = InferenceBackend(spec.inference, sources=()) if spec.inference is not None else None
     # Prometheus's and Alertmanager's volumes (on the system pool) under the region's key: a balanced disk of the kind
     # the system pool's machine series attaches, as its boot disk.
-    storage = pd_storage_class(key, boot_disk_type(spec.cluster.system_pool.instance_type or SYSTEM_MACHINE_TYPE))
+    storage = pd_storage_class(key, boot_disk_type(system_machine_type(spec.cluster.system_pool)))
     return ClusterHandle(cloud=Cloud.GCP, region=ctx.region, spec=spec, name=name, kubeconfig=cluster.kubeconfig,
                          resource=cluster, node_pools=pools, inference=inference, storage_class=storage)

@@ -30,13 +30,7 @@ from components.k8s.inference import InferenceService, InferenceServiceArgs, Pre
 from components.k8s.monitoring import Monitoring, MonitoringArgs
 from components.k8s.netpol import ClusterNetwork, cluster_network
 from components.k8s.queues import flavors
-from components.k8s.storage import (
-    BlockStorageClass,
-    BlockStorageClassArgs,
-    DefaultStorageClass,
-    LustreVolumes,
-    LustreVolumesArgs,
-)
+from components.k8s.storage import BlockStorageClass, BlockStorageClassArgs, LustreVolumes, LustreVolumesArgs
 from components.k8s.tenancy import Team, Tenancy, TenancyArgs, check_team_names
 from components.spec import ApiAccess, Cloud, MonitoringMode, Platform
 from components.spec.azure import AksNetworkPolicy, apiserver_vnet_integration
@@ -57,6 +51,14 @@ def provider(handle: ClusterHandle) -> k8s.Provider:
     )
 
 
+def inference_previous_parent(handle: ClusterHandle) -> PreviousParent | None:
+    """EKS's Load Balancer Controller component, which held the inference namespace, NetworkPolicy and binding before
+    the InferenceService did (their aliases); None elsewhere."""
+    if handle.eks is None:
+        return None
+    return PreviousParent(f"{handle.name}-lb-controller", LoadBalancerController.TYPE)
+
+
 def namespace_moves(handle: ClusterHandle, teams: list[str]) -> tuple[dict[str, list[pulumi.Alias]], tuple[pulumi.Alias, ...]]:
     """Aliases for the inference namespace changing hands: a team named like `inference.service_namespace` owns the
     namespace (the Service uses it); without such a team the InferenceService creates it. When a team of that name
@@ -66,13 +68,9 @@ def namespace_moves(handle: ClusterHandle, teams: list[str]) -> tuple[dict[str, 
     if handle.inference is None:
         return {}, ()
     namespace_name = handle.inference.spec.service_namespace
-    service = f"{handle.name}-inference"
     if namespace_name in teams:
-        owners = [(service, InferenceService.TYPE)]
-        if handle.eks is not None:  # before the InferenceService, the Load Balancer Controller component held it
-            owners.append((f"{handle.name}-lb-controller", LoadBalancerController.TYPE))
-        return {namespace_name: [pulumi.Alias(name=f"{owner}-namespace", parent=pulumi.create_urn(owner, type_))
-                                 for owner, type_ in owners]}, ()
+        owners = [PreviousParent(f"{handle.name}-inference", InferenceService.TYPE), inference_previous_parent(handle)]
+        return {namespace_name: [owner.alias("namespace") for owner in owners if owner is not None]}, ()
     team = f"{handle.name}-{namespace_name}"
     team_urn = pulumi.create_urn(team, Team.TYPE, parent=pulumi.create_urn(handle.name, Tenancy.TYPE))
     return {}, (pulumi.Alias(name=f"{team}-namespace", parent=team_urn),)
@@ -115,11 +113,9 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> Layer:
         block = None
         claims_class = None  # the class Prometheus's claims name; None: the cluster's default
         if handle.storage_class is not None:  # the region's key: EKS's default class, GKE's and AKS's named one
-            block_args = BlockStorageClassArgs(handle.storage_class, handle.resource, retain_volumes=platform.protected)
-            if handle.storage_class.default:
-                block = DefaultStorageClass(f"{handle.name}-block-storage", block_args, opts)
-            else:
-                block = BlockStorageClass(f"{handle.name}-block-storage", block_args, opts)
+            block = BlockStorageClass(f"{handle.name}-block-storage", BlockStorageClassArgs(
+                handle.storage_class, handle.resource, retain_volumes=platform.protected), opts)
+            if not handle.storage_class.default:
                 claims_class = handle.storage_class.name
         monitoring = Monitoring(handle.name, MonitoringArgs(
             cloud=handle.cloud, mode=addons.monitoring, teams=list(platform.teams), cluster=handle.resource,
@@ -145,7 +141,7 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> Layer:
             "monitoring": monitoring.outputs,
         }
         if block is not None:
-            outputs[handle.name]["default_storage_class" if claims_class is None else "storage_class"] = block.outputs
+            outputs[handle.name]["storage_class"] = block.outputs
         namespaces = {t: team.namespace for t, team in tenancy.teams.items()}
         if handle.lustre:  # the region's Lustre file systems, a claim of each in every team's namespace
             driver: list[pulumi.Resource] = []
@@ -174,11 +170,10 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> Layer:
             outputs[handle.name]["autoneg"] = autoneg.outputs
             finalizers = (autoneg, b.iam)
         if handle.inference is not None:  # the Service the region's load balancer sends inference traffic to
-            # Before this component, EKS's Load Balancer Controller component held the namespace, NetworkPolicy and binding.
-            moved = PreviousParent(f"{handle.name}-lb-controller", LoadBalancerController.TYPE) if handle.eks else None
             inference = InferenceService(f"{handle.name}-inference", InferenceServiceArgs(
                 handle.inference, handle.resource, namespaces, retain_namespace=platform.protected,
-                previous_parent=moved, namespace_aliases=service_moves, admission=admission, finalizers=finalizers), opts)
+                previous_parent=inference_previous_parent(handle), namespace_aliases=service_moves,
+                admission=admission, finalizers=finalizers), opts)
             layer.inference_services[handle.name] = inference.service
             outputs[handle.name]["inference"] = inference.outputs
     return layer

@@ -12,7 +12,7 @@ import pulumi
 import pulumi_gcp as gcp
 import yaml
 
-from components.spec import ApiAccess, ClusterSpec
+from components.spec import ApiAccess, ClusterSpec, SystemPoolSpec
 from components.spec.gcp import SYSTEM_POOL, initial_nodes_per_zone
 
 from .context import CLOUD_PLATFORM_SCOPE, GcpContext, account_email
@@ -38,6 +38,11 @@ HYPERDISK_ONLY = ("a3-ultragpu-", "a4-", "a4x-", "ct6e-", "c4-", "c4a-", "c4d-",
 """Machine series whose boot disk must be Hyperdisk Balanced (no Persistent Disk support), e.g. A3 Ultra, A4,
 TPU v6e (cluster-toolkit's v6e blueprint sets hyperdisk-balanced), and the C4 and N4 families with their AMD and Arm
 variants (C4A, C4D, N4A, N4D: nextflow-io/nextflow#6841, "do not support pd-balanced disks")."""
+
+
+def system_machine_type(pool: SystemPoolSpec) -> str:
+    """The system pool's machine type: the spec's, else `SYSTEM_MACHINE_TYPE`."""
+    return pool.instance_type or SYSTEM_MACHINE_TYPE
 
 
 def boot_disk_type(machine_type: str) -> str:
@@ -182,7 +187,7 @@ class Cluster(pulumi.ComponentResource):
             autoscaling=gcp.container.NodePoolAutoscalingArgs(
                 total_min_node_count=pool.min_nodes, total_max_node_count=pool.max_nodes, location_policy="BALANCED"),
             management=gcp.container.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True),
-            node_config=node_config(self.identity, pool.instance_type or SYSTEM_MACHINE_TYPE, disk_size_gb=100)),
+            node_config=node_config(self.identity, system_machine_type(pool), disk_size_gb=100)),
             opts=pulumi.ResourceOptions(parent=self, ignore_changes=IGNORE_NODE_COUNTS))
         self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(
             self.cluster.name, self.cluster.endpoint, self.cluster.master_auth.cluster_ca_certificate,

@@ -1,7 +1,7 @@
 """The block StorageClass a cloud composition hands to the Kubernetes layer: the provisioner and parameters the cloud's
 block storage CSI driver documents, encrypted with the region's key. Imports no Kubernetes SDK: each composition
 builds it from the region's key and hands it over in the `ClusterHandle`; the layer creates it
-(`storage.DefaultStorageClass`, `storage.BlockStorageClass`) and Prometheus's and Alertmanager's volumes use it.
+(`storage.BlockStorageClass`) and Prometheus's and Alertmanager's volumes use it.
 
 EBS (`ebs.csi.aws.com`, aws-ebs-csi-driver docs/parameters.md), the cluster's default class (EKS has none of its own):
 `type` gp3, `encrypted` "true" with `kmsKeyId` the full ARN of the region's key (without it EBS uses the account's

@@ -28,8 +28,9 @@ from __future__ import annotations
 import hashlib
 
 XID_COUNT_METRIC = "DCGM_EXP_XID_ERRORS_COUNT"
-XID_COUNT_WINDOW = "5m"
-"""The exporter's default window for `XID_COUNT_METRIC` (300000 ms), which the values leave as it is."""
+XID_COUNT_WINDOW_MINUTES = 5
+"""The exporter's window for `XID_COUNT_METRIC`, in minutes: its default (`--xid-count-window-size` 300000 ms), which
+the values leave as it is. The XID alert's texts name it."""
 XID_COUNT_LINE = (f"{XID_COUNT_METRIC}, gauge, Count of XID Errors within user-specified time window "
                   "(see xid-count-window-size param).")
 """No comma inside the help text: the exporter reads each line as exactly three CSV fields."""
@@ -103,11 +104,6 @@ DCGM_FI_PROF_PCIE_RX_BYTES,      gauge, The rate of data received over the PCIe 
 def metrics_csv() -> str:
     """The counters CSV both exporters run with."""
     return _EXPORTER_LIST.format(xid_count=XID_COUNT_LINE)
-
-
-def metric_names(csv: str) -> list[str]:
-    """The metrics a counters CSV turns on (its non-comment lines' first field)."""
-    return [line.split(",", 1)[0].strip() for line in csv.splitlines() if line.strip() and not line.startswith("#")]
 
 
 def metrics_annotations() -> dict[str, str]:

@@ -48,6 +48,10 @@ class PreviousParent:
     name: str
     type_: str
 
+    def alias(self, suffix: str) -> pulumi.Alias:
+        """The alias of the child `<this component's name>-<suffix>` as it was registered here."""
+        return pulumi.Alias(name=f"{self.name}-{suffix}", parent=pulumi.create_urn(self.name, self.type_))
+
 
 @dataclass(frozen=True)
 class InferenceServiceArgs:
@@ -131,10 +135,7 @@ class InferenceService(pulumi.ComponentResource):
 
     @staticmethod
     def _moved(args: InferenceServiceArgs, suffix: str) -> list[pulumi.Alias]:
-        previous = args.previous_parent
-        if previous is None:
-            return []
-        return [pulumi.Alias(name=f"{previous.name}-{suffix}", parent=pulumi.create_urn(previous.name, previous.type_))]
+        return [args.previous_parent.alias(suffix)] if args.previous_parent is not None else []
 
 
 def network_policy_spec(backend: InferenceBackend) -> k8s.networking.v1.NetworkPolicySpecArgs:

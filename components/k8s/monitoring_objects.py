@@ -30,7 +30,7 @@ import yaml
 from components.spec import Cloud
 
 from .cluster import ACCELERATOR_LABEL, CAPACITY_LABEL, GPU_NAMESPACE, POOL_LABEL
-from .dcgm_metrics import XID_COUNT_METRIC
+from .dcgm_metrics import XID_COUNT_METRIC, XID_COUNT_WINDOW_MINUTES
 
 IDLE_UTILISATION_PERCENT = 10
 IDLE_FOR = "1h"
@@ -61,22 +61,22 @@ def team_label(gmp: bool) -> str:
 
 
 def xid_expression() -> str:
-    """A GPU that reported an XID in the exporter's last window (`dcgm_metrics.XID_COUNT_WINDOW`, 5 minutes), per XID
+    """A GPU that reported an XID in the exporter's last window (`dcgm_metrics.XID_COUNT_WINDOW_MINUTES`), per XID
     code; the value is how many times. The exporter counts DCGM's own record at each scrape, so the alert fires while
     XIDs keep coming, repeats of one code included, and clears one window after the last, whatever the stored data
     missed: after a gap in it no old XID comes back (the last-XID gauge `DCGM_FI_DEV_XID_ERRORS` compared with itself
-    `offset 10m`, the rule before this one, re-fired for every GPU whose last XID was not 0 once the gap reached
-    5 minutes). An XID that came and left the window inside a gap is not seen (the dashboard's last-XID panel still
-    shows it). `max` merges the GPU's series (MIG instances and the pods on it). Subquery-free, so every rule engine
-    here evaluates it (Prometheus, GMP, AMP, Azure Monitor)."""
+    `offset 10m`, the rule before this one, re-fired for every GPU whose last XID was not 0 once the gap outlasted
+    Prometheus's 5-minute lookback). An XID that came and left the window inside a gap is not seen (the dashboard's
+    last-XID panel still shows it). `max` merges the GPU's series (MIG instances and the pods on it). Subquery-free,
+    so every rule engine here evaluates it (Prometheus, GMP, AMP, Azure Monitor)."""
     return f"max by ({GPU_IDENTITY}, xid) ({XID_COUNT_METRIC}) > 0"
 
 
 def alert_rules(team: str = "namespace") -> list[dict[str, Any]]:
     """Idle GPUs: allocated to a pod (the series has `pod`) and averaging under 10% over every 10-minute window for
     an hour (so a short burst does not hide an idle hour, and a pod loading its model for minutes does not alert).
-    XID errors: a GPU reported an XID in the last 5 minutes, repeats included (`xid_expression`); the alert clears
-    5 minutes after the last."""
+    XID errors: a GPU reported an XID in the exporter's window (`XID_COUNT_WINDOW_MINUTES`), repeats included
+    (`xid_expression`); the alert clears one window after the last."""
     keep = f"{GPU_IDENTITY}, {team}"
     return [
         {
@@ -97,8 +97,8 @@ def alert_rules(team: str = "namespace") -> list[dict[str, Any]]:
             "annotations": {
                 "summary": "GPU reported an XID error",
                 "description": "GPU {{ $labels.gpu }} on {{ $labels.node }} reported XID {{ $labels.xid }} "
-                               "{{ $value }} time(s) in the last 5 minutes; see NVIDIA's XID catalog, and drain the node "
-                               "if it repeats.",
+                               f"{{{{ $value }}}} time(s) in the last {XID_COUNT_WINDOW_MINUTES} minutes; see NVIDIA's "
+                               "XID catalog, and drain the node if it repeats.",
             },
         },
     ]
@@ -185,12 +185,6 @@ PROMETHEUS_RETENTION_SIZE = "80GiB"
 toward it too); the CRD's pattern `(^0|([0-9]*[.])?[0-9]+((K|M|G|T|E|P)i?)?B)$`."""
 ALERTMANAGER_VOLUME_GIB = 10
 """Alertmanager keeps silences and its notification log (kilobytes); 10 GiB is GKE's smallest balanced persistent disk."""
-PERSISTENT_CLOUDS = frozenset({Cloud.AWS, Cloud.GCP, Cloud.AZURE})
-"""Clouds whose Prometheus and Alertmanager keep their data on volumes, of the StorageClass the layer makes from the
-cloud composition's `block_storage` spec, encrypted with the region's key: on EKS (no default class of its own: EKS
-1.30+ no longer marks `gp2` default) `gp3-encrypted`, the cluster's default, so the claims name no class; on GKE
-`pd-balanced-cmek` and on AKS `managed-csi-cmk`, which are not default (GKE's `standard-rwo` and AKS's `default` stay
-so, with Google- and platform-managed keys), so the claims name them. The release waits for the class."""
 BUSYBOX_TAG = "1.38.0"
 BUSYBOX_SHA = "dc2d74b28e4cf8984fa52af1f39bc7c3d9c73760b41a74d629f5d11b1ab28616"
 """The CRD upgrade Job's init container, pinned instead of the chart's `docker.io/busybox:latest`. Reproducible: with
@@ -223,9 +217,13 @@ def kube_prometheus_stack_values(cloud: Cloud, storage_class: str | None = None)
     pool labels (for per-pool views), and no scraping of control-plane components that EKS, GKE and AKS manage and
     don't expose (their targets would only be down and alert).
 
-    Storage: Prometheus keeps 15 days, and with Alertmanager (enabled by the chart) keeps its data on a volume
-    (`PERSISTENT_CLOUDS`) of `storage_class`, or with None the cluster's default class; the chart's default is an
-    emptyDir, lost with the pod.
+    Storage: Prometheus keeps 15 days, and with Alertmanager (enabled by the chart) keeps its data on a volume of
+    `storage_class`, or with None the cluster's default class; the chart's default is an emptyDir, lost with the pod.
+    The class is the one the layer makes from the cloud composition's `block_storage` spec, encrypted with the
+    region's key: on EKS (no default class of its own: EKS 1.30+ no longer marks `gp2` default) `gp3-encrypted`, the
+    cluster's default, so the claims name no class; on GKE `pd-balanced-cmek` and on AKS `managed-csi-cmk`, which are
+    not default (GKE's `standard-rwo` and AKS's `default` stay so, with Google- and platform-managed keys), so the
+    claims name them. The release waits for the class.
 
     CRDs: Helm installs the chart's `crds/` once and never upgrades them; `crds.upgradeJob` (preview in 88.5.3,
     charts/crds/templates/upgrade) applies them server-side in a pre-install/pre-upgrade hook Job with its own
@@ -242,10 +240,13 @@ def kube_prometheus_stack_values(cloud: Cloud, storage_class: str | None = None)
         "podMonitorSelectorNilUsesHelmValues": False,
         "ruleSelectorNilUsesHelmValues": False,
         "retention": PROMETHEUS_RETENTION,
+        "retentionSize": PROMETHEUS_RETENTION_SIZE,
+        "storageSpec": _claim(PROMETHEUS_VOLUME_GIB, storage_class),
     }
-    values: dict[str, Any] = {
+    return {
         "crds": {"upgradeJob": crd_upgrade_job()},
         "prometheus": {"prometheusSpec": prometheus},
+        "alertmanager": {"alertmanagerSpec": {"storage": _claim(ALERTMANAGER_VOLUME_GIB, storage_class)}},
         "grafana": {"sidecar": {"dashboards": {"enabled": True, "label": "grafana_dashboard", "labelValue": "1",
                                                "searchNamespace": "ALL"}}},
         "kube-state-metrics": {"metricLabelsAllowlist": [f"nodes=[{POOL_LABEL},{ACCELERATOR_LABEL},{CAPACITY_LABEL}]"]},
@@ -256,8 +257,3 @@ def kube_prometheus_stack_values(cloud: Cloud, storage_class: str | None = None)
         "coreDns": {"enabled": not gke},
         "kubeDns": {"enabled": gke},
     }
-    if cloud in PERSISTENT_CLOUDS:
-        prometheus["storageSpec"] = _claim(PROMETHEUS_VOLUME_GIB, storage_class)
-        prometheus["retentionSize"] = PROMETHEUS_RETENTION_SIZE
-        values["alertmanager"] = {"alertmanagerSpec": {"storage": _claim(ALERTMANAGER_VOLUME_GIB, storage_class)}}
-    return values

@@ -1,4 +1,5 @@
-"""The NetworkPolicy of a team namespace (pure): what its pods may reach, per cloud.
+"""The NetworkPolicy of a team namespace: what its pods may reach, per cloud, and the ranges it names (pure; the
+policy object is `tenancy.team_policy_spec`).
 
 Ingress: from pods of the same namespace only (the inference namespace adds the load balancer, `inference`).
 Egress, allowed:
@@ -41,11 +42,9 @@ Denied: everything else, in particular pods and Services of other teams' and the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ipaddress import IPv4Network
-
-import pulumi_kubernetes as k8s
 
 from components.spec import Cloud
+from components.spec.azure import aks_node_subnet
 from components.spec.network import NetworkSpec
 
 DNS_PORT = 53
@@ -69,11 +68,6 @@ class ClusterNetwork:
     on AKS). Default none."""
 
 
-def aks_node_subnet(network: NetworkSpec) -> IPv4Network:
-    """The AKS node subnet: the first half of the region's VNet (components/azure/network.py `subnet_layout`)."""
-    return next(network.cidr.subnets(prefixlen_diff=1))
-
-
 def cluster_network(cloud: Cloud, network: NetworkSpec, *, calico: bool = False,
                     api_server_in_nodes: bool = False) -> ClusterNetwork:
     """The ranges of a region's cluster, as its cloud composition sets them (EKS `service_ipv4_cidr`; GKE secondary
@@ -89,7 +83,7 @@ def cluster_network(cloud: Cloud, network: NetworkSpec, *, calico: bool = False,
     node_ranges: tuple[str, ...] = ()
     api_server: tuple[str, ...] = (kubernetes_service,)
     if cloud is Cloud.AZURE and calico:
-        node_ranges = (str(aks_node_subnet(network)),)
+        node_ranges = (str(aks_node_subnet(network.cidr)),)
         if api_server_in_nodes:
             api_server += node_ranges
     return ClusterNetwork(pod_ranges=(str(network.effective_pod_cidr),), service_range=str(service),
@@ -99,28 +93,3 @@ def cluster_network(cloud: Cloud, network: NetworkSpec, *, calico: bool = False,
 def outside_cluster(net: ClusterNetwork) -> list[str]:
     """The `except` list of the rule that admits everything outside the cluster."""
     return [*net.pod_ranges, *net.node_ranges, net.service_range, *([METADATA] if net.metadata_blocked else [])]
-
-
-def _ports(protocols: tuple[str, ...], port: int) -> list[k8s.networking.v1.NetworkPolicyPortArgs]:
-    return [k8s.networking.v1.NetworkPolicyPortArgs(protocol=protocol, port=port) for protocol in protocols]
-
-
-def team_policy_spec(net: ClusterNetwork) -> k8s.networking.v1.NetworkPolicySpecArgs:
-    """Every pod of the namespace: ingress from the namespace, egress as the module doc says."""
-    same_namespace = [k8s.networking.v1.NetworkPolicyPeerArgs(pod_selector=k8s.meta.v1.LabelSelectorArgs())]
-    dns = k8s.networking.v1.NetworkPolicyPeerArgs(
-        namespace_selector=k8s.meta.v1.LabelSelectorArgs(match_labels={"kubernetes.io/metadata.name": "kube-system"}),
-        pod_selector=k8s.meta.v1.LabelSelectorArgs(match_labels={"k8s-app": "kube-dns"}))
-    block = lambda cidr, exclude=None: k8s.networking.v1.NetworkPolicyPeerArgs(  # noqa: E731
-        ip_block=k8s.networking.v1.IPBlockArgs(cidr=cidr, except_=exclude))
-    return k8s.networking.v1.NetworkPolicySpecArgs(
-        pod_selector=k8s.meta.v1.LabelSelectorArgs(),
-        policy_types=["Ingress", "Egress"],
-        ingress=[k8s.networking.v1.NetworkPolicyIngressRuleArgs(from_=same_namespace)],
-        egress=[
-            k8s.networking.v1.NetworkPolicyEgressRuleArgs(to=same_namespace),
-            k8s.networking.v1.NetworkPolicyEgressRuleArgs(to=[dns], ports=_ports(("UDP", "TCP"), DNS_PORT)),
-            k8s.networking.v1.NetworkPolicyEgressRuleArgs(to=[block(c) for c in net.api_server],
-                                                         ports=_ports(("TCP",), API_SERVER_PORT)),
-            k8s.networking.v1.NetworkPolicyEgressRuleArgs(to=[block(ANYWHERE, outside_cluster(net))]),
-        ])

@@ -1,8 +1,8 @@
 """Storage objects of the layer: the block StorageClass a cloud composition hands over (`block_storage`), and
 ready-to-mount Lustre volumes.
 
-The block StorageClass: on EKS the cluster's default (`DefaultStorageClass`, annotated default), on GKE and AKS a
-class beside the platform's default (`BlockStorageClass`), which claims name. Both: `WaitForFirstConsumer`, so a
+The block StorageClass (`BlockStorageClass`): on EKS the cluster's default (annotated default), on GKE and AKS a
+class beside the platform's default, which claims name (`StorageClassSpec.default`). `WaitForFirstConsumer`, so a
 volume is created in the zone of the node its first pod is scheduled to (EBS volumes, zonal persistent disks and LRS
 managed disks live in one zone); expandable (claims grow in place); reclaim `Retain` in a protected environment, so
 deleting a claim (or a team's namespace) never deletes the data: the released volume stays, in the cloud and as a
@@ -54,41 +54,25 @@ class BlockStorageClassArgs:
     """Reclaim policy `Retain` (volumes outlive their claims) instead of `Delete`. Default off."""
 
 
-def _storage_class(parent: pulumi.ComponentResource, name: str, args: BlockStorageClassArgs) -> k8s.storage.v1.StorageClass:
-    spec = args.spec
-    return k8s.storage.v1.StorageClass(
-        name,
-        metadata=k8s.meta.v1.ObjectMetaArgs(name=spec.name, labels=dict(MANAGED_BY),
-                                            annotations={DEFAULT_CLASS_ANNOTATION: "true"} if spec.default else None),
-        provisioner=spec.provisioner, parameters=dict(spec.parameters),
-        reclaim_policy="Retain" if args.retain_volumes else "Delete", volume_binding_mode="WaitForFirstConsumer",
-        allow_volume_expansion=True,
-        opts=child_opts(parent, args.cluster, [spec.driver] if spec.driver is not None else []))
-
-
-class DefaultStorageClass(pulumi.ComponentResource):
-    """`ai-infra:kubernetes:DefaultStorageClass` (EKS). Children: `<name>-default-class` (the StorageClass, annotated as
-    the cluster's default)."""
-
-    def __init__(self, name: str, args: BlockStorageClassArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("ai-infra:kubernetes:DefaultStorageClass", name, None, opts)
-        if not args.spec.default:
-            raise ValueError(f"StorageClass {args.spec.name} is not a default class; use BlockStorageClass")
-        self.storage_class = _storage_class(self, f"{name}-default-class", args)
-        self.outputs = {"name": args.spec.name, "reclaim_policy": "Retain" if args.retain_volumes else "Delete"}
-        self.register_outputs(self.outputs)
-
-
 class BlockStorageClass(pulumi.ComponentResource):
-    """`ai-infra:kubernetes:BlockStorageClass` (GKE, AKS). Children: `<name>-class` (the StorageClass, not default:
-    claims name it)."""
+    """`ai-infra:kubernetes:BlockStorageClass`. Children: `<name>-class` (the StorageClass; annotated as the cluster's
+    default where its spec is default, on EKS)."""
+
+    TYPE = "ai-infra:kubernetes:BlockStorageClass"
 
     def __init__(self, name: str, args: BlockStorageClassArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__("ai-infra:kubernetes:BlockStorageClass", name, None, opts)
-        if args.spec.default:
-            raise ValueError(f"StorageClass {args.spec.name} is a default class; use DefaultStorageClass")
-        self.storage_class = _storage_class(self, f"{name}-class", args)
-        self.outputs = {"name": args.spec.name, "reclaim_policy": "Retain" if args.retain_volumes else "Delete"}
+        super().__init__(self.TYPE, name, None, opts)
+        spec = args.spec
+        reclaim_policy = "Retain" if args.retain_volumes else "Delete"
+        self.storage_class = k8s.storage.v1.StorageClass(
+            f"{name}-class",
+            metadata=k8s.meta.v1.ObjectMetaArgs(
+                name=spec.name, labels=dict(MANAGED_BY),
+                annotations={DEFAULT_CLASS_ANNOTATION: "true"} if spec.default else None),
+            provisioner=spec.provisioner, parameters=dict(spec.parameters), reclaim_policy=reclaim_policy,
+            volume_binding_mode="WaitForFirstConsumer", allow_volume_expansion=True,
+            opts=child_opts(self, args.cluster, [spec.driver] if spec.driver is not None else []))
+        self.outputs = {"name": spec.name, "default": spec.default, "reclaim_policy": reclaim_policy}
         self.register_outputs(self.outputs)
 
 

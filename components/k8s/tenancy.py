@@ -19,7 +19,7 @@ from components.spec import TeamSpec
 
 from . import charts
 from .cluster import KUEUE_NAMESPACE, NVIDIA_GPU, RESERVED_NAMESPACES, TPU_CHIP
-from .netpol import ClusterNetwork, team_policy_spec
+from .netpol import ANYWHERE, API_SERVER_PORT, DNS_PORT, ClusterNetwork, outside_cluster
 from .objects import PSA_MODES, RESTRICTED_PSA, child_opts, custom_resource, namespace
 from .queues import Flavor, admissible, cluster_queue, kueue_resources_config, local_queue, resource_flavor
 
@@ -91,6 +91,31 @@ def quota_hard(amounts: dict[str, int]) -> dict[str, str]:
     for resource in sorted({NVIDIA_GPU, TPU_CHIP, *amounts} - {"cpu", "memory"}):
         hard[f"requests.{resource}"] = str(amounts.get(resource, 0))
     return hard
+
+
+def _ports(protocols: tuple[str, ...], port: int) -> list[k8s.networking.v1.NetworkPolicyPortArgs]:
+    return [k8s.networking.v1.NetworkPolicyPortArgs(protocol=protocol, port=port) for protocol in protocols]
+
+
+def team_policy_spec(net: ClusterNetwork) -> k8s.networking.v1.NetworkPolicySpecArgs:
+    """Every pod of the namespace: ingress from the namespace, egress as `netpol`'s module doc says."""
+    same_namespace = [k8s.networking.v1.NetworkPolicyPeerArgs(pod_selector=k8s.meta.v1.LabelSelectorArgs())]
+    dns = k8s.networking.v1.NetworkPolicyPeerArgs(
+        namespace_selector=k8s.meta.v1.LabelSelectorArgs(match_labels={"kubernetes.io/metadata.name": "kube-system"}),
+        pod_selector=k8s.meta.v1.LabelSelectorArgs(match_labels={"k8s-app": "kube-dns"}))
+    block = lambda cidr, exclude=None: k8s.networking.v1.NetworkPolicyPeerArgs(  # noqa: E731
+        ip_block=k8s.networking.v1.IPBlockArgs(cidr=cidr, except_=exclude))
+    return k8s.networking.v1.NetworkPolicySpecArgs(
+        pod_selector=k8s.meta.v1.LabelSelectorArgs(),
+        policy_types=["Ingress", "Egress"],
+        ingress=[k8s.networking.v1.NetworkPolicyIngressRuleArgs(from_=same_namespace)],
+        egress=[
+            k8s.networking.v1.NetworkPolicyEgressRuleArgs(to=same_namespace),
+            k8s.networking.v1.NetworkPolicyEgressRuleArgs(to=[dns], ports=_ports(("UDP", "TCP"), DNS_PORT)),
+            k8s.networking.v1.NetworkPolicyEgressRuleArgs(to=[block(c) for c in net.api_server],
+                                                         ports=_ports(("TCP",), API_SERVER_PORT)),
+            k8s.networking.v1.NetworkPolicyEgressRuleArgs(to=[block(ANYWHERE, outside_cluster(net))]),
+        ])
 
 
 @dataclass(frozen=True)

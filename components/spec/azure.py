@@ -215,6 +215,11 @@ def _third_quarter_blocks(cidr: IPv4Network) -> list[IPv4Network]:
     return list(third_quarter.subnets(prefixlen_diff=3))
 
 
+def aks_node_subnet(cidr: IPv4Network) -> IPv4Network:
+    """The AKS node subnet (`nodes`): the first half of the region's VNet."""
+    return next(cidr.subnets(prefixlen_diff=1))
+
+
 def lustre_subnets(cidr: IPv4Network) -> list[IPv4Network]:
     """Subnet slots for AMLFS (each file system needs its own subnet): the first 7 blocks of the third quarter."""
     return _third_quarter_blocks(cidr)[:LUSTRE_SLOTS]

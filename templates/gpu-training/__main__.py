@@ -3,13 +3,12 @@
 import pulumi
 
 from components.compose import deploy, validate
-from components.compose.answers import (azure_access, check_accelerator, check_budget, check_cloud, check_gcp_project,
-                                        check_region, check_stack, check_team, pool_quota)
+from components.compose.answers import (DEFAULT_ACCELERATORS, azure_access, check_accelerator, check_budget, check_cloud,
+                                        check_gcp_project, check_region, check_stack, check_team, pool_quota)
 
 # The CLI asks the template's questions in sorted key order (accelerator and region before cloud), so their defaults
 # are empty and the program picks the chosen cloud's here; Pulumi.yaml's prompts list the same values.
 REGIONS = {"aws": "us-east-1", "gcp": "us-central1", "azure": "eastus2"}
-ACCELERATORS = {"aws": "l4", "gcp": "l4", "azure": "a100-80gb"}
 USD_PER_NODE, MAX_NODES = 2500, 8
 """The GPU pool's node limit: one node per 2,500 USD of monthly budget, at least 1, at most 8, whatever the accelerator
 (a fixed rule of thumb, not a price: ai-infra holds no prices)."""
@@ -30,8 +29,8 @@ check_team(team)
 check_cloud(cloud, default="aws")
 region = config.get("region") or REGIONS[cloud]
 check_region(region, cloud)
-accelerator = config.get("accelerator") or ACCELERATORS[cloud]
-check_accelerator(accelerator, cloud, prefer=(ACCELERATORS[cloud],))
+accelerator = config.get("accelerator") or DEFAULT_ACCELERATORS[cloud]
+check_accelerator(accelerator, cloud, prefer=(DEFAULT_ACCELERATORS[cloud],))
 budget = check_budget(config.require("monthlyBudgetUsd"))
 nodes = max(1, min(MAX_NODES, budget // USD_PER_NODE))
 

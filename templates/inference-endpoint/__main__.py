@@ -4,15 +4,14 @@ import pulumi
 
 from components import catalog
 from components.compose import deploy, validate
-from components.compose.answers import (azure_access, check_accelerator, check_budget, check_cloud, check_gcp_project,
-                                        check_region, check_stack, check_team, pool_quota, stop)
+from components.compose.answers import (DEFAULT_ACCELERATORS, azure_access, check_accelerator, check_budget, check_cloud,
+                                        check_gcp_project, check_region, check_stack, check_team, pool_quota, stop)
 from components.spec.aws import ACM_CERTIFICATE, HOSTED_ZONE  # the spec's own ARN and zone ID rules
 from components.spec.hostnames import HOST_NAME_RULE, bare_host, host_name_problem
 
 # The CLI asks the template's questions in sorted key order (accelerator before cloud), so region and accelerator
 # default to empty and the program picks the chosen cloud's here; Pulumi.yaml's prompts list the same values.
 REGION_PAIRS = {"aws": "us-east-1,eu-west-1", "gcp": "us-central1,europe-west4", "azure": "eastus2,westeurope"}
-ACCELERATORS = {"aws": "l4", "gcp": "l4", "azure": "a100-80gb"}
 USD_PER_NODE, MAX_NODES = 5000, 8
 """Each region's serving pool's node limit: one on-demand node per 5,000 USD of monthly budget, at least 1, at most 8,
 in every region and whatever the accelerator (a fixed rule of thumb, not a price: ai-infra holds no prices)."""
@@ -82,8 +81,8 @@ team, cloud = config.require("team"), config.require("cloud")
 check_team(team)
 check_cloud(cloud, default="gcp")
 regions = check_regions(config.get("region") or REGION_PAIRS[cloud], cloud)
-accelerator = config.get("accelerator") or ACCELERATORS[cloud]
-check_accelerator(accelerator, cloud, prefer=(ACCELERATORS[cloud],))
+accelerator = config.get("accelerator") or DEFAULT_ACCELERATORS[cloud]
+check_accelerator(accelerator, cloud, prefer=(DEFAULT_ACCELERATORS[cloud],))
 budget = check_budget(config.require("monthlyBudgetUsd"))
 nodes = max(1, min(MAX_NODES, budget // USD_PER_NODE))
 domain = config.require("domain")

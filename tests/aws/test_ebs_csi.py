@@ -158,7 +158,7 @@ def layer_plan(plan_aws) -> PlanResult:  # noqa: ANN001
 
 
 def test_the_layer_makes_the_regions_key_encrypted_gp3_class_the_default(layer_plan: PlanResult) -> None:
-    record = layer_plan.one(STORAGE_CLASS, "prod-us-west-2-block-storage-default-class")
+    record = layer_plan.one(STORAGE_CLASS, "prod-us-west-2-block-storage-class")
     inputs = record.inputs
     assert inputs["provisioner"] == "ebs.csi.aws.com"
     assert inputs["metadata"]["annotations"] == {"storageclass.kubernetes.io/is-default-class": "true"}

@@ -17,7 +17,6 @@ from components.k8s.dcgm_metrics import (
     METRICS_CHECKSUM_ANNOTATION,
     OPERATOR_METRICS_CONFIGMAP,
     XID_COUNT_METRIC,
-    metric_names,
     metrics_csv,
 )
 from components.k8s.monitoring_objects import alert_rule_groups
@@ -36,6 +35,11 @@ EXPORTER_DEFAULTS = [
     "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "DCGM_FI_PROF_DRAM_ACTIVE",
     "DCGM_FI_PROF_PCIE_TX_BYTES", "DCGM_FI_PROF_PCIE_RX_BYTES",
 ]
+
+
+def metric_names(csv_text: str) -> list[str]:
+    """The metrics a counters CSV turns on (its non-comment lines' first field)."""
+    return [line.split(",", 1)[0].strip() for line in csv_text.splitlines() if line.strip() and not line.startswith("#")]
 
 
 def test_the_list_is_the_exporters_own_plus_the_xid_counter() -> None:

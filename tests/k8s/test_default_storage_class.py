@@ -20,7 +20,7 @@ MANAGED_BY = {"app.kubernetes.io/managed-by": "ai-infra"}
 
 
 def test_eks_gets_a_default_gp3_class_encrypted_with_the_regions_key(three_cloud_plan: PlanResult) -> None:
-    record = three_cloud_plan.one(STORAGE_CLASS, f"{AWS}-block-storage-default-class")
+    record = three_cloud_plan.one(STORAGE_CLASS, f"{AWS}-block-storage-class")
     inputs = record.inputs
     assert inputs["metadata"] == {"name": "gp3-encrypted", "labels": MANAGED_BY,
                                   "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}}
@@ -38,9 +38,9 @@ def test_eks_gets_a_default_gp3_class_encrypted_with_the_regions_key(three_cloud
     addon = three_cloud_plan.one("test:index:Addon", f"{AWS}-ebs-csi")
     assert addon.urn in record.dependencies
     assert record.deletedWith == three_cloud_plan.one("test:index:Cluster", AWS).urn
-    assert record.parent.endswith(f"ai-infra:kubernetes:DefaultStorageClass::{AWS}-block-storage")
-    assert three_cloud_plan.outputs["kubernetes"][AWS]["default_storage_class"] == {
-        "name": "gp3-encrypted", "reclaim_policy": "Retain"}
+    assert record.parent.endswith(f"ai-infra:kubernetes:BlockStorageClass::{AWS}-block-storage")
+    assert three_cloud_plan.outputs["kubernetes"][AWS]["storage_class"] == {
+        "name": "gp3-encrypted", "default": True, "reclaim_policy": "Retain"}
 
 
 @pytest.mark.parametrize(("cluster", "name", "provisioner", "parameters"), [
@@ -64,8 +64,7 @@ def test_gke_and_aks_get_a_named_class_encrypted_with_the_regions_key(
     assert record.deletedWith == three_cloud_plan.one("test:index:Cluster", cluster).urn
     assert record.parent.endswith(f"ai-infra:kubernetes:BlockStorageClass::{cluster}-block-storage")
     kubernetes = three_cloud_plan.outputs["kubernetes"][cluster]
-    assert kubernetes["storage_class"] == {"name": name, "reclaim_policy": "Retain"}
-    assert "default_storage_class" not in kubernetes
+    assert kubernetes["storage_class"] == {"name": name, "default": False, "reclaim_policy": "Retain"}
 
 
 def test_in_dev_a_deleted_claim_deletes_its_volume(planner: Callable[..., PlanResult]) -> None:
@@ -89,9 +88,8 @@ def composed() -> PlanResult:
 
 def test_every_composition_hands_over_a_class_of_the_regions_key(composed: PlanResult) -> None:
     classes = {r.name: r for r in composed.of_type(STORAGE_CLASS)}
-    assert set(classes) == {f"{AWS}-block-storage-default-class", f"{GCP}-block-storage-class",
-                            f"{AZURE}-block-storage-class"}
-    eks = classes[f"{AWS}-block-storage-default-class"]
+    assert set(classes) == {f"{AWS}-block-storage-class", f"{GCP}-block-storage-class", f"{AZURE}-block-storage-class"}
+    eks = classes[f"{AWS}-block-storage-class"]
     assert eks.propertyDependencies["parameters"] == [composed.one("aws:kms/key:Key", f"{AWS}-key").urn]  # kmsKeyId
     assert composed.one("aws:eks/addon:Addon", f"{AWS}-ebs-csi").urn in eks.dependencies
     # GKE: the key, resolved once its users hold their grants, the Compute Engine service agent's among them (PD CMEK).
@@ -110,8 +108,7 @@ def test_every_composition_hands_over_a_class_of_the_regions_key(composed: PlanR
     assert reader.propertyDependencies["scope"] == [des.urn]
     assert reader.inputs["roleDefinitionId"].endswith("/acdd72a7-3385-48ef-bd42-f606fba81ae7")  # Reader
     kubernetes = composed.outputs["kubernetes"]
-    assert [c for c in kubernetes if "default_storage_class" in kubernetes[c]] == [AWS]
-    assert sorted(c for c in kubernetes if "storage_class" in kubernetes[c]) == [AZURE, GCP]
+    assert {c: kubernetes[c]["storage_class"]["default"] for c in kubernetes} == {AWS: True, GCP: False, AZURE: False}
 
 
 def test_a_hyperdisk_only_system_pool_gets_hyperdisk_balanced() -> None:

@@ -14,7 +14,7 @@ from k8s.layer import make_spec, plan_layer
 
 from aiinfra.plan.runtime import PlanResult
 from components.azure.prometheus import azure_rules
-from components.k8s.dcgm_metrics import XID_COUNT_METRIC, XID_COUNT_WINDOW
+from components.k8s.dcgm_metrics import XID_COUNT_METRIC, XID_COUNT_WINDOW_MINUTES
 from components.k8s.monitoring_objects import (
     ALERTMANAGER_VOLUME_GIB,
     PROMETHEUS_RETENTION_SIZE,
@@ -60,12 +60,13 @@ def test_every_mode_carries_the_counting_xid_rule(three_cloud_plan: PlanResult, 
     assert xid_expression() == XID and XID_COUNT_METRIC in XID and "offset" not in XID and "[" not in XID  # no subquery
     # What a receiver reads: the code (the `xid` label the expression keeps) and how often, in the exporter's window.
     description = xid_rule(alert_rule_groups())["annotations"]["description"]
-    assert "{{ $labels.xid }}" in description and "{{ $value }} time(s) in the last 5 minutes" in description
-    assert XID_COUNT_WINDOW == "5m"
+    assert "{{ $labels.xid }}" in description and "{{ $value }} time(s) in the last 5 minutes;" in description
+    # dcgm-exporter pkg/cmd/app.go: `--xid-count-window-size` defaults to 300000 ms, which the values leave as it is.
+    assert XID_COUNT_WINDOW_MINUTES * 60_000 == 300_000
 
 
-WINDOW = 5
-"""The exporter's XID window (`--xid-count-window-size`, 300000 ms by default), in minutes."""
+WINDOW = XID_COUNT_WINDOW_MINUTES
+"""The exporter's XID window, in minutes."""
 LOOKBACK = 5
 """Prometheus's lookback: an instant query sees a series' last sample of the last 5 minutes."""
 GPU = {"node": "n1", "gpu": "0", "UUID": "GPU-1", "modelName": "H100"}

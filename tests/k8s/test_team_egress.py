@@ -13,9 +13,9 @@ from k8s.validation import validate
 
 from aiinfra.plan.runtime import PlanResult
 from components.azure.network import subnet_layout
-from components.k8s.netpol import aks_node_subnet, cluster_network
+from components.k8s.netpol import cluster_network
 from components.spec import Cloud
-from components.spec.azure import aks_apiserver_subnet
+from components.spec.azure import aks_apiserver_subnet, aks_node_subnet
 
 POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
 CLUSTERS = {"aws": "test-us-east-1", "gcp": "test-us-central1", "azure": "test-eastus2"}
@@ -151,7 +151,7 @@ def test_calico_keeps_team_pods_off_every_nodes_host_ports() -> None:
     private-clusters: "a private endpoint exposed on the subnet of your AKS cluster")."""
     plan, net = calico_plan()
     rules = egress(plan, "azure")
-    nodes = aks_node_subnet(net)
+    nodes = aks_node_subnet(net.cidr)
     assert nodes == subnet_layout(net.cidr, [])["nodes"]  # the subnet the Azure network component gives the node pools
     node = str(nodes[4])
     for port in (10250, 9100, 22, 8080):  # kubelet, node-exporter, ssh, anything host-network
@@ -174,7 +174,7 @@ def test_calico_opens_no_node_port_where_the_api_server_is_elsewhere(case: str) 
     else:
         plan, net = calico_plan(api_access="public_restricted", authorized_cidrs=["203.0.113.0/24"])
     rules = egress(plan, "azure")
-    node = str(aks_node_subnet(net)[4])
+    node = str(aks_node_subnet(net.cidr)[4])
     assert not allowed(rules, node, 443) and not allowed(rules, node, 10250)
     if case == "customer_key":
         assert allowed(rules, str(aks_apiserver_subnet(net.cidr)[4]), 443)
