@@ -3,13 +3,15 @@ autoscaling groups (what each can run: pools.py).
 
 A resource that takes its instance type from a launch template (an EKS node group, EC2 instance, spot request or
 autoscaling group naming none itself) can't be judged from its own props: the resource rules leave it to their stack
-part (`stack_check` on the check, run in AnalyzeStack under the rule's name), which finds the template in the stack
-and judges the resource with the template's instance type. A template outside the stack leaves it unknown.
+part (`stack_check` on the check, which server.TypedAnalyzer runs in AnalyzeStack under the rule's name and level),
+which finds the template in the stack and judges the resource with the template's instance type. A template outside
+the stack is a violation of each rule that needs the instance type: no run of the pack could ever see it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from .common import ENVIRONMENT
@@ -28,7 +30,9 @@ from .pools import (
     Pool,
     accelerators_in,
     auto_provisioning,
+    find_template,
     pools_in,
+    template_kind,
     template_ref,
 )
 from .props import Unknown, Unknowns, get, is_unknown, plain
@@ -38,38 +42,31 @@ ACCEL_TAINTS = ("nvidia.com/gpu", "aws.amazon.com/neuron", "google.com/tpu")
 COST = {"SOC2": ("CC9.1",), "NIST-800-53": ("SA-9",)}
 
 
-def _judged(pools: Iterable[tuple[str, Pool]]) -> Iterator[tuple[str, Pool]]:
+@dataclass
+class _Probe(Context):
+    """The context of a check run on a resource whose launch template is outside the stack, to learn whether the check
+    needs the template's instance type: with it `_judged` lets InTemplate through."""
+
+
+def _judged(pools: Iterable[tuple[str, Pool]], ctx: Context) -> Iterator[tuple[str, Pool]]:
     """The pools a resource rule judges: none of a resource sized by a launch template (its stack part judges it)."""
     try:
         yield from pools
     except InTemplate:
-        return
+        if isinstance(ctx, _Probe):
+            raise
 
 
 # --- the stack part: resources sized by a launch template ---
 
-def _urns(resources: Any) -> set[str]:
-    return {getattr(r, "urn", str(r)) for r in resources or []}
+class OutsideStack(Exception):
+    """The launch template (or configuration) a resource takes its instance type from is not in the stack: the
+    message says what to do."""
 
 
-def _template(holder: Any, prop: str, ref: Any, templates: list[Any]) -> Any:
-    """The launch template (or configuration) `holder` names in `prop`, among the stack's: the one that property depends
-    on (the id of a template made in the same update is unknown in preview), else the one whose id, name or ARN is
-    the reference, else the one template among all its dependencies; None when none is (a template outside the stack)."""
-    kind = LAUNCH_CONFIGURATION if prop == "launchConfiguration" else LAUNCH_TEMPLATE
-    candidates = {t.urn: t for t in templates if t.resource_type == kind}
-    by_property = _urns((getattr(holder, "property_dependencies", None) or {}).get(prop)) & set(candidates)
-    if len(by_property) == 1:
-        return candidates[by_property.pop()]
-    if isinstance(ref, str) and not is_unknown(ref):
-        named = [t for t in candidates.values() if ref in {get(t.props, key) for key in ("id", "name", "arn")}]
-        return named[0] if len(named) == 1 else None
-    by_dependency = _urns(getattr(holder, "dependencies", None)) & set(candidates)
-    return candidates[by_dependency.pop()] if len(by_dependency) == 1 else None
-
-
-def _kind(prop: str) -> str:
-    return "launch configuration" if prop == "launchConfiguration" else "launch template"
+NAMES_ITS_TYPE = {EKS_POOL: "name instanceTypes on the node group", ASG: "name the instance types in "
+                  "mixedInstancesPolicy.launchTemplate.overrides"}
+"""How a resource names its instance type itself (an instance or spot request: instanceType)."""
 
 
 def _names_its_type(type_: str, props: Any) -> bool:
@@ -82,15 +79,20 @@ def with_template(holder: Any, templates: list[Any]) -> tuple[Any, Any] | None:
     """(props with the instance type of the template `holder` takes it from, put where the holder would name it; the
     template) for a resource the resource rules leave to the stack; None for any other. A preview's outputs carry an
     instance type the program did not set as unknown: a templated resource's unknown type is the template's then.
-    Raises Unknown when the template is not in the stack or its instance type is unknown."""
+    Raises OutsideStack when the template is not in the stack, Unknown when its reference (an output of the same
+    update that matches no template of the stack) or its instance type is unknown."""
     type_, props = holder.resource_type, holder.props
     ref = template_ref(type_, props)
     if ref is None or (type_ != ASG and _names_its_type(type_, props)):
         return None
-    template = _template(holder, *ref, templates)
+    template = find_template(holder, *ref, templates)
     if template is None:
-        named = f" {ref[1]}" if isinstance(ref[1], str) and not is_unknown(ref[1]) else ""
-        raise Unknown(f"{ref[0]}: the {_kind(ref[0])}{named} is not in this stack, so its instance type")
+        if is_unknown(ref[1]):
+            raise Unknown(f"{ref[0]} (the {template_kind(ref[0])} it names), so its instance type")
+        kind = template_kind(ref[0])
+        raise OutsideStack(f"instance type is in {kind} {ref[1] or '(no id or name)'} outside this stack; "
+                           f"{NAMES_ITS_TYPE.get(type_, 'name instanceType on the resource')} or manage the {kind} in "
+                           "this stack")
     kind = get(template.props, "instanceType")
     if is_unknown(kind):
         raise Unknown(f"instanceType of launch template {template.name}")
@@ -115,9 +117,11 @@ def _templates(resources: list[Any]) -> list[Any]:
 
 
 def stack_part(types: tuple[str, ...]) -> Callable[[Callable[..., Iterable[str]]], Callable[..., Iterable[str]]]:
-    """Give a resource rule's check the part only the stack can do (registry.Rule.stack_check, which pack.py runs in
-    AnalyzeStack under the rule's name): the check run on each resource of `types` sized by a launch template, with
-    that template's instance type."""
+    """Give a resource rule's check the part only the stack can do (registry.Rule.stack_check, which
+    server.TypedAnalyzer runs in AnalyzeStack under the rule's name and level): the check run on each resource of
+    `types` sized by a launch template, with that template's instance type. A template outside the stack is a
+    violation when the check needs the instance type (not allowed-accelerators without a list, nor the dev-pool rule
+    outside dev)."""
 
     def attach(check: Callable[..., Iterable[str]]) -> Callable[..., Iterable[str]]:
         def templated(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
@@ -125,11 +129,17 @@ def stack_part(types: tuple[str, ...]) -> Callable[[Callable[..., Iterable[str]]
             for r in resources:
                 if r.resource_type not in types:
                     continue
+                context = Context(config=ctx.config, type=r.resource_type, name=r.name, urn=r.urn)
                 with unknowns.skip():
-                    if (found := with_template(r, templates)) is not None:
+                    try:
+                        found = with_template(r, templates)
+                    except OutsideStack as outside:
+                        if _needs_template(check, r.props, context):
+                            yield r.urn, str(outside)
+                        continue
+                    if found is not None:
                         props, template = found
-                        context = Context(config=ctx.config, type=r.resource_type, name=r.name, urn=r.urn)
-                        kind = _kind("launchConfiguration" if template.resource_type == LAUNCH_CONFIGURATION else "")
+                        kind = template_kind("launchConfiguration" if template.resource_type == LAUNCH_CONFIGURATION else "")
                         for message in check(props, context):
                             yield r.urn, f"{kind} {template.name}: {message}"
             unknowns.raise_first()
@@ -140,6 +150,18 @@ def stack_part(types: tuple[str, ...]) -> Callable[[Callable[..., Iterable[str]]
     return attach
 
 
+def _needs_template(check: Callable[..., Iterable[str]], props: Any, ctx: Context) -> bool:
+    """Whether `check` reads the instance type of the resource, which its launch template holds (a preview's outputs
+    carry the type the program did not set as unknown: unset, as the program left it)."""
+    own = {k: v for k, v in plain(props).items() if not (k in ("instanceType", "instanceTypes") and is_unknown(v))}
+    try:
+        for _ in check(own, _Probe(**vars(ctx))):
+            pass
+    except InTemplate:
+        return True
+    return False
+
+
 # --- the rules ---
 
 @rule("accelerator-pool-tainted", "Checks whether GPU, Neuron and TPU node pools are tainted so other pods stay off them.",
@@ -147,7 +169,7 @@ def stack_part(types: tuple[str, ...]) -> Callable[[Callable[..., Iterable[str]]
       frameworks={"SOC2": ("CC9.1",), "NIST-800-53": ("SC-6",)})
 @stack_part(POOL_HOLDERS)
 def pool_tainted(props: Any, ctx: Context) -> Iterator[str]:
-    for label, pool in _judged(pools_in(ctx.type, props)):
+    for label, pool in _judged(pools_in(ctx.type, props), ctx):
         if pool.accelerator and not pool.accelerator.startswith("tpu") and not any(t.startswith(ACCEL_TAINTS) for t in pool.taints):
             yield f"{label}{pool.accelerator} pool has no accelerator taint: CPU pods can land on GPU nodes"
 
@@ -161,7 +183,7 @@ def pool_tainted(props: Any, ctx: Context) -> Iterator[str]:
 @stack_part(ACCELERATOR_HOLDERS)
 def allowed_accelerators(props: Any, ctx: Context) -> Iterator[str]:
     allowed = ctx.config.get("allowedAccelerators") or []
-    for label, pool in _judged(accelerators_in(ctx.type, props)) if allowed else ():
+    for label, pool in _judged(accelerators_in(ctx.type, props), ctx) if allowed else ():
         # The exact model: tpu-v5e allows no v5p or v6e slice.
         for model in [m for m in pool.models or (pool.accelerator,) if m and m not in allowed]:
             yield f"{label}accelerator {model} is not allowed here; allowed: {', '.join(allowed)}"
@@ -174,7 +196,7 @@ def allowed_accelerators(props: Any, ctx: Context) -> Iterator[str]:
 @stack_part(ACCELERATOR_HOLDERS)
 def gpu_cap_pool(props: Any, ctx: Context) -> Iterator[str]:
     cap = int(ctx.config.get("maxGpusPerPool", 64))
-    for label, pool in _judged(accelerators_in(ctx.type, props)):
+    for label, pool in _judged(accelerators_in(ctx.type, props), ctx):
         if pool.accelerator and pool.per_node * pool.max_nodes > cap:
             yield f"{label}pool can scale to {pool.per_node * pool.max_nodes} accelerators ({pool.scale()}); the cap is {cap}"
 
@@ -185,7 +207,7 @@ def gpu_cap_pool(props: Any, ctx: Context) -> Iterator[str]:
 def dev_pools(props: Any, ctx: Context) -> Iterator[str]:
     if ctx.config.get("environment") != "dev":
         return
-    for label, pool in _judged(pools_in(ctx.type, props)):
+    for label, pool in _judged(pools_in(ctx.type, props), ctx):
         if pool.accelerator and pool.min_nodes > 0 and pool.spot is None:
             raise Unknown("capacityType (spot)")
         if pool.accelerator and pool.min_nodes > 0 and not pool.spot:
@@ -212,7 +234,11 @@ def gpu_cap_env(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]
             managed = frozenset().union(*(separate.get(key, ()) for key in _cluster_keys(r)))
             # A GKE pool depends on the cluster it names: that cluster's nodeLocations are the pool's default.
             owner = next((u for u in _dependency_urns(r) if u in clusters), None)
-            props = found[0] if (found := with_template(r, templates)) is not None else r.props
+            try:
+                found = with_template(r, templates)
+            except OutsideStack:
+                continue  # not countable: gpu-cap-per-pool and allowed-accelerators report it
+            props = found[0] if found is not None else r.props
             pools = (pools_in(r.resource_type, props, managed, clusters.get(owner)) if r.resource_type in POOL_HOLDERS
                      else accelerators_in(r.resource_type, props))
             for _, pool in pools:

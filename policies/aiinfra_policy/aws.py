@@ -1,11 +1,20 @@
-"""AWS resource rules: S3, EKS, EC2/launch templates, subnets, FSx, KMS, security groups, load balancers, IAM."""
+"""AWS resource rules: S3, EKS, EC2 instances, spot requests and launch templates, EBS volumes, subnets, FSx, EFS,
+KMS, security groups, load balancers, IAM, SageMaker notebook instances."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
+from .aws_ec2 import (
+    EBS_VOLUME,
+    INSTANCES,
+    LAUNCH_TEMPLATE,
+    aws_managed_key,
+    ebs_volumes,
+    known_output,
+    outside_template_part,
+)
 from .common import OPEN_CIDRS, aws_ssl_policy_tls12, port_range_hits
 from .props import Unknown, as_json, get, is_unknown, items, log_named, need
 from .registry import Context, rule
@@ -17,15 +26,7 @@ S3_BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
 KMS_ALGORITHMS = ("aws:kms", "aws:kms:dsse")
 """S3 default-encryption algorithms that use a KMS key (DSSE-KMS adds a second layer on top of SSE-KMS)."""
 EKS_CLUSTER = ("aws:eks/cluster:Cluster",)
-LAUNCH_TEMPLATE = ("aws:ec2/launchTemplate:LaunchTemplate",)
-INSTANCE, SPOT_INSTANCE = "aws:ec2/instance:Instance", "aws:ec2/spotInstanceRequest:SpotInstanceRequest"
-INSTANCES = (INSTANCE, SPOT_INSTANCE)
-"""Resources that launch an EC2 instance from their own arguments (a spot request takes the same ones)."""
-EBS_VOLUME = "aws:ebs/volume:Volume"
 NOTEBOOK = "aws:sagemaker/notebookInstance:NotebookInstance"
-ROOT_DEVICES = ("/dev/xvda", "/dev/sda1")
-"""The root device names of EC2 AMIs (Amazon Linux and most Linux AMIs use /dev/xvda; Ubuntu, Windows and others
-/dev/sda1): a launch template maps no root volume unless it names one of them."""
 SG_TYPES = ("aws:ec2/securityGroup:SecurityGroup", "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup",
             "aws:ec2/securityGroupRule:SecurityGroupRule", "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
 INLINE_INGRESS = SG_TYPES[:2]
@@ -42,33 +43,6 @@ EXPOSURE = {"HIPAA": ("164.312(e)(1)",), "SOC2": ("CC6.6",), "PCI-DSS-v4": ("1.3
 LOGGING = {"HIPAA": ("164.312(b)",), "SOC2": ("CC7.2",), "PCI-DSS-v4": ("10.2.1",), "NIST-800-53": ("AU-12",)}
 PRIVILEGE = {"HIPAA": ("164.312(a)(1)",), "SOC2": ("CC6.3",), "PCI-DSS-v4": ("7.2.1",), "NIST-800-53": ("AC-6",)}
 # CIS IDs below: CIS AWS Foundations Benchmark v3.0.0 ("AWS ...") and CIS Amazon EKS Benchmark v1.7.0 ("EKS ...").
-_AWS_MANAGED_KEY = re.compile(r"(^|:)alias/aws/")
-
-
-EBS_DEFAULT_MODES = ("off", "aws_managed_key", "customer_key")
-EBS_DEFAULT_ENCRYPTION = {"ebsDefaultEncryption": {
-    "type": "string", "enum": list(EBS_DEFAULT_MODES), "default": "off",
-    "description": "The account's EBS encryption by default in the stack's regions, when another stack or the landing "
-                   "zone sets it (CIS AWS 2.2.1 is that account setting): off (new volumes that leave encryption unset "
-                   "are unencrypted), aws_managed_key (encrypted, with the AWS-managed aws/ebs key), customer_key "
-                   "(encrypted, with a customer-managed default key set by ec2:ModifyEbsDefaultKmsKeyId or "
-                   "aws.ebs.DefaultKmsKey). An aws.ebs.EncryptionByDefault (and aws.ebs.DefaultKmsKey) in the stack "
-                   "decides for its region instead."}}
-"""Config of `aws-launch-template-encrypted-volumes` and `aws-ebs-default-encryption`. EC2 encrypts a volume created
-with encrypted true and no KMS key with the account's default EBS key, and, when encryption by default is on, a volume
-that leaves encrypted unset too (EC2 user guide, Amazon EBS encryption): only the account knows that key."""
-
-
-def ebs_default_mode(ctx: Context) -> str:
-    """The rule's `ebsDefaultEncryption` (off for a value outside the enum, which the engine's schema check rejects)."""
-    mode = ctx.config.get("ebsDefaultEncryption", "off")
-    return mode if mode in EBS_DEFAULT_MODES else "off"
-
-
-def aws_managed_key(key: Any) -> bool:
-    """Whether a KMS key reference names an AWS-managed key by its alias (alias/aws/s3, alias/aws/ebs, or an ARN
-    ending in one): those are not customer-managed. (A bare key ID or key ARN can't be told apart here.)"""
-    return isinstance(key, str) and bool(_AWS_MANAGED_KEY.search(key))
 
 
 @rule("aws-s3-public-access-block", "Checks whether an S3 public access block turns on all four settings.",
@@ -80,10 +54,12 @@ def s3_public_access_block(props: Any, ctx: Context) -> Iterator[str]:
         yield f"public access block leaves {', '.join(off)} off; all four must be true"
 
 
-@rule("aws-s3-kms-encryption", "Checks whether S3 default encryption uses SSE-KMS with a customer-managed key.",
-      severity="high", types=S3_SSE + S3_BUCKETS, remediation="Use sseAlgorithm aws:kms with kmsMasterKeyId of your KMS key (server access log buckets may use AES256: S3 log delivery supports only SSE-S3).",
+@rule("aws-s3-kms-encryption", "Checks whether S3 encryption configurations use SSE-KMS with a customer-managed key.",
+      severity="high", types=S3_SSE, remediation="Use sseAlgorithm aws:kms with kmsMasterKeyId of your KMS key (server access log buckets may use AES256: S3 log delivery supports only SSE-S3).",
       frameworks=ENC)  # CIS AWS v3.0.0 has no S3 encryption control (v1.4/v1.5 2.1.1 was; v3 2.1.1 is TLS-only)
 def s3_kms(props: Any, ctx: Context) -> Iterator[str]:
+    # A bucket's inline setting is judged by `aws-s3-bucket-default-encryption`, on the outputs, where S3 reports the
+    # encryption a bucket without one gets (SSE-S3).
     for default in sse_defaults(ctx.type, props):
         algorithm = need(default, "sseAlgorithm")
         if algorithm == "AES256" and log_named(ctx.name):
@@ -157,77 +133,57 @@ def eks_access(props: Any, ctx: Context) -> Iterator[str]:
                "an access entry outside the stack's state (changing the flag replaces the cluster)")
 
 
-def _encrypted(value: Any) -> bool | None:
-    """An EBS `encrypted` setting: a bool on instances and volumes, a "true"/"false" string in launch templates;
-    None when unset (the volume then takes the snapshot's or the account's default encryption)."""
-    return None if value is None else str(value).lower() == "true"
-
-
-def ebs_volumes(type_: str, props: Any, outputs: bool = False) -> Iterator[tuple[str, bool | None, Any]]:
-    """(label, encrypted, kmsKeyId) of each EBS volume a launch template, instance, spot request or volume declares.
-    An instance without rootBlockDevice or launchTemplate gets its root volume from the AMI: (label, None, None).
-    With `outputs` (a stack rule's view), an instance's or volume's value unknown during preview is one the provider
-    computes because the program left it unset: read as unset rather than raising Unknown. (A template computes none.)"""
-    lenient = outputs and type_ not in LAUNCH_TEMPLATE
-
-    def read(node: Any, path: str) -> Any:
-        value = get(node, path)
-        return None if lenient and is_unknown(value) else need(node, path)
-
-    def each(path: str) -> Iterator[Any]:
-        if lenient:
-            value = get(props, path)
-            yield from (e for e in (value if isinstance(value, list) else []) if not is_unknown(e))
-        else:
-            yield from items(props, path)
-
-    if type_ in LAUNCH_TEMPLATE:
-        for mapping in each("blockDeviceMappings"):
-            if get(mapping, "ebs") is None:
-                continue  # an instance-store volume (virtualName ephemeralN) or a suppressed one (noDevice): no EBS
-            yield f"volume {get(mapping, 'deviceName', '?')}", _encrypted(read(mapping, "ebs.encrypted")), get(mapping, "ebs.kmsKeyId")
-    elif type_ in INSTANCES:
-        if read(props, "rootBlockDevice") is not None:
-            yield "root volume", _encrypted(read(props, "rootBlockDevice.encrypted")), get(props, "rootBlockDevice.kmsKeyId")
-        elif not get(props, "launchTemplate"):  # else the template's mappings give the root volume
-            yield "the AMI's root volume (no rootBlockDevice)", None, None
-        for device in each("ebsBlockDevices"):
-            yield f"EBS volume {get(device, 'deviceName', '?')}", _encrypted(read(device, "encrypted")), get(device, "kmsKeyId")
-    elif type_ == EBS_VOLUME:
-        yield "the volume", _encrypted(read(props, "encrypted")), get(props, "kmsKeyId")
-
-
 @rule("aws-launch-template-encrypted-volumes", "Checks whether EBS volumes of launch templates, instances, spot requests "
-      "and aws.ebs.Volume are encrypted with a customer-managed KMS key.",
+      "and aws.ebs.Volume are encrypted and name no AWS-managed KMS key.",
       severity="high", types=(*LAUNCH_TEMPLATE, *INSTANCES, EBS_VOLUME),
-      remediation="Set encrypted true and kmsKeyId (launch templates: blockDeviceMappings[].ebs; instances: "
-                  "rootBlockDevice and ebsBlockDevices[]). Encrypted true without kmsKeyId uses the account's default "
-                  "EBS key: compliant only when the rule's config ebsDefaultEncryption is customer_key (the account's "
-                  "default key is customer-managed). Volumes that leave encrypted unset are checked by "
-                  "aws-ebs-default-encryption.",
-      frameworks={**ENC, "CIS": ("AWS 2.2.1",)}, config=EBS_DEFAULT_ENCRYPTION)  # CIS AWS Foundations v3.0.0
+      remediation="Set encrypted true and kmsKeyId to a customer-managed key (launch templates: "
+                  "blockDeviceMappings[].ebs; instances: rootBlockDevice and ebsBlockDevices[]). Volumes that leave "
+                  "encrypted unset, or set it without kmsKeyId, take the account's EBS encryption by default and "
+                  "default EBS key: aws-ebs-default-encryption checks those.",
+      frameworks={**ENC, "CIS": ("AWS 2.2.1",)})  # CIS AWS Foundations v3.0.0
 def lt_volumes(props: Any, ctx: Context) -> Iterator[str]:
-    mode = ebs_default_mode(ctx)
     for label, encrypted, key in ebs_volumes(ctx.type, props):
         if encrypted is False:
             yield f"{label} is not encrypted"
-        elif encrypted and not key and mode != "customer_key":
-            yield (f"{label} sets no kmsKeyId, so it uses the account's default EBS key, "
-                   + ("the AWS-managed aws/ebs (ebsDefaultEncryption aws_managed_key)" if mode == "aws_managed_key" else
-                      "the AWS-managed aws/ebs unless the account names a customer-managed one (ebsDefaultEncryption off)")
-                   + "; set kmsKeyId to a customer-managed key, or set ebsDefaultEncryption to customer_key if the "
-                     "account's default EBS key is customer-managed")
         elif encrypted and aws_managed_key(key):
             yield f"{label} uses the AWS-managed EBS key {key}; set kmsKeyId to a customer-managed key"
+
+
+def _imds_outside(props: Any, template: str) -> Iterator[str]:
+    if known_output(props, "metadataOptions.httpEndpoint") == "disabled":
+        return
+    tokens = known_output(props, "metadataOptions.httpTokens")
+    hops = known_output(props, "metadataOptions.httpPutResponseHopLimit")
+    if left := [k for k, v in (("httpTokens", tokens), ("httpPutResponseHopLimit", hops)) if v is None]:
+        yield (f"metadataOptions {' and '.join(left)} come from {template}, which is not in this stack, so no rule "
+               "sees them; set metadataOptions {httpTokens: required, httpPutResponseHopLimit: 1} on the instance (they "
+               "override the template's) or manage the template in this stack")
+    elif tokens != "required" or int(hops) > 1:  # after `pulumi up`: what EC2 took from the template
+        yield (f"metadataOptions are httpTokens {tokens}, httpPutResponseHopLimit {hops} ({template} is not in this "
+               "stack); require IMDSv2 with a hop limit of 1 on the instance or in the template")
+
+
+def _public_ip_outside(props: Any, template: str) -> Iterator[str]:
+    public = known_output(props, "associatePublicIpAddress")
+    if public is None and any(isinstance(get(props, k), (list, dict)) and get(props, k)
+                              for k in ("networkInterfaces", "primaryNetworkInterface")):
+        return  # the network interfaces it attaches decide, as for any instance
+    if public is None:
+        yield (f"the instance takes its network settings from {template}, which is not in this stack, so whether it "
+               "gets a public IP address can't be checked; set associatePublicIpAddress false on the instance or "
+               "manage the template in this stack")
+    elif public:  # after `pulumi up`: what EC2 took from the template or the subnet
+        yield f"the instance has a public IP address ({template} is not in this stack); set associatePublicIpAddress false"
 
 
 @rule("aws-launch-template-imdsv2", "Checks whether instances require IMDSv2 with a hop limit of 1.",
       severity="high", types=LAUNCH_TEMPLATE + INSTANCES,
       remediation="Set metadataOptions {httpTokens: required, httpPutResponseHopLimit: 1}, or httpEndpoint disabled.",
       frameworks={"SOC2": ("CC6.6",), "PCI-DSS-v4": ("2.2.1",), "NIST-800-53": ("SC-7",), "CIS": ("AWS 5.6",)})
+@outside_template_part(_imds_outside)
 def imdsv2(props: Any, ctx: Context) -> Iterator[str]:
-    # An instance launched from a template takes the template's metadata options (this rule checks the template);
-    # it is judged only on what it overrides.
+    # An instance launched from a template takes the template's metadata options (this rule checks the template, its
+    # stack part a template outside the stack); it is judged only on what it overrides.
     templated = ctx.type in INSTANCES and get(props, "launchTemplate")
     endpoint = get(props, "metadataOptions.httpEndpoint")
     if endpoint == "disabled":
@@ -248,6 +204,7 @@ def imdsv2(props: Any, ctx: Context) -> Iterator[str]:
       remediation="Set associatePublicIpAddress false and reach instances through private networking or SSM; set a "
                   "notebook instance's directInternetAccess to Disabled with a subnetId and securityGroups.",
       frameworks=EXPOSURE)  # no CIS AWS Foundations control covers instance public IPs (5.1 is network ACLs)
+@outside_template_part(_public_ip_outside)
 def no_public_ip(props: Any, ctx: Context) -> Iterator[str]:
     if ctx.type == NOTEBOOK:
         access = need(props, "directInternetAccess", "Enabled")  # SageMaker's default: Enabled
@@ -262,7 +219,7 @@ def no_public_ip(props: Any, ctx: Context) -> Iterator[str]:
     elif (public is None and ctx.type in INSTANCES and get(props, "subnetId") is None
           and not any(get(props, k) for k in ("networkInterfaces", "primaryNetworkInterface", "launchTemplate"))):
         # An existing network interface (primaryNetworkInterface, networkInterfaces) or a launch template names the
-        # subnet; the template's interfaces are checked as the template.
+        # subnet; the template's interfaces are checked as the template (one outside the stack by the stack part).
         # EC2: "If launching into a default subnet, the default value is true" (InstanceNetworkInterfaceSpecification).
         yield ("the instance names no subnet, so it launches in a default subnet of the default VPC, where instances "
                "get a public IP address unless associatePublicIpAddress is false")

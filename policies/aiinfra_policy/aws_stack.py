@@ -7,26 +7,26 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .aws import (
+from .aws import ENC, EXPOSURE, KMS_ALGORITHMS, LOGGING, S3_BUCKETS, S3_SSE, plain_http_actions, policy_statements, sse_defaults
+from .aws_ec2 import (
+    DEFAULT_KMS_KEY,
     EBS_DEFAULT_ENCRYPTION,
     EBS_VOLUME,
-    ENC,
-    EXPOSURE,
+    ENCRYPTION_BY_DEFAULT,
     INSTANCES,
-    KMS_ALGORITHMS,
     LAUNCH_TEMPLATE,
-    LOGGING,
-    ROOT_DEVICES,
-    S3_BUCKETS,
-    S3_SSE,
+    account_default,
     aws_managed_key,
+    default_key,
     ebs_default_mode,
     ebs_volumes,
-    plain_http_actions,
-    policy_statements,
-    sse_defaults,
+    known_output,
+    maps_root,
+    names_no_key,
+    region_of,
 )
-from .props import Unknown, Unknowns, as_json, get, is_unknown, items, need, plain
+from .pools import outside_template
+from .props import Unknown, Unknowns, as_json, get, is_unknown, items, log_named, need, plain
 from .registry import Context, rule
 
 # CIS IDs below: CIS AWS Foundations Benchmark v3.0.0.
@@ -37,8 +37,6 @@ ACCOUNT_PAB = "aws:s3/accountPublicAccessBlock:AccountPublicAccessBlock"
 PAB_SETTINGS = ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets")
 LISTENERS = ("aws:lb/listener:Listener", "aws:alb/listener:Listener")
 LISTENER_RULES = ("aws:lb/listenerRule:ListenerRule", "aws:alb/listenerRule:ListenerRule")
-ENCRYPTION_BY_DEFAULT = "aws:ebs/encryptionByDefault:EncryptionByDefault"
-DEFAULT_KMS_KEY = "aws:ebs/defaultKmsKey:DefaultKmsKey"
 
 INLINE_VERSIONING = {"aws:s3/bucket:Bucket": "versioning.enabled", "aws:s3/bucketV2:BucketV2": "versionings.0.enabled"}
 """The (deprecated) inline versioning setting that stands in for a side resource, per bucket type: Bucket takes one
@@ -65,6 +63,11 @@ def _inline_kms(defaults: list[Any]) -> bool:
     if not defaults or any(get(d, "sseAlgorithm") not in KMS_ALGORITHMS for d in defaults):
         return False
     return all((key := need(d, "kmsMasterKeyId")) and not aws_managed_key(key) for d in defaults)
+
+
+def _sse_s3(defaults: list[Any]) -> bool:
+    """Whether inline settings leave the bucket SSE-S3: AES256, or no known algorithm (S3's default then)."""
+    return all(get(d, "sseAlgorithm") in (None, "AES256") or is_unknown(get(d, "sseAlgorithm")) for d in defaults)
 
 
 def _sse_finding(defaults: list[Any]) -> str:
@@ -164,16 +167,21 @@ def buckets_blocked(resources: list[Any], ctx: Context) -> Iterator[tuple[str, s
     unknowns.raise_first()
 
 
-@rule("aws-s3-bucket-default-encryption", "Checks whether every S3 bucket has a default encryption configuration.",
+@rule("aws-s3-bucket-default-encryption", "Checks whether every S3 bucket's default encryption uses SSE-KMS with a "
+      "customer-managed key.",
       severity="high", remediation="Add an aws.s3.BucketServerSideEncryptionConfiguration with sseAlgorithm aws:kms and "
-                                   "kmsMasterKeyId of your KMS key for each bucket.",
+                                   "kmsMasterKeyId of your KMS key for each bucket (server access log buckets, named with "
+                                   "a log or logs segment, may keep SSE-S3: S3 log delivery supports only that).",
       frameworks=ENC)  # CIS AWS v3.0.0 has no S3 encryption control (2.1.1 is the TLS-only policy)
 def buckets_encrypted(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
-    # `aws-s3-kms-encryption` checks the configurations that exist; this finds the buckets that have none.
+    # `aws-s3-kms-encryption` checks the configuration resources; this judges each bucket that has none on its inline
+    # setting, as the outputs show it (after `pulumi up` S3's SSE-S3 default on a bucket the program set none on).
     unknowns = Unknowns()
     for bucket, side in _missing_side(resources, S3_SSE, (*S3_BUCKETS, DIRECTORY_BUCKET)):
         with unknowns.skip():
             if side is None and not _inline_kms(inline := _inline_sse(bucket)):
+                if bucket.resource_type in S3_BUCKETS and log_named(bucket.name) and _sse_s3(inline):
+                    continue  # as in aws-s3-kms-encryption: S3 server access logs go only to SSE-S3 buckets
                 yield bucket.urn, _sse_finding(inline)
     unknowns.raise_first()
 
@@ -319,53 +327,9 @@ def vpc_flow_logs(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str
             yield vpc.urn, "VPC has no flow log of ALL traffic"
 
 
-def _region(resource: Any) -> str | None:
-    """The resource's known region: its own `region`, else its provider's."""
-    provider = getattr(resource, "provider", None)
-    for value in (get(resource.props, "region"), get(provider.props, "region") if provider is not None else None):
-        if isinstance(value, str) and not is_unknown(value):
-            return value
-    return None
-
-
-def _in_region(resources: list[Any], region: str | None) -> list[Any]:
-    """The account settings of `resources` that apply in `region` (the setting is per account and region); one whose
-    region or the volume's is not known counts."""
-    return [r for r in resources if region is None or (theirs := _region(r)) is None or theirs == region]
-
-
-def _account_default(mode: str, defaults: list[Any], keys: list[Any], region: str | None) -> tuple[str, str]:
-    """(off, aws_managed_key or customer_key; where that comes from) for volumes of `region` that leave encryption
-    unset. An aws.ebs.EncryptionByDefault of the stack for the region decides whether they are encrypted (enabled
-    defaults to true), an aws.ebs.DefaultKmsKey with which key (one whose keyArn is not known yet is the ARN of a key
-    the stack makes: customer-managed); the rule's ebsDefaultEncryption stands for what the stack does not declare."""
-    declared = _in_region(defaults, region)
-    if declared:
-        enabled = any(need(d.props, "enabled", True) is True for d in declared)
-        source = f"the stack's aws.ebs.EncryptionByDefault{' for ' + region if region else ''}"
-    else:
-        enabled, source = mode != "off", f"ebsDefaultEncryption {mode}"
-    if not enabled:
-        return "off", source
-    named = _in_region(keys, region)
-    if named:
-        customer = all(is_unknown(k := get(d.props, "keyArn")) or not aws_managed_key(k) for d in named)
-        return ("customer_key" if customer else "aws_managed_key"), f"{source} and aws.ebs.DefaultKmsKey"
-    return ("customer_key" if mode == "customer_key" else "aws_managed_key"), source
-
-
-def _maps_root(props: Any) -> bool:
-    """Whether a launch template maps an EBS root volume (a mapping whose device name is unknown counts)."""
-    mappings = get(props, "blockDeviceMappings")
-    if is_unknown(mappings):
-        return True  # computed from other outputs: not decidable, and not left unset
-    return any(get(m, "ebs") is not None and (is_unknown(d := get(m, "deviceName")) or d in ROOT_DEVICES)
-               for m in (mappings if isinstance(mappings, list) else []) if not is_unknown(m))
-
-
 @rule("aws-ebs-default-encryption", "Checks whether EBS volumes that leave encryption unset (an AMI's root volume, a "
-      "mapping or volume without encrypted) are encrypted with a customer-managed key by the account's EBS encryption "
-      "by default.",
+      "mapping or volume without encrypted) or its key (encrypted without kmsKeyId) are encrypted with a "
+      "customer-managed key by the account's EBS encryption by default and default EBS key.",
       severity="high", remediation="Set encrypted true with kmsKeyId on each volume (a launch template maps the root device, "
                                    "/dev/xvda or /dev/sda1, to do so), or add aws.ebs.EncryptionByDefault and "
                                    "aws.ebs.DefaultKmsKey with a customer-managed key for the region. When another stack "
@@ -373,25 +337,37 @@ def _maps_root(props: Any) -> bool:
                                    "the account does: off (the default), aws_managed_key or customer_key.",
       frameworks={**ENC, "CIS": ("AWS 2.2.1",)}, config=EBS_DEFAULT_ENCRYPTION)  # CIS AWS Foundations v3.0.0 2.2.1
 def ebs_default_encryption(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
-    # `aws-launch-template-encrypted-volumes` checks volumes that set encrypted; this finds those that leave it to
-    # the snapshot they come from, which is unencrypted unless the account encrypts new volumes by default.
+    # `aws-launch-template-encrypted-volumes` checks the volumes that set encrypted false or an AWS-managed key; this
+    # checks those that leave encryption to the snapshot they come from (unencrypted unless the account encrypts new
+    # volumes by default), and those that leave the key to the account's default EBS key.
     mode = ebs_default_mode(ctx)
     defaults, keys = _by_type(resources, ENCRYPTION_BY_DEFAULT), _by_type(resources, DEFAULT_KMS_KEY)
+    templates = _by_type(resources, *LAUNCH_TEMPLATE)
     unknowns = Unknowns()
     for r in _by_type(resources, *LAUNCH_TEMPLATE, *INSTANCES, EBS_VOLUME):
         with unknowns.skip():
             # Outputs: after `pulumi up` an instance's or volume's unset setting reports what EC2 made of it (false
             # unless its snapshot or the account's default encrypts it), so any value but true needs the default. A
             # template's outputs are its inputs: an explicit false there is the resource rule's to report.
-            template = r.resource_type in LAUNCH_TEMPLATE
+            template, region = r.resource_type in LAUNCH_TEMPLATE, region_of(r)
+            volumes = list(ebs_volumes(r.resource_type, r.props, outputs=True))
+            if keyless := [label for label, encrypted, key in volumes if encrypted and names_no_key(r, key)]:
+                customer, key_source = default_key(mode, keys, region)
+                if not customer:
+                    yield r.urn, (f"{'; '.join(keyless)}: encrypted without kmsKeyId, so EC2 uses the account's default "
+                                  f"EBS key, the AWS-managed aws/ebs ({key_source}); set kmsKeyId to a customer-managed "
+                                  "key, or make the account's default EBS key customer-managed (aws.ebs.DefaultKmsKey; "
+                                  "ebsDefaultEncryption customer_key)")
             plain_volumes = [label if label.startswith("the AMI's") else f"{label} (encrypted {'unset' if encrypted is None else 'false'})"
-                             for label, encrypted, _ in ebs_volumes(r.resource_type, r.props, outputs=True)
-                             if encrypted is None or (encrypted is False and not template)]
-            if template and not _maps_root(r.props):
+                             for label, encrypted, _ in volumes if encrypted is None or (encrypted is False and not template)]
+            if template and not maps_root(r.props):
                 plain_volumes.insert(0, "the AMI's root volume (no mapping for /dev/xvda or /dev/sda1)")
+            elif (r.resource_type in INSTANCES and known_output(r.props, "rootBlockDevice") is None
+                  and (outside := outside_template(r, templates)) is not None):
+                plain_volumes.insert(0, f"the root volume ({outside} is not in this stack: its mapping, else the AMI's)")
             if not plain_volumes:
                 continue
-            account, source = _account_default(mode, defaults, keys, region := _region(r))
+            account, source = account_default(mode, defaults, keys, region)
             if account == "off":
                 yield r.urn, (f"{'; '.join(plain_volumes)}: not encrypted unless its snapshot is, and no aws.ebs.EncryptionByDefault"
                               f"{' for ' + region if region else ''} in the stack encrypts new volumes ({source}); set "

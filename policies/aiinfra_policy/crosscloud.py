@@ -1,12 +1,11 @@
 """Rules across clouds: data residency (by region and by data-zone tag) and encryption in transit. The accelerator
-rules are in accelerators.py (imported here, so they register with this module as before)."""
+rules are in accelerators.py."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
-from . import accelerators  # noqa: F401  (registers the accelerator rules)
 from .common import ALLOWED_REGIONS
 from .props import Unknowns, get, items, need
 from .registry import Context, rule

@@ -27,21 +27,30 @@ NODE_DAEMONSETS; a test keeps the two equal). A CSI node plugin mounts file syst
 kernel modules and mounts with bidirectional propagation into kubelet's directory, so it must be privileged, and it
 runs on the host network as upstream's manifests do. AKS clusters of regions with Azure Managed Lustre run them; every
 other privileged or host-network workload stays flagged."""
+EBS_DEFAULT_ENCRYPTION = "off"
+"""`aws-ebs-default-encryption`'s ebsDefaultEncryption in every config: what the AWS accounts the stacks deploy to do
+for EBS volumes that leave encryption or its key unset, where the stack declares no aws.ebs.EncryptionByDefault or
+aws.ebs.DefaultKmsKey of its own. "off" claims nothing (the pack's default). When the landing zone turns on EBS
+encryption by default with a customer-managed default key in those accounts (ec2:ModifyEbsDefaultKmsKeyId), set
+"customer_key"; with the AWS-managed aws/ebs, "aws_managed_key"; then run this script."""
 ENVIRONMENTS = {
     # Which severities are mandatory, and parameters. dev has no Azure: no privileged workload is named.
     "dev": {"mandatory": [], "params": {
-        "allowedAccelerators": ["l4", "t4", "a10g", "tpu-v5e"], "maxGpusPerPool": 16, "maxGpusPerEnvironment": 32}},
+        "allowedAccelerators": ["l4", "t4", "a10g", "tpu-v5e"], "maxGpusPerPool": 16, "maxGpusPerEnvironment": 32,
+        "ebsDefaultEncryption": EBS_DEFAULT_ENCRYPTION}},
     "staging": {"mandatory": ["critical", "high"], "params": {
         "allowedAccelerators": ["h100-80gb", "l4", "a100-80gb", "tpu-v5e"], "maxGpusPerPool": 32, "maxGpusPerEnvironment": 128,
-        "privilegedWorkloads": AZURE_LUSTRE_CSI_NODE}},
+        "privilegedWorkloads": AZURE_LUSTRE_CSI_NODE, "ebsDefaultEncryption": EBS_DEFAULT_ENCRYPTION}},
     "prod": {"mandatory": ["critical", "high", "medium", "low"], "params": {
         "allowedAccelerators": ["h100-80gb", "h200-141gb", "trainium2", "l4", "a10g", "a100-80gb", "tpu-v5p", "tpu-v6e"],
-        "maxGpusPerPool": 64, "maxGpusPerEnvironment": 512, "privilegedWorkloads": AZURE_LUSTRE_CSI_NODE}},
+        "maxGpusPerPool": 64, "maxGpusPerEnvironment": 512, "privilegedWorkloads": AZURE_LUSTRE_CSI_NODE,
+        "ebsDefaultEncryption": EBS_DEFAULT_ENCRYPTION}},
 }
 BASELINE = {"profiles": ["baseline"], "mandatory": ["critical", "high"], "params": {
-    "environment": "unknown", "privilegedWorkloads": AZURE_LUSTRE_CSI_NODE}}
+    "environment": "unknown", "privilegedWorkloads": AZURE_LUSTRE_CSI_NODE, "ebsDefaultEncryption": EBS_DEFAULT_ENCRYPTION}}
 """`baseline.json`, the default for `aiinfra plan --program` on any project: high-impact rules block, the rest advise.
-`environment: unknown`: rules that relax dev read each resource's environment tag (a template's dev stack)."""
+`environment: unknown`: rules that relax dev read each resource's environment tag (a template's dev stack). A team's
+project whose account encrypts EBS by default with a customer key sets ebsDefaultEncryption customer_key in its copy."""
 ALWAYS_ADVISORY = {"azure-aks-kms-etcd", "azure-storage-no-shared-key", "azure-vnet-transit-encryption-enforced"}
 """Documented exceptions: Azure Managed Lustre's blob integration needs shared-key access on its account; Azure VNet
 encryption cannot drop unencrypted flows yet (every Azure network runs `transit_encryption: monitor`); AKS clusters

@@ -86,13 +86,15 @@ def sdk_version() -> str:
 def build_pack() -> None:
     # The type-indexed Analyzer (server.py): the SDK's diagnostics with far fewer decodes, and the only one that runs
     # resource rules' stack parts. Without it node groups sized by a launch template would escape the accelerator
-    # rules, so the pack refuses to load rather than run without them.
+    # rules, and instances whose template is outside the stack the IMDSv2 and public-IP rules, so the pack refuses to
+    # load rather than run without them.
     if not install():
         raise RuntimeError(
             f"ai-infra-compliance: pulumi-policy {sdk_version()} does not build its Analyzer servicer the way pulumi-policy "
             f"{TESTED_SDK}, which this pack was tested with, does; the pack's TypedAnalyzer (policies/aiinfra_policy/"
             "server.py) could not be installed, and without it the stack parts of its rules (accelerator rules on node "
-            "groups sized by a launch template) would not run. Install pulumi-policy "
+            "groups sized by a launch template, IMDSv2 and public-IP rules on instances whose template is outside the "
+            "stack) would not run. Install pulumi-policy "
             f"{TESTED_SDK}.x (policies/requirements.txt) in the pack's virtualenv, or port server.py to this SDK.")
     PolicyPack(name=PACK_NAME, enforcement_level=EnforcementLevel.ADVISORY,
                policies=[to_policy(r) for r in load_rules()],

@@ -2,7 +2,8 @@
 TPU slices, VMs, scale sets and autoscaling groups, GKE node auto-provisioning limits, and the launch templates and
 instance templates they take their machine types from.
 
-Pure: the accelerator rules (accelerators.py) read resources with it.
+Pure: the accelerator rules (accelerators.py) read resources with it, and the AWS instance rules (aws_ec2.py) find the
+launch template an instance names.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ resources that launch from them."""
 ACCELERATOR_HOLDERS = (*POOL_HOLDERS, TPU_VM, TPU_QUEUED, *MACHINES)
 """What the accelerator cost rules count: the pool holders (and GKE node auto-provisioning's limits), Cloud TPU VMs and
 queued resources (one slice per VM or node spec), and the machines (no taint or dev-pool rule applies to those)."""
-TEMPLATED = {EKS_POOL: "launchTemplate", EC2: "launchTemplate", EC2_SPOT: "launchTemplate", ASG: "launchTemplate"}
-"""Resources that may take their instance type from a launch template, and the property that names it."""
+TEMPLATED = (EKS_POOL, EC2, EC2_SPOT, ASG)
+"""Resources that may take their instance type from the launch template their `launchTemplate` names."""
 _TPU_MACHINE = re.compile(r"^ct\w+-\w+-(\d+)t$")
 GCP_GPU_MODELS = {
     "nvidia-tesla-t4": "t4", "nvidia-l4": "l4", "nvidia-tesla-a100": "a100-40gb", "nvidia-a100-80gb": "a100-80gb",
@@ -188,6 +189,46 @@ def template_ref(type_: str, props: Any) -> tuple[str, Any] | None:
     if is_unknown(template):
         return "launchTemplate", template
     return "launchTemplate", get(template, "id") or get(template, "name")
+
+
+def _urns(resources: Any) -> set[str]:
+    return {getattr(r, "urn", str(r)) for r in resources or []}
+
+
+def find_template(holder: Any, prop: str, ref: Any, templates: list[Any]) -> Any:
+    """The launch template (or configuration) `holder` names in `prop`, among the stack's `templates`: the one that
+    property depends on (the id of a template made in the same update is unknown in preview), else the one whose id,
+    name or ARN is the reference, else the one template among all its dependencies; None when none is (a template
+    outside the stack)."""
+    kind = LAUNCH_CONFIGURATION if prop == "launchConfiguration" else LAUNCH_TEMPLATE
+    candidates = {t.urn: t for t in templates if t.resource_type == kind}
+    by_property = _urns((getattr(holder, "property_dependencies", None) or {}).get(prop)) & set(candidates)
+    if len(by_property) == 1:
+        return candidates[by_property.pop()]
+    if isinstance(ref, str) and not is_unknown(ref):
+        named = [t for t in candidates.values() if ref in {get(t.props, key) for key in ("id", "name", "arn")}]
+        return named[0] if len(named) == 1 else None
+    by_dependency = _urns(getattr(holder, "dependencies", None)) & set(candidates)
+    return candidates[by_dependency.pop()] if len(by_dependency) == 1 else None
+
+
+def template_kind(prop: str) -> str:
+    return "launch configuration" if prop == "launchConfiguration" else "launch template"
+
+
+def outside_template(holder: Any, templates: list[Any]) -> str | None:
+    """What an instance or spot request names in `launchTemplate` ("launch template lt-0abc") when that template is not
+    among the stack's `templates`, so no rule sees its settings; None when it names none or the stack has it. Raises
+    Unknown when the reference is unknown (an output of the same update) and no template of the stack matches."""
+    template = get(holder.props, "launchTemplate")
+    if template is None:
+        return None
+    ref = template if is_unknown(template) else get(template, "id") or get(template, "name")
+    if find_template(holder, "launchTemplate", ref, templates) is not None:
+        return None
+    if is_unknown(ref):
+        raise Unknown("launchTemplate: the launch template it names")
+    return f"launch template {ref or '(no id or name)'}"
 
 
 def _instance_types(type_: str, props: Any) -> list[Any]:

@@ -15,7 +15,6 @@ from typing import Any
 
 FRAMEWORKS = ("HIPAA", "SOC2", "PCI-DSS-v4", "GDPR", "NIST-800-53", "CIS")
 PROFILES = ("baseline", "soc2", "hipaa", "pci", "gdpr")
-SEVERITIES = ("low", "medium", "high", "critical")
 
 
 @dataclass(frozen=True)
@@ -41,8 +40,9 @@ class Rule:
     @property
     def stack_check(self) -> Callable[..., Iterable[Any]] | None:
         """A resource rule's part that needs the whole stack, `check(resources, ctx) -> (urn, message)`, set on its
-        check by `accelerators.stack_part` (a node group whose instance type is in a launch template): pack.py runs it
-        in AnalyzeStack, under the rule's name and enforcement level."""
+        check by `accelerators.stack_part` (a node group whose instance type is in a launch template) or
+        `aws_ec2.outside_template_part` (an instance launched from a template outside the stack): server.TypedAnalyzer
+        runs it in AnalyzeStack, under the rule's name and enforcement level (pack.to_policy hands it over)."""
         return getattr(self.check, "stack_check", None)
 
     @property

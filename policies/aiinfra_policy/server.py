@@ -11,7 +11,8 @@ own code: the subclass overrides `Analyze` and `AnalyzeStack` (which decoded the
 policy) only, and `install()` makes `PolicyPack` build it.
 
 `TypedAnalyzer` is also the only place a resource rule's stack part runs (`TypedResourcePolicy.stack_validate`:
-the accelerator rules on node groups sized by a launch template): the SDK's own AnalyzeStack runs only
+the accelerator rules on node groups sized by a launch template, the IMDSv2 and public-IP rules on instances whose
+template is outside the stack): the SDK's own AnalyzeStack runs only
 StackValidationPolicy objects. So the pack does not run without it: if a future SDK builds its servicer
 differently, `install()` returns False and `pack.build_pack()` refuses to load, naming the pulumi-policy version it
 found and TESTED_SDK (policies/requirements.txt pins that minor). tests/policies/test_server.py checks that the

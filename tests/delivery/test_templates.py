@@ -389,7 +389,7 @@ def test_the_chip_cap_is_the_policy_packs_per_pool_cap_and_the_largest_slice_pas
     import ast
 
     from aiinfra_policy.registry import RULES
-    import aiinfra_policy.crosscloud  # noqa: F401  (registers the rule)
+    import aiinfra_policy.accelerators  # noqa: F401  (registers the rule)
 
     source = ast.parse((TEMPLATES / "tpu-research" / "__main__.py").read_text())
     [cap] = [n.value.value for n in source.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "MAX_CHIPS"]

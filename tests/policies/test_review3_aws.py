@@ -54,10 +54,12 @@ def test_an_instance_with_unencrypted_root_and_data_volumes_is_reported() -> Non
     encrypted = {"rootBlockDevice": {"encrypted": True, "kmsKeyId": KEY},
                  "ebsBlockDevices": [{"deviceName": "/dev/sdb", "encrypted": True, "kmsKeyId": KEY}]}
     assert run_resource(VOLUMES, INSTANCE, encrypted) == run_resource(VOLUMES, SPOT, encrypted) == []
-    assert run_resource(VOLUMES, SPOT, {"rootBlockDevice": {"encrypted": True}}) == [
-        "root volume sets no kmsKeyId, so it uses the account's default EBS key, the AWS-managed aws/ebs unless the "
-        "account names a customer-managed one (ebsDefaultEncryption off); set kmsKeyId to a customer-managed key, or "
-        "set ebsDefaultEncryption to customer_key if the account's default EBS key is customer-managed"]
+    # Encrypted without a key: the account's default EBS key, which the stack rule judges (test_final_review_fixes).
+    assert run_resource(VOLUMES, SPOT, {"rootBlockDevice": {"encrypted": True}}) == []
+    assert [m for _, m in run_stack(DEFAULT_ENC, [resource(SPOT, {"rootBlockDevice": {"encrypted": True}}, "spot")])] == [
+        "root volume: encrypted without kmsKeyId, so EC2 uses the account's default EBS key, the AWS-managed aws/ebs "
+        "(ebsDefaultEncryption off); set kmsKeyId to a customer-managed key, or make the account's default EBS key "
+        "customer-managed (aws.ebs.DefaultKmsKey; ebsDefaultEncryption customer_key)"]
 
 
 def test_a_standalone_volume_must_be_encrypted_with_a_customer_managed_key() -> None:
@@ -73,10 +75,10 @@ def test_volumes_left_unset_need_encryption_by_default_in_the_stack() -> None:
     rooted = outputs(LT, {"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"encrypted": "true", "kmsKeyId": KEY}}]}, "root-lt")
     vm = outputs(INSTANCE, {"ami": "ami-1", "subnetId": "s"}, "vm")  # rootBlockDevice computed: unknown in preview
     volume = outputs(VOLUME, {"size": 10, "availabilityZone": "us-east-1a"}, "vol")
-    templated = outputs(INSTANCE, {"launchTemplate": {"id": "lt-1"}}, "templated")
+    templated = outputs(INSTANCE, {"launchTemplate": {"id": "lt-1"}}, "templated")  # lt-1 is not in the stack
     stack = [bare_lt, data_only, rooted, vm, volume, templated]
     found = run_stack(DEFAULT_ENC, stack)
-    assert names(found) == ["bare-lt", "data-lt", "vm", "vol"]
+    assert names(found) == ["bare-lt", "data-lt", "vm", "vol", "templated"]
     assert found[0][1].startswith("the AMI's root volume (no mapping for /dev/xvda or /dev/sda1): not encrypted unless "
                                   "its snapshot is, and no aws.ebs.EncryptionByDefault for us-east-1 in the stack")
     assert found[3][1].startswith("the volume (encrypted unset): ")
@@ -85,7 +87,8 @@ def test_volumes_left_unset_need_encryption_by_default_in_the_stack() -> None:
     assert run_stack(DEFAULT_ENC, [*stack, outputs(EBD, {}, "ebd"),
                                    outputs("aws:ebs/defaultKmsKey:DefaultKmsKey", {"keyArn": KEY}, "ebs-key")]) == []
     # ...but not when turned off, or set for another region than the template's.
-    assert names(run_stack(DEFAULT_ENC, [*stack, outputs(EBD, {"enabled": False}, "ebd")])) == ["bare-lt", "data-lt", "vm", "vol"]
+    assert names(run_stack(DEFAULT_ENC, [*stack, outputs(EBD, {"enabled": False}, "ebd")])) == [
+        "bare-lt", "data-lt", "vm", "vol", "templated"]
     assert names(run_stack(DEFAULT_ENC, [bare_lt, outputs(EBD, {"region": "eu-west-1"}, "ebd")])) == ["bare-lt"]
 
 

@@ -66,12 +66,11 @@ def landing_zone_program() -> None:
 
 
 def ebs_findings(config: dict | None) -> set[tuple[str, str, str]]:
-    """(rule, resource, level) of the EBS rules' findings on the program, run by the pack with baseline.json, the
-    two rules' ebsDefaultEncryption set to `config`'s."""
+    """(rule, resource, level) of the EBS rules' findings on the program, run by the pack with baseline.json, its
+    aws-ebs-default-encryption's ebsDefaultEncryption set to `config`'s."""
     baseline = json.loads((ROOT / "policies" / "config" / "baseline.json").read_text())
-    for name in (VOLUMES, DEFAULT_ENC):
-        level = baseline[name] if isinstance(baseline[name], str) else baseline[name]["enforcementLevel"]
-        baseline[name] = {"enforcementLevel": level, **(config or {})}
+    level = baseline[DEFAULT_ENC] if isinstance(baseline[DEFAULT_ENC], str) else baseline[DEFAULT_ENC]["enforcementLevel"]
+    baseline[DEFAULT_ENC] = {"enforcementLevel": level, **(config or {})}
     records = [r.to_json() for r in run_program(landing_zone_program, project="p", stack="dev").resources]
     report = evaluate_pack(ROOT / "policies", records, config=baseline, project="p", stack="dev")
     return {(v.policy, v.urn.split("::")[-1], v.enforcementLevel) for v in report.violations if v.policy in (VOLUMES, DEFAULT_ENC)}
@@ -79,31 +78,32 @@ def ebs_findings(config: dict | None) -> set[tuple[str, str, str]]:
 
 def test_volumes_left_to_the_accounts_default_block_the_preview_unless_the_config_says_it_uses_a_customer_key() -> None:
     assert ebs_findings(None) == {(DEFAULT_ENC, "vm-default", "mandatory"), (DEFAULT_ENC, "lt-imds", "mandatory"),
-                                  (VOLUMES, "vm-default-key", "mandatory")}
+                                  (DEFAULT_ENC, "vm-default-key", "mandatory")}
     assert ebs_findings(AWS_MANAGED) == ebs_findings(None)
     assert ebs_findings(CUSTOMER) == set()
 
 
 def test_encrypted_true_without_a_key_uses_the_accounts_default_key() -> None:
     default_key = {"rootBlockDevice": {"encrypted": True}, "ebsBlockDevices": [{"deviceName": "/dev/sdb", "encrypted": True}]}
-    assert run_resource(VOLUMES, INSTANCE, default_key, CUSTOMER) == []
-    assert run_resource(VOLUMES, LT, {"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"encrypted": "true"}}]}, CUSTOMER) == []
-    assert run_resource(VOLUMES, VOLUME, {"encrypted": True}, AWS_MANAGED) == [
-        "the volume sets no kmsKeyId, so it uses the account's default EBS key, the AWS-managed aws/ebs "
-        "(ebsDefaultEncryption aws_managed_key); set kmsKeyId to a customer-managed key, or set ebsDefaultEncryption to "
-        "customer_key if the account's default EBS key is customer-managed"]
-    assert len(run_resource(VOLUMES, INSTANCE, default_key)) == 2  # the default, off: today's behaviour
-    # What the config can't excuse: an unencrypted volume, or one naming the AWS-managed key.
-    assert run_resource(VOLUMES, VOLUME, {"encrypted": False}, CUSTOMER) == ["the volume is not encrypted"]
-    assert run_resource(VOLUMES, VOLUME, {"encrypted": True, "kmsKeyId": "alias/aws/ebs"}, CUSTOMER) == [
+    lt = {"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"encrypted": "true"}}]}
+    volumes = [resource(INSTANCE, default_key, "vm"), resource(LT, lt, "lt"), resource(VOLUME, {"encrypted": True}, "vol")]
+    assert run_stack(DEFAULT_ENC, volumes, CUSTOMER) == []
+    assert [m for _, m in run_stack(DEFAULT_ENC, volumes[2:], AWS_MANAGED)] == [
+        "the volume: encrypted without kmsKeyId, so EC2 uses the account's default EBS key, the AWS-managed aws/ebs "
+        "(ebsDefaultEncryption aws_managed_key); set kmsKeyId to a customer-managed key, or make the account's default "
+        "EBS key customer-managed (aws.ebs.DefaultKmsKey; ebsDefaultEncryption customer_key)"]
+    assert names(run_stack(DEFAULT_ENC, volumes)) == ["vm", "lt", "vol"]  # the default, off
+    # What the config can't excuse, the resource rule reports: an unencrypted volume, or one naming the AWS-managed key.
+    assert run_resource(VOLUMES, VOLUME, {"encrypted": False}) == ["the volume is not encrypted"]
+    assert run_resource(VOLUMES, VOLUME, {"encrypted": True, "kmsKeyId": "alias/aws/ebs"}) == [
         "the volume uses the AWS-managed EBS key alias/aws/ebs; set kmsKeyId to a customer-managed key"]
 
 
-def test_both_rules_read_one_documented_config_property() -> None:
-    for name in (VOLUMES, DEFAULT_ENC):
-        schema = RULES[name].config["ebsDefaultEncryption"]
-        assert schema["enum"] == ["off", "aws_managed_key", "customer_key"] and schema["default"] == "off"
-        assert "ebsDefaultEncryption" in RULES[name].remediation and "customer_key" in RULES[name].remediation
+def test_one_rule_reads_the_documented_config_property() -> None:
+    schema = RULES[DEFAULT_ENC].config["ebsDefaultEncryption"]
+    assert schema["enum"] == ["off", "aws_managed_key", "customer_key"] and schema["default"] == "off"
+    assert "ebsDefaultEncryption" in RULES[DEFAULT_ENC].remediation and "customer_key" in RULES[DEFAULT_ENC].remediation
+    assert RULES[VOLUMES].config == {} and "aws-ebs-default-encryption" in RULES[VOLUMES].remediation
 
 
 def unset_volumes() -> list:

@@ -64,11 +64,14 @@ def test_inline_bucket_v2_encryption_and_versioning_count_as_set() -> None:
         "versioning is not configured; enable it so deletes and overwrites can be undone"]
 
 
-def test_inline_sse_s3_is_reported_like_a_side_configuration() -> None:
-    assert check("aws-s3-kms-encryption", bucket_v2("aws:kms", versioned=True), "b") == []
-    expected = ["default encryption is AES256; use aws:kms with a customer-managed key"]
-    assert check("aws-s3-kms-encryption", bucket_v2("AES256", versioned=True), "b") == expected
-    assert check("aws-s3-kms-encryption", bucket("AES256"), "b") == expected
+def test_inline_sse_s3_is_reported_like_a_missing_configuration() -> None:
+    # A bucket's inline setting is judged by the stack rule alone (on the outputs, where S3 reports its SSE-S3 default).
+    assert run_stack("aws-s3-bucket-default-encryption", stack_of(bucket_v2("aws:kms", versioned=True))) == []
+    expected = ["bucket's default encryption is AES256 and no encryption configuration sets it to aws:kms or aws:kms:dsse "
+                "with a customer-managed kmsMasterKeyId"]
+    for build in (bucket_v2("AES256", versioned=True), bucket("AES256")):
+        assert [m for _, m in run_stack("aws-s3-bucket-default-encryption", stack_of(build))] == expected
+        assert check("aws-s3-kms-encryption", build, "b") == []  # not reported twice
 
 
 def test_a_bucket_policy_given_as_an_object_is_read() -> None:
