@@ -35,7 +35,7 @@ from .pools import (
     template_kind,
     template_ref,
 )
-from .props import Unknown, Unknowns, get, is_unknown, plain
+from .props import Unknown, Unknowns, get, is_unknown, of_type, plain, urns
 from .registry import Context, rule
 
 ACCEL_TAINTS = ("nvidia.com/gpu", "aws.amazon.com/neuron", "google.com/tpu")
@@ -112,10 +112,6 @@ def with_template(holder: Any, templates: list[Any]) -> tuple[Any, Any] | None:
     return resolved, template
 
 
-def _templates(resources: list[Any]) -> list[Any]:
-    return [r for r in resources if r.resource_type in (LAUNCH_TEMPLATE, LAUNCH_CONFIGURATION)]
-
-
 def stack_part(types: tuple[str, ...]) -> Callable[[Callable[..., Iterable[str]]], Callable[..., Iterable[str]]]:
     """Give a resource rule's check the part only the stack can do (registry.Rule.stack_check, which
     server.TypedAnalyzer runs in AnalyzeStack under the rule's name and level): the check run on each resource of
@@ -125,7 +121,7 @@ def stack_part(types: tuple[str, ...]) -> Callable[[Callable[..., Iterable[str]]
 
     def attach(check: Callable[..., Iterable[str]]) -> Callable[..., Iterable[str]]:
         def templated(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
-            templates, unknowns = _templates(resources), Unknowns()
+            templates, unknowns = of_type(resources, LAUNCH_TEMPLATE, LAUNCH_CONFIGURATION), Unknowns()
             for r in resources:
                 if r.resource_type not in types:
                     continue
@@ -221,7 +217,7 @@ def gpu_cap_env(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]
     cap = int(ctx.config.get("maxGpusPerEnvironment", 512))
     separate = _separate_pools(resources)
     clusters = {r.urn: r.props for r in resources if r.resource_type == GKE_CLUSTER}
-    templates = _templates(resources)
+    templates = of_type(resources, LAUNCH_TEMPLATE, LAUNCH_CONFIGURATION)
     # GKE node auto-provisioning limits the cluster's total of a model, its own pools included: it adds what the
     # cluster's other pools of that model leave of its limit.
     counted: dict[tuple[str, str], int] = {}
@@ -233,7 +229,7 @@ def gpu_cap_env(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]
         with unknowns.skip():
             managed = frozenset().union(*(separate.get(key, ()) for key in _cluster_keys(r)))
             # A GKE pool depends on the cluster it names: that cluster's nodeLocations are the pool's default.
-            owner = next((u for u in _dependency_urns(r) if u in clusters), None)
+            owner = next((u for u in urns(getattr(r, "dependencies", None)) if u in clusters), None)
             try:
                 found = with_template(r, templates)
             except OutsideStack:
@@ -263,10 +259,6 @@ def _cluster_keys(cluster: Any) -> set[str]:
     return {cluster.urn} | {value for prop in ("name", "id") if (value := _known_str(get(cluster.props, prop)))}
 
 
-def _dependency_urns(resource: Any) -> set[str]:
-    return {getattr(d, "urn", str(d)) for d in getattr(resource, "dependencies", []) or []}
-
-
 def _separate_pools(resources: list[Any]) -> dict[str, set[str]]:
     """Names of the GKE NodePool and AKS AgentPool resources, keyed by each way they refer to their cluster: the
     URNs they depend on, and their `cluster` (GKE, a name or an id) or `resourceName` (AKS, the cluster's name)."""
@@ -275,7 +267,7 @@ def _separate_pools(resources: list[Any]) -> dict[str, set[str]]:
         if pool.resource_type not in (GKE_POOL, AKS_POOL):
             continue
         name = _known_str(get(pool.props, "name")) or _known_str(get(pool.props, "agentPoolName"))
-        refs = _dependency_urns(pool)
+        refs = urns(getattr(pool, "dependencies", None))
         if ref := _known_str(get(pool.props, "cluster") or get(pool.props, "resourceName")):
             refs.add(ref)
         for ref in refs if name else ():

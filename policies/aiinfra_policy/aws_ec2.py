@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .pools import outside_template
-from .props import Unknowns, get, is_unknown, items, need
+from .props import Unknowns, get, is_unknown, items, need, of_type
 from .registry import Context
 
 LAUNCH_TEMPLATE = ("aws:ec2/launchTemplate:LaunchTemplate",)
@@ -86,7 +86,7 @@ def outside_template_part(judge: Callable[[Any, str], Iterator[str]]) -> Callabl
 
     def attach(check: Callable[..., Any]) -> Callable[..., Any]:
         def part(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
-            templates, unknowns = [r for r in resources if r.resource_type in LAUNCH_TEMPLATE], Unknowns()
+            templates, unknowns = of_type(resources, *LAUNCH_TEMPLATE), Unknowns()
             for r in resources:
                 with unknowns.skip():
                     if r.resource_type in INSTANCES and (template := outside_template(r, templates)) is not None:

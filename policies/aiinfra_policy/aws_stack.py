@@ -26,7 +26,7 @@ from .aws_ec2 import (
     region_of,
 )
 from .pools import outside_template
-from .props import Unknown, Unknowns, as_json, get, is_unknown, items, log_named, need, plain
+from .props import Unknown, Unknowns, as_json, get, is_unknown, items, log_named, need, of_type, plain, urns
 from .registry import Context, rule
 
 # CIS IDs below: CIS AWS Foundations Benchmark v3.0.0.
@@ -90,33 +90,25 @@ def _inline_versioned(bucket: Any) -> bool:
     return get(bucket.props, INLINE_VERSIONING[bucket.resource_type]) is True
 
 
-def _by_type(resources: list[Any], *types: str) -> list[Any]:
-    return [r for r in resources if r.resource_type in types]
-
-
-def _urns(resources: Any) -> set[str]:
-    return {getattr(r, "urn", str(r)) for r in resources or []}
-
-
 def _owners(resources: list[Any], types: tuple[str, ...], owner_types: tuple[str, ...] = S3_BUCKETS, key: str = "bucket",
             refs: Callable[[Any], set[str]] | None = None) -> Iterator[tuple[Any, Any]]:
     """(side, the resource it configures) for each side resource of `types`, in URN order. A side names its owner in
     `key` (a bucket's id or name, a listener's ARN). Only when that is unknown (the id of a resource made in the same
     update) is it the one owner its `key` property depends on, else the one owner among all its dependencies: a log
     bucket's policy also depends on the buckets whose ARNs it names, and is not theirs."""
-    owners = _by_type(resources, *owner_types)
+    owners = of_type(resources, *owner_types)
     by_ref: dict[str, set[str]] = {}
     for owner in owners:
         for ref in (refs or _bucket_refs)(owner):
             by_ref.setdefault(ref, set()).add(owner.urn)
     by_urn = {o.urn: o for o in owners}
-    for side in sorted(_by_type(resources, *types), key=lambda r: r.urn):
+    for side in sorted(of_type(resources, *types), key=lambda r: r.urn):
         ref = get(side.props, key)
         if isinstance(ref, str) and not is_unknown(ref):
             targets = by_ref.get(ref, set())  # none: an owner outside the stack
         else:
-            by_property = _urns((getattr(side, "property_dependencies", None) or {}).get(key))
-            targets = (by_property or _urns(getattr(side, "dependencies", None))) & set(by_urn)
+            by_property = urns((getattr(side, "property_dependencies", None) or {}).get(key))
+            targets = (by_property or urns(getattr(side, "dependencies", None))) & set(by_urn)
         if len(targets) == 1:
             yield side, by_urn[targets.pop()]
 
@@ -142,7 +134,7 @@ def _bucket_refs(bucket: Any) -> set[str]:
 def _missing_side(resources: list[Any], types: tuple[str, ...], buckets: tuple[str, ...] = S3_BUCKETS) -> Iterator[Any]:
     """(bucket, its side resource of `types` or None) for each bucket of the `buckets` types."""
     side = _targets(resources, types, buckets)
-    for bucket in _by_type(resources, *buckets):
+    for bucket in of_type(resources, *buckets):
         yield bucket, side.get(bucket.urn)
 
 
@@ -157,7 +149,7 @@ def _account_blocked(accounts: list[Any]) -> bool:
                                        "or an aws.s3.AccountPublicAccessBlock with all four true for the account.",
       frameworks={**EXPOSURE, "GDPR": ("Art.32",), "CIS": ("AWS 2.1.4",)})
 def buckets_blocked(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
-    accounts = _by_type(resources, ACCOUNT_PAB)
+    accounts = of_type(resources, ACCOUNT_PAB)
     unknowns = Unknowns()
     for bucket, side in _missing_side(resources, ("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",)):
         with unknowns.skip():
@@ -318,11 +310,11 @@ def buckets_tls(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]
       frameworks={**LOGGING, "CIS": ("AWS 3.7",)})  # v3.0.0 3.7 (3.9 in v1.4/v1.5; v3.0.0 3.9 is S3 read events)
 def vpc_flow_logs(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
     logged: set[str] = set()
-    for flow in _by_type(resources, "aws:ec2/flowLog:FlowLog"):
+    for flow in of_type(resources, "aws:ec2/flowLog:FlowLog"):
         if get(flow.props, "trafficType") == "ALL":
             logged.add(str(get(flow.props, "vpcId")))
-            logged.update(getattr(d, "urn", str(d)) for d in getattr(flow, "dependencies", []) or [])
-    for vpc in _by_type(resources, "aws:ec2/vpc:Vpc"):
+            logged.update(urns(getattr(flow, "dependencies", None)))
+    for vpc in of_type(resources, "aws:ec2/vpc:Vpc"):
         if not {vpc.urn, f"{vpc.name}-id"} & logged:
             yield vpc.urn, "VPC has no flow log of ALL traffic"
 
@@ -341,10 +333,10 @@ def ebs_default_encryption(resources: list[Any], ctx: Context) -> Iterator[tuple
     # checks those that leave encryption to the snapshot they come from (unencrypted unless the account encrypts new
     # volumes by default), and those that leave the key to the account's default EBS key.
     mode = ebs_default_mode(ctx)
-    defaults, keys = _by_type(resources, ENCRYPTION_BY_DEFAULT), _by_type(resources, DEFAULT_KMS_KEY)
-    templates = _by_type(resources, *LAUNCH_TEMPLATE)
+    defaults, keys = of_type(resources, ENCRYPTION_BY_DEFAULT), of_type(resources, DEFAULT_KMS_KEY)
+    templates = of_type(resources, *LAUNCH_TEMPLATE)
     unknowns = Unknowns()
-    for r in _by_type(resources, *LAUNCH_TEMPLATE, *INSTANCES, EBS_VOLUME):
+    for r in of_type(resources, *LAUNCH_TEMPLATE, *INSTANCES, EBS_VOLUME):
         with unknowns.skip():
             # Outputs: after `pulumi up` an instance's or volume's unset setting reports what EC2 made of it (false
             # unless its snapshot or the account's default encrypts it), so any value but true needs the default. A

@@ -140,3 +140,13 @@ def log_named(name: str) -> bool:
     """Whether a resource name has a `log` or `logs` segment (split on '-', '_', '.'): `access-logs`, `log-archive`;
     not `catalog` or `blog`. Marks the log buckets some rules exempt."""
     return bool({"log", "logs"} & set(re.split(r"[-_.]", name.lower())))
+
+
+def urns(refs: Any) -> set[str]:
+    """The URNs of stack resources or of dependency references (resources with `urn`, or URN strings); none for None."""
+    return {getattr(r, "urn", str(r)) for r in refs or []}
+
+
+def of_type(resources: list[Any], *types: str) -> list[Any]:
+    """The stack resources of the given types, in the stack's order."""
+    return [r for r in resources if r.resource_type in types]
