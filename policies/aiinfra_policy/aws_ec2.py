@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .pools import outside_template
-from .props import Unknowns, get, is_unknown, items, need, of_type
+from .props import Unknowns, get, is_unknown, items, need, of_type, provider_props
 from .registry import Context
 
 LAUNCH_TEMPLATE = ("aws:ec2/launchTemplate:LaunchTemplate",)
@@ -102,8 +102,7 @@ def outside_template_part(judge: Callable[[Any, str], Iterator[str]]) -> Callabl
 
 def region_of(resource: Any) -> str | None:
     """The resource's known region: its own `region`, else its provider's."""
-    provider = getattr(resource, "provider", None)
-    for value in (get(resource.props, "region"), get(provider.props, "region") if provider is not None else None):
+    for value in (get(resource.props, "region"), get(provider_props(resource), "region")):
         if isinstance(value, str) and not is_unknown(value):
             return value
     return None

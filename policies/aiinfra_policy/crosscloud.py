@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .common import ALLOWED_REGIONS
-from .props import Unknowns, get, items, need
+from .props import Unknowns, get, items, need, provider_props
 from .registry import Context, rule
 from .tagging import provider_tags
 
@@ -33,11 +33,6 @@ def region_name(value: str) -> str:
     """A region as the rules compare it: lower case, and without spaces, since Azure takes a location's display name
     too ("West Europe" is westeurope); AWS and GCP names have no spaces."""
     return value.lower().replace(" ", "")
-
-
-def _provider_props(resource: Any) -> Any:
-    provider = getattr(resource, "provider", None)
-    return provider.props if provider is not None else None
 
 
 def _within(region: str, allowed: list[str]) -> bool:
@@ -104,7 +99,7 @@ def _placements(r: Any) -> list[tuple[str, str | None]]:
     region, zone or location (else its provider's), and the regions of its replicas. A Cloud Storage custom
     dual-region (a multi-region location with customPlacementConfig.dataLocations) keeps data in those two only."""
     found: list[tuple[str, str | None]] = []
-    region = _region(r.props, _provider_props(r), r.resource_type)
+    region = _region(r.props, provider_props(r), r.resource_type)
     custom = list(items(r.props, "customPlacementConfig.dataLocations")) if r.resource_type == GCS_BUCKET else []
     if custom and region in GCS_MULTI_REGIONS:
         found += [(place, f"custom dual-region {region}: region {place}") for place in map(region_name, map(str, custom))]
@@ -145,7 +140,7 @@ offline planner's outputs: the provider's defaultTags/defaultLabels are read as 
 def _labels(r: Any) -> dict[str, Any]:
     """A resource's tags or labels with those its provider adds to every resource (aws defaultTags, gcp
     defaultLabels); its own win. An unknown own set raises Unknown."""
-    provider = _provider_props(r)
+    provider = provider_props(r)
     labels = {**provider_tags(provider, "defaultTags"), **provider_tags(provider, "defaultLabels")}
     for key in MERGED_LABELS:
         merged = get(r.props, key)

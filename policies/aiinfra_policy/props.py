@@ -150,3 +150,9 @@ def urns(refs: Any) -> set[str]:
 def of_type(resources: list[Any], *types: str) -> list[Any]:
     """The stack resources of the given types, in the stack's order."""
     return [r for r in resources if r.resource_type in types]
+
+
+def provider_props(resource: Any) -> Any:
+    """The inputs of the provider a stack resource deploys through; None for a resource without one."""
+    provider = getattr(resource, "provider", None)
+    return provider.props if provider is not None else None

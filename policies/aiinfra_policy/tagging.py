@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .common import ENVIRONMENT
-from .props import Unknowns, get, log_named, need
+from .props import Unknowns, get, log_named, need, provider_props
 from .registry import Context, rule
 
 # Resource types that carry tags or labels, by where they keep them.
@@ -54,7 +54,7 @@ def required_tags(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str
     required = ctx.config.get("requiredTags") or REQUIRED["requiredTags"]["default"]
     unknowns = Unknowns()  # tags computed from other resources' outputs may be unknown in preview
     for r in resources:
-        provider = r.provider.props if getattr(r, "provider", None) is not None else None
+        provider = provider_props(r)
         with unknowns.skip():
             if r.resource_type in AWS_TAGGABLE:
                 tags = {**provider_tags(provider, "defaultTags"), **(need(r.props, "tags") or {})}
