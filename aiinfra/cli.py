@@ -312,7 +312,7 @@ def _policy_setup(args: argparse.Namespace, project_root: Path) -> tuple[Path, d
 def _evaluate_policy(policy: tuple[Path, dict, Path], result, organization: str):  # noqa: ANN001, ANN202
     import dataclasses
 
-    from aiinfra.plan.diff import scrub, secret_texts
+    from aiinfra.plan.masking import scrub, secret_texts
     from aiinfra.policy_eval import PolicyError, evaluate_pack
 
     pack, config, _ = policy

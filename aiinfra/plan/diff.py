@@ -5,7 +5,7 @@ What the engine would do with a changed resource is worked out as it does, from 
 `ignoreChanges` paths are reset to the base's values before comparing (pkg/resource/deploy/step_generator.go,
 processIgnoreChanges); a change at or under one of the resource's `replaceOnChanges` paths replaces it (azure-native
 classes put the properties their API cannot update there, e.g. an AgentPool's osDiskSizeGB); and so does a change to a
-property the provider itself cannot update in place (FORCE_NEW, a small table of the types that hold data or take
+property the provider itself cannot update in place (force_new.py, a small table of the types that hold data or take
 long to create). Any other change is an update. Secret values are compared and shown masked, so a base planned before
 the plan masked them (plaintext) and a head that does (`[secret]`) agree.
 """
@@ -13,18 +13,15 @@ the plan masked them (plaintext) and a head that does (`[secret]`) agree.
 from __future__ import annotations
 
 import json
-import re
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from .echo import SECRET as _SECRET_VALUE
-from .echo import SIG as SECRET_SIG
+from .force_new import force_new_paths
+from .masking import SECRET_SHOWN, is_secret, mask_secrets
+from .property_paths import MISSING, covers, format_path, get_at, parse_path, reset
 
-_OUTPUT_VALUE = "d0e6a833031e9bbcd3f4e8bde6ca49a4"  # an output value, secret when its "secret" is true
 _UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # pulumi.runtime.rpc.UNKNOWN
-SECRET_SHOWN = "[secret]"
-_MASKED = {SECRET_SIG: _SECRET_VALUE, "value": SECRET_SHOWN}
 _VALUE_WIDTH = 60
 """The most characters of an old or new value shown; longer ones end in `…`."""
 
@@ -46,232 +43,29 @@ in-cluster objects."""
 PROTECTED_NOTE = "protected: `pulumi up` will fail"
 RETAINED_NOTE = "retained in the cloud, only dropped from state"
 
-# Input properties a change to which makes the provider replace the resource, for bridged types that hold data or
-# take long to create (wire names, as the plan records them). Each entry was read in the provider's source; what
-# could not be confirmed for the provider versions this project pins is left out (and shows as an update):
-#   aws:eks/nodeGroup:NodeGroup: ForceNew in
-#     https://github.com/hashicorp/terraform-provider-aws/blob/012e0a32f0686212f447447fd3d81c3d0ce256ad/internal/service/eks/node_group.go
-#   aws:eks/cluster:Cluster: ForceNew in
-#     https://github.com/hashicorp/terraform-provider-aws/blob/00555dc5b38f92abbfa230badea0ed0754cea81e/internal/service/eks/cluster.go
-#     (vpcConfig.subnetIds is updatable there)
-#   aws:fsx/lustreFileSystem:LustreFileSystem: ForceNew in
-#     https://github.com/hashicorp/terraform-provider-aws/blob/06ee53d9fed4877dc55cefbe3ba1423b863eda61/internal/service/fsx/lustre_file_system.go
-#     (perUnitStorageThroughput is left out: ForceNew there, but pulumi-aws 7.51's own docs say it can be changed
-#     unless efaEnabled is set; a smaller storageCapacity replaces too, which a table of paths cannot express)
-#   aws:s3/bucket:Bucket, aws:s3/bucketV2:BucketV2 (both aws_s3_bucket): ForceNew in
-#     https://github.com/hashicorp/terraform-provider-aws/blob/0070bcd12c952f14c5434a6f351ef7b6fa791226/internal/service/s3/bucket.go
-#   gcp:storage/bucket:Bucket: ForceNew in
-#     https://github.com/hashicorp/terraform-provider-google/blob/e03b7622a26cf4e878f90bdccaca6aa3d03a7999/google/services/storage/resource_storage_bucket.go
-#   gcp:container/cluster:Cluster: ForceNew in
-#     https://github.com/hashicorp/terraform-provider-google/blob/e03b7622a26cf4e878f90bdccaca6aa3d03a7999/google/services/container/resource_container_cluster.go
-#   gcp:container/nodePool:NodePool: ForceNew in .../google/services/container/resource_container_node_pool.go and,
-#     for nodeConfig, .../google/services/container/node_config.go (same commit). nodeConfig.machineType, diskSizeGb
-#     and diskType are not: GKE updates them in place
-#   gcp:lustre/instance:Instance: ForceNew in .../google/services/lustre/resource_lustre_instance.go (same commit)
-#   kubernetes: pulumi-kubernetes' force-new table, every kind's metadata.name and metadata.namespace plus the kinds'
-#     own fields, and a Helm release's name and namespace:
-#     https://github.com/pulumi/pulumi-kubernetes/blob/94977969d64112b04e19945818a7d5d5f38f631d/provider/pkg/provider/diff.go
-#     https://github.com/pulumi/pulumi-kubernetes/blob/94977969d64112b04e19945818a7d5d5f38f631d/provider/pkg/provider/helm_release.go
-_AWS_BUCKET = ("bucket", "bucketPrefix")
-FORCE_NEW: dict[str, tuple[str, ...]] = {
-    "aws:eks/nodeGroup:NodeGroup": ("amiType", "capacityType", "clusterName", "diskSize", "instanceTypes",
-                                    "launchTemplate.id", "launchTemplate.name", "nodeGroupName", "nodeGroupNamePrefix",
-                                    "nodeRoleArn", "remoteAccess", "subnetIds"),
-    "aws:eks/cluster:Cluster": ("name", "roleArn", "bootstrapSelfManagedAddons",
-                                "accessConfig.bootstrapClusterCreatorAdminPermissions",
-                                "kubernetesNetworkConfig.ipFamily", "kubernetesNetworkConfig.serviceIpv4Cidr"),
-    "aws:fsx/lustreFileSystem:LustreFileSystem": ("deploymentType", "kmsKeyId", "subnetIds", "securityGroupIds",
-                                                  "storageType", "backupId", "importPath", "exportPath",
-                                                  "importedFileChunkSize", "driveCacheType", "copyTagsToBackups"),
-    "aws:s3/bucket:Bucket": _AWS_BUCKET,
-    "aws:s3/bucketV2:BucketV2": _AWS_BUCKET,
-    "gcp:storage/bucket:Bucket": ("name", "location", "project", "enableObjectRetention"),
-    "gcp:container/cluster:Cluster": ("name", "location", "project", "network", "subnetwork", "networkingMode",
-                                      "datapathProvider", "enableAutopilot", "enableTpu", "ipAllocationPolicy"),
-    "gcp:container/nodePool:NodePool": ("name", "namePrefix", "location", "cluster", "project", "maxPodsPerNode",
-                                        "placementPolicy.policyName", "nodeConfig.guestAccelerators",
-                                        "nodeConfig.spot", "nodeConfig.preemptible", "nodeConfig.serviceAccount",
-                                        "nodeConfig.oauthScopes", "nodeConfig.reservationAffinity",
-                                        "nodeConfig.bootDiskKmsKey", "nodeConfig.localSsdCount", "nodeConfig.metadata",
-                                        "nodeConfig.shieldedInstanceConfig"),
-    "gcp:lustre/instance:Instance": ("instanceId", "location", "project", "network", "filesystem",
-                                     "perUnitStorageThroughput", "kmsKey"),
-    "kubernetes:core/v1:PersistentVolumeClaim": ("spec.accessModes", "spec.selector", "spec.storageClassName",
-                                                 "spec.volumeName"),
-    "kubernetes:core/v1:PersistentVolume": ("spec.csi", "spec.nfs", "spec.hostPath"),
-    "kubernetes:storage.k8s.io/v1:StorageClass": ("parameters", "provisioner"),
-    "kubernetes:apps/v1:Deployment": ("spec.selector",),
-    "kubernetes:apps/v1:DaemonSet": ("spec.selector",),
-    "kubernetes:apps/v1:StatefulSet": ("spec.podManagementPolicy", "spec.revisionHistoryLimit", "spec.selector",
-                                       "spec.serviceName", "spec.volumeClaimTemplates"),
-    "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding": ("roleRef",),
-    "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding": ("roleRef",),
-    "kubernetes:core/v1:Service": ("spec.clusterIP",),
-    # Replaced unless the provider sets enableConfigMapMutable, which this project's providers do not (default off).
-    "kubernetes:core/v1:ConfigMap": ("data", "binaryData"),
-    "kubernetes:core/v1:ResourceQuota": ("spec.scopes",),
-    "kubernetes:helm.sh/v3:Release": ("name", "namespace"),
-}
-_KUBERNETES_IDENTITY = ("metadata.name", "metadata.namespace")
-
-
-def force_new_paths(type_: str) -> tuple[str, ...]:
-    """The table's paths for `type_`; for any Kubernetes object (not a patch, not a Helm release) its name and
-    namespace too."""
-    paths = FORCE_NEW.get(type_, ())
-    if type_.startswith("kubernetes:") and type_ != "kubernetes:helm.sh/v3:Release" and not type_.endswith("Patch"):
-        paths = _KUBERNETES_IDENTITY + paths
-    return paths
-
-
-# Property paths as the engine parses them (sdk/go/common/resource/properties_path.go): `a.b`, `a[0]`, `a["k.e.y"]`,
-# `a[*]`, `a.*`.
-_PATH_TOKEN = re.compile(r'\.?([^.\[\]"]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]|\[(\*)\]')
-
-
-def parse_path(path: str) -> list[str | int] | None:
-    """The segments of a property path (`*` a wildcard); None for a path that does not parse."""
-    segments: list[str | int] = []
-    position = 0
-    while position < len(path):
-        match = _PATH_TOKEN.match(path, position)
-        if match is None or match.end() == position:
-            return None
-        name, index, quoted, star = match.groups()
-        segments.append(name if name is not None else int(index) if index is not None
-                        else quoted.replace('\\"', '"') if quoted is not None else star)  # the engine unescapes only \"
-        position = match.end()
-    return segments or None
-
-
-def format_path(segments: list[str | int]) -> str:
-    text = ""
-    for segment in segments:
-        if isinstance(segment, int):
-            text += f"[{segment}]"
-        elif re.fullmatch(r"[A-Za-z_$][\w$-]*", segment) or segment == "*":
-            text += f".{segment}" if text else segment
-        else:
-            text += f"[{json.dumps(segment)}]"
-    return text or "(value)"
-
-
-def _is_secret(value: Any) -> bool:
-    return isinstance(value, dict) and (value.get(SECRET_SIG) == _SECRET_VALUE
-                                        or (value.get(SECRET_SIG) == _OUTPUT_VALUE and bool(value.get("secret"))))
-
-
-def mask_secrets(value: Any, marked: bool = True) -> Any:
-    """`value` with every secret replaced by a secret holding `[secret]`: it stays marked secret, its text is gone.
-    With `marked` False, by the text `[secret]` alone (for text shown to people)."""
-    if _is_secret(value):
-        return dict(_MASKED) if marked else SECRET_SHOWN
-    if isinstance(value, dict):
-        return {k: mask_secrets(v, marked) for k, v in value.items()}
-    if isinstance(value, list):
-        return [mask_secrets(v, marked) for v in value]
-    return value
-
-
-def secret_texts(value: Any) -> set[str]:
-    """The text of every scalar inside a secret in `value` (a record's inputs), for scrubbing other text that may quote
-    it (policy messages); values shorter than 4 characters are left, as they would match too much."""
-    if _is_secret(value):
-        inner = value.get("value")
-        scalars = [inner] if not isinstance(inner, (dict, list)) else [
-            t for part in (inner.values() if isinstance(inner, dict) else inner) for t in secret_texts({**value, "value": part})]
-        return {str(s) for s in scalars if s is not None and len(str(s)) >= 4}
-    if isinstance(value, dict):
-        return {t for v in value.values() for t in secret_texts(v)}
-    if isinstance(value, list):
-        return {t for v in value for t in secret_texts(v)}
-    return set()
-
-
-def scrub(text: str, secrets: set[str]) -> str:
-    """`text` with each of `secrets` shown as `[secret]`, as written or JSON-escaped (a message may quote a value with
-    json.dumps: a PEM's newlines as \\n), longest first (so a secret holding another goes whole)."""
-    forms = {form for secret in secrets for form in (secret, json.dumps(secret)[1:-1]) if len(form) >= 4}
-    for form in sorted(forms, key=len, reverse=True):
-        text = text.replace(form, SECRET_SHOWN)
-    return text
-
-
-_MISSING = object()
-
-
-def _get(value: Any, segments: list[str | int]) -> Any:
-    for segment in segments:
-        if isinstance(value, dict) and not _is_secret(value) and isinstance(segment, str) and segment in value:
-            value = value[segment]
-        elif isinstance(value, list) and isinstance(segment, int) and 0 <= segment < len(value):
-            value = value[segment]
-        else:
-            return _MISSING
-    return value
-
-
-def _reset(old: Any, new: Any, segments: list[str | int]) -> Any:
-    """`new` with the value at `segments` set to `old`'s (removed where `old` has none), as the engine applies an
-    ignoreChanges path (sdk/go/common/resource/properties_path.go, reset): a wildcard ending the path takes `old`'s
-    whole object there; one inside it covers every key or index `new` has; below a key `old` lacks, the ignored value
-    is removed from `new` too."""
-    if not segments:
-        return old
-    head, rest = segments[0], segments[1:]
-    if head == "*" and not rest and isinstance(new, dict) and isinstance(old, dict) and not _is_secret(old):
-        return dict(old)
-    if isinstance(new, dict) and not _is_secret(new):
-        keys = list(new) if head == "*" else [head] if isinstance(head, str) else []
-        result = dict(new)
-        for key in keys:
-            before = old.get(key, _MISSING) if isinstance(old, dict) and not _is_secret(old) else _MISSING
-            if not rest:
-                if before is _MISSING:
-                    result.pop(key, None)
-                else:
-                    result[key] = before
-            elif key in result:
-                result[key] = _reset(None if before is _MISSING else before, result[key], rest)
-        return result
-    if isinstance(new, list):
-        indexes = range(len(new)) if head == "*" else [head] if isinstance(head, int) and 0 <= head < len(new) else []
-        result = list(new)
-        for i in indexes:
-            before = old[i] if isinstance(old, list) and i < len(old) else _MISSING
-            if before is not _MISSING:
-                result[i] = before if not rest else _reset(before, result[i], rest)
-        return result
-    return new
-
 
 def _changes(before: Any, after: Any, path: list[str | int]) -> list[tuple[list[str | int], Any, Any]]:
     """(path, old, new) of each changed leaf; an object or list present on one side only is one change."""
-    if isinstance(before, dict) and isinstance(after, dict) and not _is_secret(before) and not _is_secret(after):
+    if isinstance(before, dict) and isinstance(after, dict) and not is_secret(before) and not is_secret(after):
         found = []
         for key in sorted(set(before) | set(after)):  # a null input is an unset one
             a, b = before.get(key), after.get(key)
-            found += _changes(_MISSING if a is None else a, _MISSING if b is None else b, [*path, key])
+            found += _changes(MISSING if a is None else a, MISSING if b is None else b, [*path, key])
         return found
     if isinstance(before, list) and isinstance(after, list):
         found = []
         for i in range(max(len(before), len(after))):
-            found += _changes(before[i] if i < len(before) else _MISSING, after[i] if i < len(after) else _MISSING,
+            found += _changes(before[i] if i < len(before) else MISSING, after[i] if i < len(after) else MISSING,
                               [*path, i])
         return found
     return [] if before == after else [(path, before, after)]
 
 
-def _covers(pattern: list[str | int], path: list[str | int]) -> bool:
-    """`path` is at or under `pattern` (`*` matching any one key or index)."""
-    return len(pattern) <= len(path) and all(p == "*" or p == q for p, q in zip(pattern, path))
-
-
 def shown(value: Any) -> str:
     """A value for the reader: secrets masked, unknowns named, long text cut."""
-    if value is _MISSING:
+    if value is MISSING:
         return "(unset)"
-    if _is_secret(value):
+    if is_secret(value):
         return SECRET_SHOWN
     if value == _UNKNOWN:
         return "[unknown]"
@@ -315,7 +109,7 @@ def _changed_entry(old: dict[str, Any], new: dict[str, Any], before: str, urn: s
     for path in new.get("ignoreChanges") or []:  # the engine keeps the base's value there
         segments = parse_path(path)
         if segments is not None:
-            new_inputs = _reset(old_inputs, new_inputs, segments)
+            new_inputs = reset(old_inputs, new_inputs, segments)
     changes = _changes(old_inputs, new_inputs, [])
     options = [o for o, unset in _OPTIONS.items() if old.get(o, unset) != new.get(o, unset)
                and (o != "parent" or before == urn)]
@@ -327,7 +121,7 @@ def _changed_entry(old: dict[str, Any], new: dict[str, Any], before: str, urn: s
     replacing = []
     for path, _, _ in changes:
         # At or under a replace path; or a whole object changed that holds one whose value differs.
-        if any(_covers(p, path) or (_covers(path, p) and _get(old_inputs, p) != _get(new_inputs, p)) for p in replace_on):
+        if any(covers(p, path) or (covers(path, p) and get_at(old_inputs, p) != get_at(new_inputs, p)) for p in replace_on):
             replacing.append(format_path(path))
     entry: dict[str, Any] = {
         "urn": urn, "type": new["type"], "action": "replace" if replacing else "update",

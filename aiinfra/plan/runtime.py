@@ -23,10 +23,10 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from .diagnostics import Diagnostic, RecordingEngine
-from .diff import mask_secrets
 from .echo import SpecialValue, echo_properties, known_only
 from .engine_options import options_of
 from .invokes import placeholder_result
+from .masking import mask_secrets
 from .project import SECRET_PLACEHOLDER
 from .secrets import secure_config_as_unknowns
 from .stacktrace import apply_error_origins, sdk_stack_traces

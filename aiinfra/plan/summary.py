@@ -11,7 +11,7 @@ from typing import Any
 from components.catalog import find_instance, tpu_generations
 
 from .diagnostics import render_diagnostics
-from .diff import mask_secrets
+from .masking import mask_secrets
 from .runtime import UNKNOWN, PlanResult, ResourceRecord
 
 Facts = Callable[[dict[str, Any]], str]

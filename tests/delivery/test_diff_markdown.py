@@ -278,7 +278,7 @@ def test_ignore_changes_resets_as_the_engine_below_missing_keys_and_at_leaf_wild
 
 
 def test_a_quoted_key_keeps_its_backslashes_as_the_engine_does() -> None:
-    from aiinfra.plan.diff import parse_path
+    from aiinfra.plan.property_paths import parse_path
 
     assert parse_path('metadata.annotations["C:\\path"]') == ["metadata", "annotations", "C:\\path"]
     assert parse_path('a["say \\"hi\\""]') == ["a", 'say "hi"']

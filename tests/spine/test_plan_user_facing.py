@@ -248,7 +248,7 @@ def test_a_policy_message_quoting_a_secret_value_is_scrubbed(tmp_path: Path, cap
 
 
 def test_secret_texts_finds_every_scalar_inside_secrets_only() -> None:
-    from aiinfra.plan.diff import scrub, secret_texts
+    from aiinfra.plan.masking import scrub, secret_texts
 
     inputs = {"a": {SIG: SECRET, "value": {"k": "alpha-1", "n": [12345, "no"]}}, "b": "plain-text", "c": [{SIG: SECRET, "value": "beta-22"}]}
     assert secret_texts(inputs) == {"alpha-1", "12345", "beta-22"}  # "no": too short to scrub safely
@@ -256,7 +256,7 @@ def test_secret_texts_finds_every_scalar_inside_secrets_only() -> None:
 
 
 def test_a_secret_quoted_json_escaped_is_scrubbed_too() -> None:
-    from aiinfra.plan.diff import scrub
+    from aiinfra.plan.masking import scrub
 
     pem = "-----BEGIN KEY-----\nabc\n-----END KEY-----"
     assert scrub('key "-----BEGIN KEY-----\\nabc\\n-----END KEY-----" is weak', {pem}) == 'key "[secret]" is weak'
