@@ -26,7 +26,7 @@ from .aws_ec2 import (
     region_of,
 )
 from .pools import outside_template
-from .props import Unknown, Unknowns, as_json, get, is_unknown, items, log_named, need, of_type, plain, urns
+from .props import Unknown, Unknowns, as_json, get, is_unknown, items, log_named, need, of_type, owner_of, plain, urns
 from .registry import Context, rule
 
 # CIS IDs below: CIS AWS Foundations Benchmark v3.0.0.
@@ -92,25 +92,12 @@ def _inline_versioned(bucket: Any) -> bool:
 
 def _owners(resources: list[Any], types: tuple[str, ...], owner_types: tuple[str, ...] = S3_BUCKETS, key: str = "bucket",
             refs: Callable[[Any], set[str]] | None = None) -> Iterator[tuple[Any, Any]]:
-    """(side, the resource it configures) for each side resource of `types`, in URN order. A side names its owner in
-    `key` (a bucket's id or name, a listener's ARN). Only when that is unknown (the id of a resource made in the same
-    update) is it the one owner its `key` property depends on, else the one owner among all its dependencies: a log
-    bucket's policy also depends on the buckets whose ARNs it names, and is not theirs."""
+    """(side, the resource it configures) for each side resource of `types`, in URN order: the owner it names in `key`
+    (a bucket's id or name, a listener's ARN; props.owner_of). None for an owner outside the stack."""
     owners = of_type(resources, *owner_types)
-    by_ref: dict[str, set[str]] = {}
-    for owner in owners:
-        for ref in (refs or _bucket_refs)(owner):
-            by_ref.setdefault(ref, set()).add(owner.urn)
-    by_urn = {o.urn: o for o in owners}
     for side in sorted(of_type(resources, *types), key=lambda r: r.urn):
-        ref = get(side.props, key)
-        if isinstance(ref, str) and not is_unknown(ref):
-            targets = by_ref.get(ref, set())  # none: an owner outside the stack
-        else:
-            by_property = urns((getattr(side, "property_dependencies", None) or {}).get(key))
-            targets = (by_property or urns(getattr(side, "dependencies", None))) & set(by_urn)
-        if len(targets) == 1:
-            yield side, by_urn[targets.pop()]
+        if (owner := owner_of(side, key, get(side.props, key), owners, refs or _bucket_refs)) is not None:
+            yield side, owner
 
 
 def _targets(resources: list[Any], types: tuple[str, ...], buckets: tuple[str, ...] = S3_BUCKETS) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .props import Unknown, get, is_unknown, items, named_entries, need, urns
+from .props import Unknown, get, is_unknown, items, named_entries, need, owner_of
 from .tpu import TPU_QUEUED, TPU_VM, tpu_nodes, tpu_slice
 
 EKS_POOL, GKE_POOL, AKS_POOL = "aws:eks/nodeGroup:NodeGroup", "gcp:container/nodePool:NodePool", "azure-native:containerservice:AgentPool"
@@ -192,20 +192,11 @@ def template_ref(type_: str, props: Any) -> tuple[str, Any] | None:
 
 
 def find_template(holder: Any, prop: str, ref: Any, templates: list[Any]) -> Any:
-    """The launch template (or configuration) `holder` names in `prop`, among the stack's `templates`: the one that
-    property depends on (the id of a template made in the same update is unknown in preview), else the one whose id,
-    name or ARN is the reference, else the one template among all its dependencies; None when none is (a template
-    outside the stack)."""
+    """The launch template (or configuration) `holder` names in `prop`, among the stack's `templates`, by its id,
+    name or ARN (props.owner_of); None for a template outside the stack."""
     kind = LAUNCH_CONFIGURATION if prop == "launchConfiguration" else LAUNCH_TEMPLATE
-    candidates = {t.urn: t for t in templates if t.resource_type == kind}
-    by_property = urns((getattr(holder, "property_dependencies", None) or {}).get(prop)) & set(candidates)
-    if len(by_property) == 1:
-        return candidates[by_property.pop()]
-    if isinstance(ref, str) and not is_unknown(ref):
-        named = [t for t in candidates.values() if ref in {get(t.props, key) for key in ("id", "name", "arn")}]
-        return named[0] if len(named) == 1 else None
-    by_dependency = urns(getattr(holder, "dependencies", None)) & set(candidates)
-    return candidates[by_dependency.pop()] if len(by_dependency) == 1 else None
+    return owner_of(holder, prop, ref, [t for t in templates if t.resource_type == kind],
+                    lambda t: {v for key in ("id", "name", "arn") if isinstance(v := get(t.props, key), str)})
 
 
 def template_kind(prop: str) -> str:

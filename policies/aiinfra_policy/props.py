@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -150,6 +150,23 @@ def urns(refs: Any) -> set[str]:
 def of_type(resources: list[Any], *types: str) -> list[Any]:
     """The stack resources of the given types, in the stack's order."""
     return [r for r in resources if r.resource_type in types]
+
+
+def owner_of(holder: Any, prop: str, ref: Any, candidates: list[Any], refs: Callable[[Any], set[str]]) -> Any:
+    """The one resource among `candidates` that `holder` names in `prop` (`ref`: its value there, an id, name or ARN;
+    maybe unknown). First the one candidate that property depends on; else, when `ref` is known, the one whose `refs`
+    hold it; else (an output of a resource made in the same update, unknown in preview) the one candidate among all
+    of holder's dependencies. None when none or several are (an owner outside the stack). The property's own
+    dependencies come before the others: a bucket policy also depends on the buckets whose ARNs it names."""
+    by_urn = {c.urn: c for c in candidates}
+    by_property = urns((getattr(holder, "property_dependencies", None) or {}).get(prop)) & set(by_urn)
+    if len(by_property) == 1:
+        return by_urn[by_property.pop()]
+    if isinstance(ref, str) and not is_unknown(ref):
+        named = [c for c in candidates if ref in refs(c)]
+        return named[0] if len(named) == 1 else None
+    by_dependency = urns(getattr(holder, "dependencies", None)) & set(by_urn)
+    return by_urn[by_dependency.pop()] if len(by_dependency) == 1 else None
 
 
 def provider_props(resource: Any) -> Any:
