@@ -29,7 +29,7 @@ DEFAULT_ACCELERATORS = {"aws": "l4", "gcp": "l4", "azure": "a100-80gb"}
 """Each cloud's accelerator when a template's `accelerator` is left empty: one GPU per node (Azure offers no L4)."""
 
 __all__ = ["DEFAULT_ACCELERATORS", "CLOUDS", "as_name", "azure_access", "check_accelerator", "check_budget", "check_cloud", "check_gcp_project",
-           "check_region", "check_stack", "check_team", "pool_quota", "stop"]
+           "check_region", "check_stack", "check_team", "pool_quota", "stop", "team_platform"]
 
 OLD_GCP_PROJECT_PLACEHOLDER = "my-gcp-project"
 """The `gcpProject` default of earlier templates: a valid project ID, so only a real preview (getProject) refused it;
@@ -167,3 +167,17 @@ def azure_access(deployer: str, groups: str) -> dict:
                                          "ID of a group you are in (`az ad group show --group <name> --query id -o tsv`)",
              "<group-object-id>", ", or let the deployer get its own role assignment: `pulumi config set azureDeployer user`")
     return {"deployer": deployer, **({"admin_group_object_ids": list(dict.fromkeys(ids))} if ids else {})}
+
+
+def team_platform(config: pulumi.Config, team: str, budget: int, clouds: dict, quota: dict) -> dict:
+    """A team template's platform spec: the stack's environment, the team's labels (its monthly budget among the extra
+    ones) and quota, and `clouds` with each cloud's access answers added, checked: `gcpProject` on GCP; on Azure
+    `azureDeployer` and `azureAdminGroupObjectIds` (Azure refuses a role assignment whose principal type is wrong)."""
+    for cloud, spec in clouds.items():
+        if cloud == "gcp" and "project" not in spec:
+            spec["project"] = check_gcp_project(config.get("gcpProject"))
+        if cloud == "azure":
+            spec.update(azure_access(config.get("azureDeployer") or "user", config.get("azureAdminGroupObjectIds") or ""))
+    return {"environment": pulumi.get_stack(),
+            "labels": {"owner": team, "team": team, "cost_center": team, "extra": {"monthly-budget-usd": str(budget)}},
+            "clouds": clouds, "teams": {team: quota}}

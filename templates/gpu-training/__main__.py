@@ -3,8 +3,8 @@
 import pulumi
 
 from components.compose import deploy, validate
-from components.compose.answers import (DEFAULT_ACCELERATORS, azure_access, check_accelerator, check_budget, check_cloud,
-                                        check_gcp_project, check_region, check_stack, check_team, pool_quota)
+from components.compose.answers import (DEFAULT_ACCELERATORS, check_accelerator, check_budget, check_cloud, check_region,
+                                        check_stack, check_team, pool_quota, team_platform)
 
 # The CLI asks the template's questions in sorted key order (accelerator and region before cloud), so their defaults
 # are empty and the program picks the chosen cloud's here; Pulumi.yaml's prompts list the same values.
@@ -43,15 +43,6 @@ region_spec = {
     "lustre": {"scratch": LUSTRE[cloud]},
     "buckets": {"datasets": {"data_class": "datasets"}, "checkpoints": {"data_class": "checkpoints"}},
 }
-cloud_spec: dict = {"regions": {region: region_spec}}
-if cloud == "gcp":
-    cloud_spec["project"] = check_gcp_project(config.get("gcpProject"))
-if cloud == "azure":  # Azure refuses a role assignment whose principal type is wrong: say who deploys
-    cloud_spec.update(azure_access(config.get("azureDeployer") or "user", config.get("azureAdminGroupObjectIds") or ""))
-deploy(validate({
-    "environment": pulumi.get_stack(),
-    "labels": {"owner": team, "team": team, "cost_center": team, "extra": {"monthly-budget-usd": str(budget)}},
-    "clouds": {cloud: cloud_spec},
-    # The team may use the whole pool: GPU, CPU and memory quotas sized to max_nodes of the resolved instance type.
-    "teams": {team: pool_quota(cloud, accelerator, nodes)},
-}))
+# The team may use the whole pool: GPU, CPU and memory quotas sized to max_nodes of the resolved instance type.
+deploy(validate(team_platform(config, team, budget, {cloud: {"regions": {region: region_spec}}},
+                              pool_quota(cloud, accelerator, nodes))))

@@ -4,8 +4,8 @@ import pulumi
 
 from components import catalog
 from components.compose import deploy, validate
-from components.compose.answers import (DEFAULT_ACCELERATORS, azure_access, check_accelerator, check_budget, check_cloud,
-                                        check_gcp_project, check_region, check_stack, check_team, pool_quota, stop)
+from components.compose.answers import (DEFAULT_ACCELERATORS, check_accelerator, check_budget, check_cloud, check_region,
+                                        check_stack, check_team, pool_quota, stop, team_platform)
 from components.spec.aws import ACM_CERTIFICATE, HOSTED_ZONE  # the spec's own ARN and zone ID rules
 from components.spec.hostnames import HOST_NAME_RULE, bare_host, host_name_problem
 
@@ -107,14 +107,5 @@ if cloud == "aws":  # Global Accelerator has no host name of its own: the domain
     if not hosted_zone:
         pulumi.log.warn(f"domain {domain} gets no DNS record on AWS without awsHostedZoneId: point it (CNAME) at the "
                         "exported global_endpoint dns_name, or `pulumi config set awsHostedZoneId <Route 53 zone ID>`")
-if cloud == "gcp":
-    cloud_spec["project"] = check_gcp_project(config.get("gcpProject"))
-if cloud == "azure":  # Azure refuses a role assignment whose principal type is wrong: say who deploys
-    cloud_spec.update(azure_access(config.get("azureDeployer") or "user", config.get("azureAdminGroupObjectIds") or ""))
-deploy(validate({
-    "environment": pulumi.get_stack(),
-    "labels": {"owner": team, "team": team, "cost_center": team, "extra": {"monthly-budget-usd": str(budget)}},
-    "clouds": {cloud: cloud_spec},
-    # The quota applies on each region's cluster: GPU, CPU and memory sized to max_nodes of the resolved instance type.
-    "teams": {team: pool_quota(cloud, accelerator, nodes)},
-}))
+# The quota applies on each region's cluster: GPU, CPU and memory sized to max_nodes of the resolved instance type.
+deploy(validate(team_platform(config, team, budget, {cloud: cloud_spec}, pool_quota(cloud, accelerator, nodes))))

@@ -6,7 +6,7 @@ import pulumi
 from components import catalog
 from components.compose import deploy, validate
 from components.compose.answers import (check_budget, check_cloud, check_gcp_project, check_region, check_stack, check_team,
-                                        stop)
+                                        stop, team_platform)
 from components.spec.compute import TpuMode
 
 ONLY_GCP = "TPU slices are GCP-only"
@@ -69,9 +69,5 @@ region = {
                                 "capacity": "on_demand" if mode == "queued_resource" else "spot"}},
     "buckets": {"checkpoints": {"data_class": "checkpoints"}},
 }
-deploy(validate({
-    "environment": pulumi.get_stack(),
-    "labels": {"owner": team, "team": team, "cost_center": team, "extra": {"monthly-budget-usd": str(budget)}},
-    "clouds": {"gcp": {"regions": {region_name: region}, "project": project}},
-    "teams": {team: {"tpu_quota": MAX_CHIPS}},
-}))
+deploy(validate(team_platform(config, team, budget, {"gcp": {"regions": {region_name: region}, "project": project}},
+                              {"tpu_quota": MAX_CHIPS})))
