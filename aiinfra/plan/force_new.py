@@ -13,10 +13,14 @@ from __future__ import annotations
 #   aws:eks/cluster:Cluster: ForceNew in
 #     https://github.com/hashicorp/terraform-provider-aws/blob/00555dc5b38f92abbfa230badea0ed0754cea81e/internal/service/eks/cluster.go
 #     (vpcConfig.subnetIds is updatable there)
+#   aws:ec2/flowLog:FlowLog: every argument but tags is ForceNew (its Update handles tags only) in
+#     https://github.com/hashicorp/terraform-provider-aws/blob/86475b48ed749daf986b84c0f92591eddcced1ba/internal/service/ec2/vpc_flow_log.go
 #   aws:fsx/lustreFileSystem:LustreFileSystem: ForceNew in
 #     https://github.com/hashicorp/terraform-provider-aws/blob/06ee53d9fed4877dc55cefbe3ba1423b863eda61/internal/service/fsx/lustre_file_system.go
 #     (perUnitStorageThroughput is left out: ForceNew there, but pulumi-aws 7.51's own docs say it can be changed
 #     unless efaEnabled is set; a smaller storageCapacity replaces too, which a table of paths cannot express)
+#   aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation: ForceNew in
+#     https://github.com/hashicorp/terraform-provider-aws/blob/a0edd9bd24d4d2b75c517880f2c149c8994bd02c/internal/service/fsx/data_repository_association.go
 #   aws:s3/bucket:Bucket, aws:s3/bucketV2:BucketV2 (both aws_s3_bucket): ForceNew in
 #     https://github.com/hashicorp/terraform-provider-aws/blob/0070bcd12c952f14c5434a6f351ef7b6fa791226/internal/service/s3/bucket.go
 #   gcp:storage/bucket:Bucket: ForceNew in
@@ -42,6 +46,10 @@ FORCE_NEW: dict[str, tuple[str, ...]] = {
     "aws:fsx/lustreFileSystem:LustreFileSystem": ("deploymentType", "kmsKeyId", "subnetIds", "securityGroupIds",
                                                   "storageType", "backupId", "importPath", "exportPath",
                                                   "importedFileChunkSize", "driveCacheType", "copyTagsToBackups"),
+    "aws:ec2/flowLog:FlowLog": ("destinationOptions", "eniId", "iamRoleArn", "logDestination", "logDestinationType",
+                                "logFormat", "logGroupName", "maxAggregationInterval", "subnetId", "trafficType", "vpcId"),
+    "aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation": ("dataRepositoryPath", "fileSystemId",
+                                                                    "fileSystemPath"),
     "aws:s3/bucket:Bucket": _AWS_BUCKET,
     "aws:s3/bucketV2:BucketV2": _AWS_BUCKET,
     "gcp:storage/bucket:Bucket": ("name", "location", "project", "enableObjectRetention"),

@@ -18,6 +18,11 @@ from .policies import GLOBAL_ACCELERATOR_LOG_PREFIX, LB_ACCESS_LOG_PREFIX
 from .storage import LogTarget
 
 HTTPS = 443
+# Global Accelerator closes TCP connections idle for 340 s, a fixed value ("Idle timeout in AWS Global Accelerator",
+# docs.aws.amazon.com/global-accelerator/latest/dg/introduction-how-it-works.html). The ALB closes idle connections
+# first (its default is 60 s, too short for long generations), so clients see its clean close, not GA's. An NLB's TLS
+# listener keeps its fixed 350 s (tcp_idle_timeout_seconds is for TCP listeners only): GA's 340 s governs there.
+ALB_IDLE_TIMEOUT_SECONDS = 300
 # TLS 1.3 and 1.2 only (Elastic Load Balancing security policies).
 TLS_POLICY = "ELBSecurityPolicy-TLS13-1-2-2021-06"
 # AWS managed rule groups; the common set's 8 KB body limit would block long prompts, so it only counts.
@@ -88,6 +93,7 @@ class InferenceEndpoint(pulumi.ComponentResource):
             name_prefix=_NAME_PREFIX, load_balancer_type=args.kind.value, internal=not args.internet_facing,
             subnets=list(args.subnet_ids), security_groups=[group.id],
             drop_invalid_header_fields=True if alb else None, enable_deletion_protection=ctx.protected,
+            idle_timeout=ALB_IDLE_TIMEOUT_SECONDS if alb else None,
             access_logs=aws.lb.LoadBalancerAccessLogsArgs(bucket=args.logs.bucket, prefix=LB_ACCESS_LOG_PREFIX, enabled=True),
             tags={"Name": name}, region=ctx.region), opts=pulumi.ResourceOptions(parent=self, depends_on=[args.logs.ready]))
         self.target_group = aws.lb.TargetGroup(f"{name}-tg", aws.lb.TargetGroupArgs(
@@ -170,6 +176,11 @@ class Origin:
     load_balancer: aws.lb.LoadBalancer
     traffic_percent: int
     health_check_path: str
+    kind: LoadBalancerKind = LoadBalancerKind.APPLICATION
+    """The load balancer's type: Global Accelerator preserves client IP addresses for ALBs only. Default ALB."""
+    vpc: Sequence[pulumi.Resource] = ()
+    """What the endpoint group is created after and deleted before: the VPC's internet gateway, which Global
+    Accelerator needs attached to reach an internal load balancer. Default none."""
 
 
 @dataclass(frozen=True)
@@ -183,7 +194,11 @@ class GlobalEndpointArgs:
 class GlobalEndpoint(pulumi.ComponentResource):
     """`ai-infra:aws:GlobalEndpoint`. Anycast: `<name>-accelerator`, `<name>-listener` (TCP 443: TLS ends at the
     regional load balancers), `<name>-<region>` endpoint groups, and with `domain` a `<name>-dns` Route 53 alias record
-    to the accelerator. Latency DNS: `<name>-<region>` Route 53 records."""
+    to the accelerator. Latency DNS: `<name>-<region>` Route 53 records.
+
+    With client IP preservation (ALB origins) GA creates, in each origin's VPC, network interfaces and a security group
+    named `GlobalAccelerator`, which it never deletes (GA guide, "Best practices for ENIs and security groups with client
+    IP address preservation"): it blocks the VPC's deletion until removed by hand (see the README's teardown steps)."""
 
     dns_name: pulumi.Output[str]
 
@@ -220,8 +235,14 @@ class GlobalEndpoint(pulumi.ComponentResource):
                 # Used for EC2/EIP endpoints; load balancer endpoints report their own target health.
                 health_check_protocol="HTTPS", health_check_port=HTTPS, health_check_path=origin.health_check_path,
                 health_check_interval_seconds=10, threshold_count=3,
+                # Client IP preservation for ALBs (their access and WAF logs see the client); off, explicitly, for an
+                # NLB: GA refuses it with a TLS listener (EndpointConfiguration.ClientIPPreservationEnabled, GA API).
                 endpoint_configurations=[aws.globalaccelerator.EndpointGroupEndpointConfigurationArgs(
-                    endpoint_id=origin.load_balancer.arn, weight=100, client_ip_preservation_enabled=True)]), opts=child)
+                    endpoint_id=origin.load_balancer.arn, weight=100,
+                    client_ip_preservation_enabled=origin.kind is LoadBalancerKind.APPLICATION)]),
+                # GA reaches a load balancer in a VPC only through the VPC's internet gateway (docs.aws.amazon.com/
+                # global-accelerator/latest/dg/secure-vpc-connections.html): the gateway outlives the endpoint group.
+                opts=pulumi.ResourceOptions(parent=self, depends_on=list(origin.vpc)))
         self.dns_name = accelerator.dns_name
         if spec.domain and spec.hosted_zone_id:
             aws.route53.Record(f"{name}-dns", aws.route53.RecordArgs(

@@ -1,7 +1,8 @@
 """S3 lifecycle math from the spec's tiering thresholds (pure; no Pulumi).
 
 STANDARD -> (warm) STANDARD_IA or INTELLIGENT_TIERING -> (cold) GLACIER_IR -> (archive) DEEP_ARCHIVE, optional
-expiry of current objects, expiry of noncurrent versions, and cleanup of incomplete multipart uploads.
+expiry of current objects, expiry of noncurrent versions, and cleanup of incomplete multipart uploads. A bucket linked
+to FSx for Lustre comes without the archive step (storage.py: FSx cannot read DEEP_ARCHIVE objects).
 """
 
 from __future__ import annotations

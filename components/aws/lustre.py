@@ -113,6 +113,10 @@ class Lustre(pulumi.ComponentResource):
             region=ctx.region), opts=ctx.stateful(self, ignore_changes=["subnetIds"]))
         if args.link is not None:
             prefix = args.link.prefix.strip("/")
+            # A new bucket or prefix replaces the association (data_repository_path is ForceNew in terraform-provider-aws
+            # fsx/data_repository_association.go), and the new one can't exist beside the old: "/" takes "only one data
+            # repository" (FSx DataRepositoryAssociation FileSystemPath). So delete first; delete_data_in_filesystem
+            # False keeps the files, and the new association imports the new path's metadata.
             aws.fsx.DataRepositoryAssociation(f"{name}-s3-link", aws.fsx.DataRepositoryAssociationArgs(
                 file_system_id=self.filesystem.id, file_system_path="/",
                 data_repository_path=pulumi.Output.concat("s3://", args.link.bucket, "/", f"{prefix}/" if prefix else ""),
@@ -120,6 +124,6 @@ class Lustre(pulumi.ComponentResource):
                 s3=aws.fsx.DataRepositoryAssociationS3Args(
                     auto_import_policy=aws.fsx.DataRepositoryAssociationS3AutoImportPolicyArgs(events=IMPORT_EVENTS),
                     auto_export_policy=aws.fsx.DataRepositoryAssociationS3AutoExportPolicyArgs(events=EXPORT_EVENTS)),
-                region=ctx.region), opts=child)
+                region=ctx.region), opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True))
         self.register_outputs({"id": self.filesystem.id, "dns_name": self.filesystem.dns_name,
                                "mount_name": self.filesystem.mount_name})

@@ -23,6 +23,18 @@ ENDPOINT_SERVICES = ("ecr.api", "ecr.dkr", "sts")
 # Without NAT, nodes reach nothing else: EKS nodes also need these (EKS private cluster requirements).
 AIRGAPPED_ENDPOINT_SERVICES = ("ec2", "eks", "eks-auth", "logs", "elasticloadbalancing", "autoscaling")
 HTTPS = 443
+# Zone IDs where EKS refuses cluster subnets (UnsupportedAvailabilityZoneException): "The subnets can't reside in the
+# following Availability Zones" (EKS user guide, "View Amazon EKS networking requirements for VPC and subnets",
+# docs.aws.amazon.com/eks/latest/userguide/network-reqs.html#cluster-subnets). IDs, not names: which zone a name like
+# us-east-1c is differs per account.
+EKS_UNSUPPORTED_ZONE_IDS = {"us-east-1": ("use1-az3",), "us-west-1": ("usw1-az2",), "ca-central-1": ("cac1-az3",)}
+# The default flow log record (the version 2 fields, in their order: docs.aws.amazon.com/vpc/latest/userguide/
+# flow-log-records.html) plus `encryption-status`, which VPC encryption controls add so that monitor mode shows which
+# flows are unencrypted ("configure your VPC flow logs to emit the enriched field - encryption-status":
+# docs.aws.amazon.com/vpc/latest/userguide/vpc-encryption-controls.html). The default format lacks it.
+FLOW_LOG_FORMAT = " ".join(f"${{{field}}}" for field in (
+    "version", "account-id", "interface-id", "srcaddr", "dstaddr", "srcport", "dstport", "protocol", "packets", "bytes",
+    "start", "end", "action", "log-status", "encryption-status"))
 
 
 @dataclass(frozen=True)
@@ -54,6 +66,8 @@ class Network(pulumi.ComponentResource):
     public_subnet_ids: list[pulumi.Output[str]]
     endpoint_subnet_ids: list[pulumi.Output[str]]
     private_route_table_ids: list[pulumi.Output[str]]
+    internet_gateway: aws.ec2.InternetGateway | None
+    """The VPC's internet gateway (NAT, public load balancers, or `internet_gateway=True`); None without one."""
 
     def __init__(self, name: str, args: NetworkArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:aws:Network", name, None, opts)
@@ -66,10 +80,13 @@ class Network(pulumi.ComponentResource):
             tags={"Name": name}, region=ctx.region), opts=child)
         # Only the region's own zones: Local and Wavelength Zones lack most instance types and endpoints. No
         # `state` filter, and sorted: a zone that is impaired for a while (or a different API order) must not shift
-        # the subnets to other zones, which would replace them and everything in them.
+        # the subnets to other zones, which would replace them and everything in them. Not the zones EKS refuses:
+        # the cluster's interfaces go in every private subnet.
+        excluded = EKS_UNSUPPORTED_ZONE_IDS.get(ctx.region)
         zones = aws.get_availability_zones_output(
             region=ctx.region,
             filters=[aws.GetAvailabilityZonesFilterArgs(name="opt-in-status", values=["opt-in-not-required"])],
+            exclude_zone_ids=list(excluded) if excluded else None,
             opts=pulumi.InvokeOutputOptions(parent=self))
         self.zone_names = zones.names.apply(lambda names: _first_zones(sorted(names), spec.zones, ctx.region))
         nat = spec.nat is not NatMode.NONE
@@ -86,6 +103,7 @@ class Network(pulumi.ComponentResource):
         self.public_subnet_ids = self._subnets("public", plan.public, {"kubernetes.io/role/elb": "1"}) if public else []
         igw = aws.ec2.InternetGateway(f"{name}-igw", aws.ec2.InternetGatewayArgs(
             vpc_id=self.vpc.id, tags={"Name": name}, region=ctx.region), opts=child) if has_igw else None
+        self.internet_gateway = igw
         if public:
             assert igw is not None
             self._public_routes(igw)
@@ -176,12 +194,14 @@ class Network(pulumi.ComponentResource):
                 tags={"Name": f"{name}-{service}"}, region=ctx.region), opts=self._opts(depends_on=self._after_encryption))
 
     def _flow_logs(self, args: NetworkArgs, retention_days: int) -> None:
+        # A flow log's format cannot change: a new format replaces the flow log (no data lost, records already
+        # delivered stay where they are).
         ctx, name = self._ctx, self._name
         if args.flow_log_destination is FlowLogDestination.S3:
             if args.logs is None:
                 raise ValueError(f"{name}: flow logs to S3 need the region's log bucket (NetworkArgs.logs)")
             aws.ec2.FlowLog(f"{name}-flow-logs", aws.ec2.FlowLogArgs(
-                vpc_id=self.vpc.id, traffic_type="ALL", log_destination_type="s3",
+                vpc_id=self.vpc.id, traffic_type="ALL", log_destination_type="s3", log_format=FLOW_LOG_FORMAT,
                 log_destination=pulumi.Output.concat(args.logs.arn, f"/{FLOW_LOG_PREFIX}/"),
                 destination_options=aws.ec2.FlowLogDestinationOptionsArgs(file_format="parquet", per_hour_partition=True),
                 max_aggregation_interval=60, tags={"Name": name}, region=ctx.region), opts=self._opts(depends_on=[args.logs.ready]))
@@ -199,11 +219,14 @@ class Network(pulumi.ComponentResource):
             role=role.id, policy=render(flow_log_delivery, ctx.arn("logs", f"log-group:{group_name}"))), opts=self._opts())
         aws.ec2.FlowLog(f"{name}-flow-logs", aws.ec2.FlowLogArgs(
             vpc_id=self.vpc.id, traffic_type="ALL", log_destination_type="cloud-watch-logs", log_destination=group.arn,
+            log_format=FLOW_LOG_FORMAT,
             iam_role_arn=role.arn, max_aggregation_interval=60, tags={"Name": name}, region=ctx.region), opts=self._opts())
 
 
 def _first_zones(names: list[str], count: int, region: str) -> list[str]:
     # Known only once the zones are looked up (the spec cannot tell), so a config error raised as the program runs.
+    # The zones EKS refuses are not among `names` (in us-west-1, where accounts have two zones anyway, the count is
+    # the same with or without them).
     if len(names) < count:
         raise pulumi.RunError(f"{region_path('aws', region)}.network.zones: {count}, but {region} has "
                               f"{len(names)} standard availability zones ({', '.join(names)}); allowed: "

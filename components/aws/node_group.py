@@ -37,7 +37,7 @@ from .context import AwsContext
 from .transit import encrypting_in_transit
 
 ROOT_DEVICE = "/dev/xvda"  # root device of the EKS AL2023 AMIs
-MAX_SPOT_TYPES = 4  # the resolved type plus up to 3 alternatives; the autoscaler sizes the group by the first
+MAX_SPOT_TYPES = 4  # the resolved type plus up to 3 alternatives of the same size (catalog.spot_alternatives)
 DESIRED_SIZE = "scalingConfig.desiredSize"  # owned by the cluster autoscaler after creation
 _EFFECT = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
 _CAPACITY = {CapacityType.ON_DEMAND: "ON_DEMAND", CapacityType.SPOT: "SPOT", CapacityType.RESERVED: "ON_DEMAND",
@@ -82,9 +82,9 @@ def efa_interfaces(row: catalog.GpuInstance) -> int:
 
 
 def instance_types(row: catalog.GpuInstance, pool: GpuPoolSpec) -> list[str]:
-    """The resolved type; for spot also up to MAX_SPOT_TYPES - 1 types with the same accelerator model and count
-    (more spot pools to draw from). With EFA, only alternatives with the same EFA interface count (the launch
-    template's interfaces must fit every type)."""
+    """The resolved type; for spot also up to MAX_SPOT_TYPES - 1 types with the same accelerator model and count, vCPUs
+    and memory (more spot pools to draw from; the Cluster Autoscaler needs equal sizes within a group). With EFA, only
+    alternatives with the same EFA interface count (the launch template's interfaces must fit every type)."""
     types = [row.instance_type]
     if pool.capacity is CapacityType.SPOT:
         alternatives = [alt for alt in catalog.spot_alternatives(row) if not pool.efa or efa_interfaces(alt) == efa_interfaces(row)]

@@ -11,6 +11,7 @@ import pulumi_aws as aws
 
 from components.spec import BucketSpec
 from components.spec.aws import LoadBalancerKind, WarmStorageClass
+from components.spec.storage import linked_tiering
 
 from .context import AwsContext, render
 from .lifecycle import Lifecycle, lifecycle
@@ -131,6 +132,9 @@ class BucketArgs:
     """The region's log bucket (server access logs)."""
     warm_storage_class: WarmStorageClass = WarmStorageClass.STANDARD_IA
     """Default STANDARD_IA."""
+    lustre_link: bool = False
+    """An FSx for Lustre file system links this bucket: no DEEP_ARCHIVE step unless the spec sets one (which the spec
+    checks refuse), since FSx cannot read archived objects (`components.spec.storage.linked_tiering`). Default False."""
 
 
 class Bucket(_BucketBase):
@@ -149,7 +153,8 @@ class Bucket(_BucketBase):
         aws.s3.BucketLogging(f"{name}-logging", aws.s3.BucketLoggingInitArgs(
             bucket=self.bucket.id, target_bucket=args.logs.bucket, target_prefix=f"{S3_ACCESS_LOG_PREFIX}{args.bucket_name}/",
             region=ctx.region), opts=self._child(depends_on=[args.logs.ready]))
-        self._lifecycle(lifecycle(spec.tiering, args.warm_storage_class, versioned=spec.versioning,
+        tiering = linked_tiering(spec.tiering) if args.lustre_link else spec.tiering
+        self._lifecycle(lifecycle(tiering, args.warm_storage_class, versioned=spec.versioning,
                                   noncurrent_expire_after_days=spec.noncurrent_expire_after_days))
         self._policy(render(bucket_policy, self.bucket.arn, args.kms_key_arn))
         self.register_outputs({"bucket": self.bucket.bucket, "arn": self.bucket.arn})

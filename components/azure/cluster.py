@@ -1,9 +1,9 @@
 """An AKS cluster: private API server, Entra ID with Azure RBAC and no local accounts, workload identity, Azure CNI
 overlay with Cilium (or Calico), the Azure Policy add-on, CMK node disks with encryption at host, Container Insights
 and control-plane audit logs in the region's workspace, and an auto-upgrade channel whose upgrades (and node image
-upgrades) wait for a weekly planned-maintenance window. Given an etcd key (`ClusterArgs.etcd_key`), Kubernetes
-Secrets are encrypted in etcd with that customer-managed key by the Key Vault KMS plugin, and the API server runs
-with API Server VNet Integration."""
+upgrades) wait for a weekly planned-maintenance window and skip the spec's excluded dates. Given an etcd key
+(`ClusterArgs.etcd_key`), Kubernetes Secrets are encrypted in etcd with that customer-managed key by the Key Vault KMS
+plugin, and the API server runs with API Server VNet Integration."""
 
 from __future__ import annotations
 
@@ -17,13 +17,13 @@ import pulumi_azure_native as azure_native
 import yaml
 
 from components.k8s.cluster import ACCELERATOR_LABEL, CAPACITY_LABEL, POOL_LABEL
-from components.spec import ApiAccess, ClusterSpec, UpgradeChannel
+from components.spec import ApiAccess, ClusterSpec, Cloud, UpgradeChannel
 from components.spec.azure import AKS_SYSTEM_POOL, AZURE_ZONES, AksNetworkPolicy
+from components.spec.maintenance import ClusterMaintenance, default_window
 
 from .base import AzureComponent
 from .context import AzureContext, grant, send_logs
 from .etcd_key import EtcdKeyRef
-from .lustre import MAINTENANCE_DAY, MAINTENANCE_TIME_UTC
 
 # On the VNet encryption hardware list (Ddsv5). A v5 size is also why API Server VNet Integration (with an etcd key)
 # needs the VNet's encryption off: Azure blocks it for v4-or-later sizes in an encrypted VNet.
@@ -41,10 +41,6 @@ MAINTENANCE_CONFIGS = {"upgrade": "aksManagedAutoUpgradeSchedule", "nodeos": "ak
 """Child-name suffix -> AKS planned-maintenance configuration. AKS knows these two names only: the first schedules the
 auto-upgrade channel's Kubernetes upgrades, the second the node OS channel's node image upgrades
 (learn.microsoft.com/azure/aks/planned-maintenance)."""
-MAINTENANCE_HOURS = 8
-"""Length of the weekly window (AKS takes 4 to 24 hours: MaintenanceWindow.durationHours). It opens when Azure
-Managed Lustre's weekly window does (lustre.py), so training sees one maintenance window a week, not two; 8 hours
-leave large GPU pools time to drain and reimage node by node."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +70,11 @@ class ClusterArgs:
     managed_prometheus: bool = False
     """Turn on the Azure Monitor metrics add-on (managed Prometheus; its workspace and data collection rule are the
     `ManagedPrometheus` component's). Default off: the self-managed stack scrapes instead."""
+    maintenance: ClusterMaintenance = ClusterMaintenance(default_window(Cloud.AZURE))
+    """The weekly window (4 to 24 hours, AKS MaintenanceWindow.durationHours) and the excluded dates, all scope
+    `no_upgrades` (the spec checks refuse others on Azure). `components.spec.maintenance.cluster_maintenance` staggers
+    the default windows across regions; Azure Managed Lustre's window opens with the region's. Default: Sunday 03:00
+    UTC for 8 hours, no exclusions."""
     etcd_key: EtcdKeyRef | None = None
     """Encrypt Kubernetes Secrets in etcd with this key (the Key Vault KMS plugin, private vault) and put the API server
     in its `apiserver_subnet_id` (API Server VNet Integration, which KMS with a private vault requires; the node subnet's
@@ -199,7 +200,7 @@ class Cluster(AzureComponent):
             ),
         )
         send_logs(f"{name}-aks-audit", self, self.cluster.id, args.workspace_id, categories=_AUDIT_LOG_CATEGORIES)
-        self._maintenance_windows(name, ctx)
+        self._maintenance_windows(name, ctx, args.maintenance)
         if args.deployer is not None:
             # Reaches the API server's authorization within five minutes (learn.microsoft.com/azure/aks/manage-azure-rbac):
             # the README says to rerun a first `pulumi up` that the Kubernetes layer finds Forbidden.
@@ -219,11 +220,14 @@ class Cluster(AzureComponent):
             lambda v: exec_kubeconfig(base64.b64decode(v[0][0].value).decode(), name, v[1])))
         self.register_outputs({"cluster_id": self.cluster.id, "name": self.cluster.name, "kubeconfig": self.kubeconfig})
 
-    def _maintenance_windows(self, name: str, ctx: AzureContext) -> None:
+    def _maintenance_windows(self, name: str, ctx: AzureContext, maintenance: ClusterMaintenance) -> None:
         """Without planned maintenance AKS upgrades (and drains) nodes whenever its channels have something new, GPU
-        training pools included. Both schedules get the same weekly window; AKS may still act outside it for urgent
-        fixes, and treats the window as best effort."""
+        training pools included. Both schedules get the same weekly window and excluded dates; AKS may still act
+        outside it for urgent fixes, and treats the window as best effort."""
         cs = azure_native.containerservice
+        window = maintenance.window
+        # DateSpan start and end are whole days, both held back (notAllowedDates, in utc_offset's time).
+        not_allowed = [cs.DateSpanArgs(start=e.start.isoformat(), end=e.end.isoformat()) for e in maintenance.exclusions]
         for suffix, config_name in MAINTENANCE_CONFIGS.items():
             # Keyword arguments, not MaintenanceConfigurationArgs: its cluster name (`resource_name`) clashes with the
             # Pulumi resource name, as on AgentPool (gpu_pool.py).
@@ -233,10 +237,12 @@ class Cluster(AzureComponent):
                 resource_name_=self.cluster.name,
                 config_name=config_name,
                 maintenance_window=cs.MaintenanceWindowArgs(
-                    schedule=cs.ScheduleArgs(weekly=cs.WeeklyScheduleArgs(day_of_week=MAINTENANCE_DAY, interval_weeks=1)),
-                    duration_hours=MAINTENANCE_HOURS,
-                    start_time=MAINTENANCE_TIME_UTC,  # "HH:mm", in utc_offset's time
+                    schedule=cs.ScheduleArgs(weekly=cs.WeeklyScheduleArgs(
+                        day_of_week=window.day.value.capitalize(), interval_weeks=1)),
+                    duration_hours=window.hours,
+                    start_time=window.start_utc,  # "HH:mm", in utc_offset's time
                     utc_offset="+00:00",
+                    not_allowed_dates=not_allowed or None,
                 ),
                 opts=pulumi.ResourceOptions(parent=self),
             )

@@ -84,14 +84,16 @@ class AzureContext:
 
 
 def grant(name: str, parent: pulumi.Resource, context: AzureContext, role: str, scope: pulumi.Input[str],
-          principal_id: pulumi.Input[str], *, principal_type: str = "ServicePrincipal") -> azure_native.authorization.RoleAssignment:
+          principal_id: pulumi.Input[str], *, principal_type: str = "ServicePrincipal",
+          opts: pulumi.ResourceOptions | None = None) -> azure_native.authorization.RoleAssignment:
     """Give a principal a built-in role on `scope`: by default a service principal (managed identity or Azure resource
-    provider). The type must be right: Azure refuses an assignment whose type differs from the principal's."""
+    provider). The type must be right: Azure refuses an assignment whose type differs from the principal's. `opts`:
+    options beyond the parent (e.g. the stateful ones of a grant that unlocks data)."""
     return azure_native.authorization.RoleAssignment(
         name,
         azure_native.authorization.RoleAssignmentArgs(
             scope=scope, role_definition_id=context.role(role), principal_id=principal_id, principal_type=principal_type),
-        opts=pulumi.ResourceOptions(parent=parent),
+        opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(parent=parent), opts),
     )
 
 

@@ -20,7 +20,7 @@ import pulumi_azure_native as azure_native
 
 from .base import AzureComponent
 from .context import AzureContext, send_logs
-from .keyvault import rsa_key_args, vault_args, yearly_rotation
+from .keyvault import rsa_key_args, vault_args, vault_options, yearly_rotation
 from .private_link import private_endpoint
 
 ETCD_KEY_NAME = "etcd"
@@ -73,7 +73,7 @@ class EtcdKey(AzureComponent):
         # by the region's zone of that name linked to the VNet, NXDOMAIN without a record: our endpoint below, whose
         # DNS zone group writes the record, makes the name resolve, and the cluster waits for it (`EtcdKeyRef.ready`).
         self.vault = azure_native.keyvault.Vault(f"{name}-etcd-kv", vault_args(ctx, ETCD_VAULT_KIND, public=False),
-                                                 opts=ctx.stateful(self))
+                                                 opts=vault_options(ctx, self))
         # A new version every year, and no expiry on any version: AKS pins the versioned key ID and keeps using the
         # previous version too, and an expired one stops the API server ("After you turn off KMS, you can't delete or
         # expire the keys. Such behaviors would cause the API server to stop working"; "KMS uses two keys at the same

@@ -1,12 +1,17 @@
 """Azure Front Door (Standard or Premium) in front of the inference service of several regions: one endpoint,
 one origin group with health probes and an origin per region, an HTTPS-only route that redirects HTTP,
-a WAF policy in prevention mode, TLS 1.2 minimum on the custom domain, and access/WAF logs.
+a WAF policy in prevention mode (unless `global_endpoint.waf` is false), TLS 1.2 minimum on the custom domain, and
+access/WAF logs.
 
 Premium reaches each region privately: the origin is the region's internal inference load balancer, through
-the Private Link service the AKS cloud provider creates for it. Standard has no Private Link, so its origins
-are public addresses that only Front Door's backend range may reach (the network component's NSG rule). That range
-serves every Front Door customer: only the ingress, checking the X-Azure-FDID header against `front_door_id`, can tell
-this profile's requests from theirs."""
+the Private Link service the AKS cloud provider creates for it, and Front Door speaks plain HTTP to the pods' port.
+Standard has no Private Link, so its origins are public addresses that only Front Door's backend range may reach (the
+network component's NSG rule). That hop crosses the Internet, so Standard speaks HTTPS to the pods' port, for requests
+and health probes, and checks the certificate's name against `domain` (Microsoft recommends HTTPS to a public origin:
+learn.microsoft.com/azure/frontdoor/end-to-end-tls). The pods must therefore serve TLS themselves on that port, with a
+certificate for `domain` (the origin host header Front Door sends) issued by a public certificate authority; the
+Service passes TCP through. The backend range serves every Front Door customer: only the pods, checking the
+X-Azure-FDID header against `front_door_id`, can tell this profile's requests from theirs."""
 
 from __future__ import annotations
 
@@ -45,7 +50,7 @@ class FrontDoorOrigin:
 
     region: str
     host_name: pulumi.Input[str]
-    """Private IP of the internal load balancer (Premium), or the public address's FQDN (Standard)."""
+    """Private IP of the internal load balancer (Premium), or the public IP address (Standard)."""
     port: int
     weight: int
     """Share of traffic (the spec's traffic_percent); 0 disables the origin."""
@@ -68,8 +73,9 @@ class FrontDoorArgs:
 
 
 class FrontDoor(AzureComponent):
-    """`ai-infra:azure:FrontDoor`. Children: `<name>-rg`, `-waf`, `-profile`, `-endpoint`, `-origin-group`,
-    `-origin-<region>`, `-certificate-access` and `-certificate` (with a certificate), `-domain`, `-route`, `-waf-link`, `-logs`."""
+    """`ai-infra:azure:FrontDoor`. Children: `<name>-rg`, `-waf` (unless `waf` is false), `-profile`, `-endpoint`,
+    `-origin-group`, `-origin-<region>`, `-certificate-access` and `-certificate` (with a certificate), `-domain`, `-route`,
+    `-waf-link` (unless `waf` is false), `-logs`."""
 
     def __init__(self, name: str, args: FrontDoorArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:azure:FrontDoor", name, opts)
@@ -83,7 +89,8 @@ class FrontDoor(AzureComponent):
             opts=pulumi.ResourceOptions(parent=self, ignore_changes=["location"]),
         )
         rg = group.name
-        waf = azure_native.frontdoor.Policy(
+        # `global_endpoint.waf: false` leaves the endpoint without a WAF policy, as on GCP and AWS.
+        waf = None if not spec.waf else azure_native.frontdoor.Policy(
             f"{name}-waf",
             azure_native.frontdoor.PolicyArgs(
                 resource_group_name=rg,
@@ -124,7 +131,8 @@ class FrontDoor(AzureComponent):
                 resource_group_name=rg,
                 profile_name=profile,
                 health_probe_settings=azure_native.cdn.HealthProbeParametersArgs(
-                    probe_path=args.health_check_path, probe_protocol="Http" if premium else "Https",
+                    # Standard probes the pods' TLS port (see the module docstring).
+                probe_path=args.health_check_path, probe_protocol="Http" if premium else "Https",
                     probe_request_type="GET", probe_interval_in_seconds=_PROBE_INTERVAL_SECONDS),
                 load_balancing_settings=azure_native.cdn.LoadBalancingSettingsParametersArgs(
                     sample_size=4, successful_samples_required=3, additional_latency_in_milliseconds=50),
@@ -165,20 +173,21 @@ class FrontDoor(AzureComponent):
             ),
             opts=pulumi.ResourceOptions(parent=self, depends_on=origins),
         )
-        azure_native.cdn.SecurityPolicy(
-            f"{name}-waf-link",
-            azure_native.cdn.SecurityPolicyArgs(
-                resource_group_name=rg,
-                profile_name=profile,
-                parameters=azure_native.cdn.SecurityPolicyWebApplicationFirewallParametersArgs(
-                    type="WebApplicationFirewall",
-                    waf_policy=azure_native.cdn.ResourceReferenceArgs(id=waf.id),
-                    associations=[azure_native.cdn.SecurityPolicyWebApplicationFirewallAssociationArgs(
-                        domains=domains, patterns_to_match=["/*"])],
+        if waf is not None:
+            azure_native.cdn.SecurityPolicy(
+                f"{name}-waf-link",
+                azure_native.cdn.SecurityPolicyArgs(
+                    resource_group_name=rg,
+                    profile_name=profile,
+                    parameters=azure_native.cdn.SecurityPolicyWebApplicationFirewallParametersArgs(
+                        type="WebApplicationFirewall",
+                        waf_policy=azure_native.cdn.ResourceReferenceArgs(id=waf.id),
+                        associations=[azure_native.cdn.SecurityPolicyWebApplicationFirewallAssociationArgs(
+                            domains=domains, patterns_to_match=["/*"])],
+                    ),
                 ),
-            ),
-            opts=child,
-        )
+                opts=child,
+            )
         send_logs(f"{name}-logs", self, self.profile.id, args.workspace_id, category_group="allLogs")
         self.host_name: pulumi.Output[str] = self.endpoint.host_name
         self.front_door_id: pulumi.Output[str] = self.profile.front_door_id

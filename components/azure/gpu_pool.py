@@ -28,8 +28,12 @@ from .cluster import agent_pool_ignored_changes, agent_pool_version
 from .context import AzureContext, grant
 from .reservations import checked_reservation_group
 
-# AKS adds this taint to every spot pool itself; declaring it keeps Pulumi from trying to remove it.
+# AKS adds this taint and label to every spot pool itself, in the pool's own nodeTaints and nodeLabels. Declaring them
+# keeps Pulumi from removing them: an AgentPool update is a PUT of the whole pool, and a nodeLabels edit without the
+# label drops it from the nodes (Azure/AKS#3152; cluster-api-provider-azure merges it back into every update for that
+# reason: mergeSystemNodeLabels, PR #2604). Set to AKS's own value, the reserved label is accepted.
 SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
+SPOT_LABEL = {"kubernetes.azure.com/scalesetpriority": "spot"}
 _DRIVER = {GpuDriver.CLOUD: "Install", GpuDriver.OPERATOR: "None"}
 _SPOT_ANY_PRICE = -1  # pay up to the on-demand price; evictions happen for capacity, never for price
 
@@ -45,8 +49,11 @@ def node_taints(pool: GpuPoolSpec, row: catalog.GpuInstance) -> list[str]:
 
 def node_labels(name: str, pool: GpuPoolSpec, row: catalog.GpuInstance) -> dict[str, str]:
     """The labels every cloud puts on accelerator pools (the Kubernetes layer selects on them), plus the
-    device-plugin config label for time-slicing; AKS itself creates MIG instances, so MIG needs no label."""
-    return {**accelerator_node_labels(name, pool, row), **sharing_node_labels(Cloud.AZURE, row.accelerator, pool.sharing, False)}
+    device-plugin config label for time-slicing (AKS itself creates MIG instances, so MIG needs no label), and on spot
+    pools AKS's own spot label (SPOT_LABEL)."""
+    spot = SPOT_LABEL if pool.capacity is CapacityType.SPOT else {}
+    return {**accelerator_node_labels(name, pool, row), **sharing_node_labels(Cloud.AZURE, row.accelerator, pool.sharing, False),
+            **spot}
 
 
 def capacity_settings(pool: GpuPoolSpec, reservation_group: pulumi.Input[str] | None = None) -> dict[str, object]:
@@ -65,7 +72,8 @@ REPLACED_ON_CHANGE = ("availabilityZones", "capacityReservationGroupID", "enable
 """Agent pool settings AKS fixes at creation, beyond vmSize and gpuInstanceProfile, which azure-native already replaces
 on: the zones, disks, host encryption, public IPs and subnet (azurerm cycles the pool to change them: its
 kubernetes_cluster_node_pool docs, temporary_name_for_rotation), spot priority and eviction ("Spot pools cannot change
-ScaleSetPriority after creation"), and the reservation group and GPU driver (ForceNew in azurerm's schema)."""
+ScaleSetPriority after creation"), and the reservation group and GPU driver (ForceNew in azurerm's schema). The engine
+replaces on these itself, create-first unless told otherwise: hence `delete_before_replace` on the pool."""
 
 
 @dataclass(frozen=True)
@@ -137,11 +145,14 @@ class GpuPool(AzureComponent):
         self.agent_pool = azure_native.containerservice.AgentPool(
             f"{name}-agentpool",
             # The cluster autoscaler owns the node count, the upgrade channel may own the version. AKS takes the
-            # settings in REPLACED_ON_CHANGE only when it creates a pool: a change replaces the pool (azure-native
-            # deletes it first: its name is fixed).
+            # settings in REPLACED_ON_CHANGE only when it creates a pool: a change replaces the pool, old pool first.
+            # The name is fixed, and azure-native asks for delete-first only on its own ForceNew paths (vmSize,
+            # gpuInstanceProfile: its Diff sets DeleteBeforeReplace when it reports replaces); on the others the
+            # engine would create first, and azure-native's Create refuses an existing pool ("cannot create already
+            # existing resource").
             opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on,
                                         ignore_changes=agent_pool_ignored_changes(args.upgrade_channel),
-                                        replace_on_changes=list(REPLACED_ON_CHANGE)),
+                                        replace_on_changes=list(REPLACED_ON_CHANGE), delete_before_replace=True),
             **settings,
         )
         self.register_outputs({"agent_pool_id": self.agent_pool.id, "vm_size": row.instance_type})

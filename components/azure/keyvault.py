@@ -20,6 +20,10 @@ _ROTATE_AFTER = "P1Y"
 _KEY_EXPIRES_AFTER = "P2Y"
 _NOTIFY_BEFORE_EXPIRY = "P30D"
 _SOFT_DELETE_DAYS = {True: 90, False: 7}  # protected environments keep deleted vaults longest
+# Key Vault refuses to change a vault's soft-delete retention once set ("Once set, the retention policy interval cannot
+# be changed": learn.microsoft.com/azure/key-vault/general/soft-delete-overview; hashicorp/terraform-provider-azurerm
+# #19006), so a vault keeps the days it was created with: turning protection on later must not fail the update.
+VAULT_IGNORED_CHANGES = ["properties.softDeleteRetentionInDays"]
 
 
 @dataclass(frozen=True)
@@ -40,7 +44,7 @@ class CustomerKey:
 def vault_args(ctx: AzureContext, kind: str, *, public: bool) -> azure_native.keyvault.VaultArgs:
     """A CMK vault: standard SKU, Azure RBAC, soft delete with purge protection, default-deny network rules with the
     trusted-services bypass; named `ctx.global_name(kind)` (3-24 characters whatever the environment and region);
-    public network access only with `public`."""
+    public network access only with `public`. Create it with `vault_options`: the retention is fixed at creation."""
     return azure_native.keyvault.VaultArgs(
         resource_group_name=ctx.group,
         location=ctx.region,
@@ -63,6 +67,11 @@ def vault_args(ctx: AzureContext, kind: str, *, public: bool) -> azure_native.ke
         ),
         tags=ctx.tags(),
     )
+
+
+def vault_options(ctx: AzureContext, parent: pulumi.Resource) -> pulumi.ResourceOptions:
+    """A vault's options: protected outside dev, and its soft-delete retention left as it was created."""
+    return ctx.stateful(parent, ignore_changes=VAULT_IGNORED_CHANGES)
 
 
 def rsa_key_args(ctx: AzureContext, vault: azure_native.keyvault.Vault, key_name: str, key_ops: list[str],
@@ -118,9 +127,8 @@ class KeyVault(AzureComponent):
     def __init__(self, name: str, args: KeyVaultArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:azure:KeyVault", name, opts)
         ctx = args.context
-        child = pulumi.ResourceOptions(parent=self)
         self.vault = azure_native.keyvault.Vault(f"{name}-kv", vault_args(ctx, "kv", public=args.public_endpoint),
-                                                 opts=ctx.stateful(self))
+                                                 opts=vault_options(ctx, self))
         self.key = azure_native.keyvault.Key(
             f"{name}-key",
             rsa_key_args(ctx, self.vault, KEY_NAME, ["wrapKey", "unwrapKey"], yearly_rotation(_KEY_EXPIRES_AFTER)),
@@ -137,14 +145,16 @@ class KeyVault(AzureComponent):
 
         # One identity for every service that wraps data keys with the CMK (disk encryption set, storage
         # accounts, Azure Managed Lustre): a user-assigned identity is granted access before they exist.
+        # The identity and its grant unlock the encrypted data as much as the key does: protected like it outside dev
+        # (a deleted identity or assignment cuts every disk, account and file system off its key).
         self.cmk_identity = azure_native.managedidentity.UserAssignedIdentity(
             f"{name}-cmk-identity",
             azure_native.managedidentity.UserAssignedIdentityArgs(
                 resource_group_name=ctx.group, location=ctx.region, tags=ctx.tags()),
-            opts=child,
+            opts=ctx.stateful(self),
         )
         self.cmk_access = grant(f"{name}-cmk-identity-crypto", self, ctx, "key_vault_crypto_service_encryption_user",
-                                self.vault.id, self.cmk_identity.principal_id)
+                                self.vault.id, self.cmk_identity.principal_id, opts=ctx.stateful(self))
         private_endpoint(f"{name}-kv", self, ctx, target_id=self.vault.id, group_id="vault",
                          subnet_id=args.endpoint_subnet_id, dns_zone_id=args.dns_zone_id)
         send_logs(f"{name}-kv-audit", self, self.vault.id, args.workspace_id, category_group="audit")

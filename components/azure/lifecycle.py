@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from components.spec import BucketSpec
 
-# Blob Archive is not offered on zone-redundant accounts (ZRS, GZRS, RA-GZRS), only on LRS, GRS and RA-GRS.
-# Without an archive step the account is zone-redundant; with one it is locally redundant.
+# Blob Archive is not offered on zone-redundant accounts (ZRS, GZRS, RA-GZRS), only on LRS, GRS and RA-GRS: the
+# lifecycle policy reference lists TierToArchive as not supported "in accounts that are configured for" zone-redundant
+# storage (learn.microsoft.com/azure/storage/blobs/lifecycle-management-policy-structure).
+ARCHIVE_SKUS = ("Standard_LRS", "Standard_GRS", "Standard_RAGRS")
+# A new account is zone-redundant unless its lifecycle archives, then locally redundant. Chosen at creation only
+# (storage.py keeps the SKU an account was created with).
 _SKU_WITH_ARCHIVE = "Standard_LRS"
 _SKU_WITHOUT_ARCHIVE = "Standard_ZRS"
 
@@ -30,6 +35,13 @@ class BlobLifecycle:
                  "tier_to_archive": self.tier_to_archive, "delete": self.delete}
         return {action: days for action, days in steps.items() if days is not None}
 
+    @property
+    def empty(self) -> bool:
+        return not self.base_blob_actions and self.delete_versions is None
+
+    def without_archive(self) -> BlobLifecycle:
+        return dataclasses.replace(self, tier_to_archive=None)
+
 
 def blob_lifecycle(bucket: BucketSpec) -> BlobLifecycle:
     tiering = bucket.tiering
@@ -43,5 +55,6 @@ def blob_lifecycle(bucket: BucketSpec) -> BlobLifecycle:
 
 
 def account_sku(bucket: BucketSpec) -> str:
-    """Redundancy that supports every tier the lifecycle uses (zone-redundant unless Archive is needed)."""
+    """Redundancy of a new account that supports every tier the lifecycle uses (zone-redundant unless Archive is
+    needed). An existing account keeps the SKU it was created with."""
     return _SKU_WITH_ARCHIVE if bucket.tiering.archive_after_days is not None else _SKU_WITHOUT_ARCHIVE

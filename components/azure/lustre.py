@@ -1,6 +1,6 @@
 """An Azure Managed Lustre file system: SKU from the throughput tier, capacity from the catalog's increments,
 the region's customer-managed key, the HSM link to a blob container for import and export, and a weekly
-maintenance window."""
+maintenance window that opens with the region's AKS window."""
 
 from __future__ import annotations
 
@@ -10,16 +10,14 @@ import pulumi
 import pulumi_azure_native as azure_native
 
 from components import catalog
-from components.spec import LustreSpec
+from components.spec import Cloud, LustreSpec
+from components.spec.maintenance import Window, default_window
 
 from .base import AzureComponent
 from .context import AzureContext
 from .keyvault import CustomerKey
 
 _GIB_PER_TIB = 1024
-# Azure applies file system updates in this weekly window (UTC): early Sunday, outside most training runs.
-MAINTENANCE_DAY = "Sunday"
-MAINTENANCE_TIME_UTC = "03:00"
 ZONE = "1"  # AMLFS is zonal: one zone per file system
 
 
@@ -48,6 +46,9 @@ class LustreArgs:
     """The region's customer-managed key (AMLFS reads the versioned key as the CMK identity)."""
     blob: BlobLink | None = None
     """Default None: no blob integration."""
+    maintenance_window: Window = default_window(Cloud.AZURE)
+    """The weekly window Azure applies file system updates in; AMLFS takes its opening (day and UTC time) only. The
+    region's AKS window, so training meets one maintenance window a week there, not two. Default: Sunday 03:00 UTC."""
 
 
 class Lustre(AzureComponent):
@@ -75,8 +76,11 @@ class Lustre(AzureComponent):
                 storage_capacity_ti_b=spec.size_gib // _GIB_PER_TIB,
                 zones=[ZONE],
                 filesystem_subnet=args.subnet_id,
+                # Updated in place (azurerm's managed_lustre_file_system marks maintenance_window updatable, unlike
+                # its sku, capacity, subnet and zones).
                 maintenance_window=azure_native.storagecache.AmlFilesystemMaintenanceWindowArgs(
-                    day_of_week=MAINTENANCE_DAY, time_of_day_utc=MAINTENANCE_TIME_UTC),
+                    day_of_week=args.maintenance_window.day.value.capitalize(),
+                    time_of_day_utc=args.maintenance_window.start_utc),
                 identity=azure_native.storagecache.AmlFilesystemIdentityArgs(
                     type="UserAssigned", user_assigned_identities=[args.cmk.identity_id]),
                 # AMLFS takes a versioned key URL only (learn.microsoft.com/azure/azure-managed-lustre/customer-managed-encryption-keys;
@@ -90,7 +94,11 @@ class Lustre(AzureComponent):
                 hsm=hsm,
                 tags=ctx.tags({"data-zone": spec.data_zone} if spec.data_zone else None),
             ),
-            opts=ctx.stateful(self, depends_on=[args.cmk.access, *(args.blob.access if args.blob else ())]),
+            # The blob link (container, logging container, import prefix) is taken at creation only: AmlFilesystemUpdate
+            # has no hsm, and the import prefix "is only used during initial creation". A later change is not sent;
+            # linking another bucket or prefix needs a new file system.
+            opts=ctx.stateful(self, depends_on=[args.cmk.access, *(args.blob.access if args.blob else ())],
+                              ignore_changes=["hsm"]),
         )
         self.mgs_address: pulumi.Output[str] = self.filesystem.client_info.apply(lambda c: c.mgs_address if c else None)
         """The management server's address clients mount (`clientInfo.mgsAddress`, known once the file system exists)."""

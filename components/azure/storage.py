@@ -1,6 +1,12 @@
 """A bucket on Azure: a StorageV2 account (HTTPS and TLS 1.2 only, no public blob access, no shared keys,
 no public network, private endpoint, CMK), versioning and soft delete, a container named after the
-bucket's data class, and a lifecycle policy from the tiering thresholds."""
+bucket's data class, and a lifecycle policy from the tiering thresholds.
+
+Redundancy is chosen when the account is created (ZRS, or LRS when the lifecycle archives: lifecycle.py) and kept:
+Azure changes an account between LRS and ZRS only by a redundancy conversion, never by an update ("the SKU name cannot
+be updated to Standard_ZRS ... nor can accounts of those SKU names be updated to any other value", Storage
+StorageAccountUpdateParameters.sku), so a later tiering change must not send a new SKU. An archive step on an account
+created zone-redundant is left out of its lifecycle policy, with a warning (convert the account to LRS to archive)."""
 
 from __future__ import annotations
 
@@ -10,11 +16,12 @@ import pulumi
 import pulumi_azure_native as azure_native
 
 from components.spec import BucketSpec
+from components.spec.storage import linked_tiering
 
 from .base import AzureComponent
 from .context import AzureContext, grant
 from .keyvault import CustomerKey
-from .lifecycle import account_sku, blob_lifecycle
+from .lifecycle import ARCHIVE_SKUS, BlobLifecycle, account_sku, blob_lifecycle
 from .private_link import private_endpoint
 
 LUSTRE_LOG_CONTAINER = "lustre-logs"
@@ -32,7 +39,8 @@ class BlobStorageArgs:
     lustre_principal_id: str | None = None
     """Object ID of the HPC Cache Resource Provider when a Lustre file system links this bucket. Then the
     account keeps shared-key access on (Azure Managed Lustre's blob integration requires it), gains a
-    `lustre-logs` container, and the provider gets the two roles it needs. Default None: no link."""
+    `lustre-logs` container, the provider gets the two roles it needs, and the lifecycle has no archive step unless the
+    spec sets one (which the spec checks refuse: AMLFS cannot read archived blobs). Default None: no link."""
 
 
 class BlobStorage(AzureComponent):
@@ -43,6 +51,8 @@ class BlobStorage(AzureComponent):
         super().__init__("ai-infra:azure:BlobStorage", name, opts)
         ctx, bucket = args.context, args.bucket
         linked = args.lustre_principal_id is not None
+        if linked:
+            bucket = bucket.model_copy(update={"tiering": linked_tiering(bucket.tiering)})
         self.account = secure_account(
             f"{name}-account", self, ctx, args.cmk,
             account_name=ctx.global_name("st", args.bucket_name),
@@ -71,7 +81,10 @@ class BlobStorage(AzureComponent):
             grant(f"{name}-lustre-{suffix}", self, ctx, role, self.account.id, args.lustre_principal_id)
             for suffix, role in (("account-access", "storage_account_contributor"), ("data-access", "storage_blob_data_contributor"))
         ) if linked else ()
-        policy = _lifecycle_policy(bucket)
+        plan = blob_lifecycle(bucket)
+        where = f"bucket '{args.bucket_name}' ({name})"
+        policy = (self.account.sku.apply(lambda sku: _archive_policy(where, bucket, plan, sku.name))
+                  if plan.tier_to_archive is not None else _lifecycle_policy(bucket, plan))
         if policy is not None:
             azure_native.storage.ManagementPolicy(
                 f"{name}-lifecycle",
@@ -129,13 +142,29 @@ def secure_account(name: str, parent: pulumi.Resource, ctx: AzureContext, cmk: C
             ),
             tags=tags or ctx.tags(),
         ),
-        opts=ctx.stateful(parent, depends_on=[cmk.access]),
+        # The SKU chosen at creation stays (see the module docstring): a new one would be refused, not applied.
+        opts=ctx.stateful(parent, depends_on=[cmk.access], ignore_changes=["sku"]),
     )
 
 
-def _lifecycle_policy(bucket: BucketSpec) -> azure_native.storage.ManagementPolicySchemaArgs | None:
+def _archive_policy(where: str, bucket: BucketSpec, plan: BlobLifecycle,
+                    sku: str) -> azure_native.storage.ManagementPolicySchemaArgs | None:
+    """The policy of a lifecycle with an archive step, for an account of `sku` (known once the account exists): without
+    the archive step on a zone-redundant account, which cannot archive, and a warning that says so."""
+    if sku in ARCHIVE_SKUS:
+        return _lifecycle_policy(bucket, plan)
+    pulumi.log.warn(f"{where}: tiering.archive_after_days {plan.tier_to_archive} is not applied: the storage account is "
+                    f"{sku}, its redundancy since creation, and Blob Archive needs {', '.join(ARCHIVE_SKUS)}. Convert the "
+                    "account's redundancy in Azure (learn.microsoft.com/azure/storage/common/redundancy-migration) to "
+                    "archive, or set archive_after_days to null")
+    runnable = plan.without_archive()
+    # Nothing else left: the rule stays, disabled (the policy was declared before the SKU was known; it needs a rule).
+    return _lifecycle_policy(bucket, plan, enabled=False) if runnable.empty else _lifecycle_policy(bucket, runnable)
+
+
+def _lifecycle_policy(bucket: BucketSpec, plan: BlobLifecycle,
+                      enabled: bool = True) -> azure_native.storage.ManagementPolicySchemaArgs | None:
     """One rule for the data container: tier current blobs by age and delete old versions. None: nothing to do."""
-    plan = blob_lifecycle(bucket)
     actions = {action: azure_native.storage.DateAfterModificationArgs(days_after_creation_greater_than=days)
                for action, days in plan.base_blob_actions.items()}
     versions = None
@@ -147,7 +176,7 @@ def _lifecycle_policy(bucket: BucketSpec) -> azure_native.storage.ManagementPoli
     return azure_native.storage.ManagementPolicySchemaArgs(rules=[
         azure_native.storage.ManagementPolicyRuleArgs(
             name="tiering",
-            enabled=True,
+            enabled=enabled,
             type="Lifecycle",
             definition=azure_native.storage.ManagementPolicyDefinitionArgs(
                 filters=azure_native.storage.ManagementPolicyFilterArgs(

@@ -141,9 +141,15 @@ def resolve_instance(cloud: str, accelerator: str, count: int) -> GpuInstance:
 
 
 def spot_alternatives(instance: GpuInstance) -> list[GpuInstance]:
-    """Other types on the same cloud with the same accelerator model and count (spot diversification).
+    """Other types on the same cloud with the same accelerator model and count, vCPUs and memory (spot
+    diversification within one node group).
 
-    Excludes `instance` itself; sorted by the same preference as `resolve_instance`; may be empty.
+    The Cluster Autoscaler sizes a group by one type and needs the others to match it: "the instance types should have
+    the same amount of RAM and number of CPU cores, since this is fundamental to CA's scaling calculations"
+    (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md, mixed instances policy). A bigger host
+    would sit half used, a smaller one would not fit the pods it was started for.
+
+    Excludes `instance` itself; sorted by the same preference as `resolve_instance`; often empty.
     """
     return sorted(
         (
@@ -151,6 +157,7 @@ def spot_alternatives(instance: GpuInstance) -> list[GpuInstance]:
             for r in instance_types(instance.cloud)
             if r.accelerator == instance.accelerator
             and r.accelerator_count == instance.accelerator_count
+            and (r.vcpus, r.memory_gib) == (instance.vcpus, instance.memory_gib)
             and r.instance_type != instance.instance_type
         ),
         key=_preference,

@@ -17,7 +17,10 @@ class LustreTier:
     AWS SSD tiers have min 1200 and step 2400, so 1200, 2400, 4800, 7200 ... GiB.
     GCP tiers switch to a coarser step above a threshold: sizes above `large_step_above_gib`
     must be multiples of `large_step_gib` (e.g. 1000 MB/s/TiB: 9,000 GiB steps up to
-    1,530,000 GiB, then 72,000 GiB steps).
+    1,530,000 GiB, then 72,000 GiB steps). The threshold also caps growth: an instance created
+    at or below it can only be increased up to it (GCP Managed Lustre "Increase capacity",
+    limitations), and no capacity can be decreased. The catalog checks a size as a creation size:
+    it cannot know what an existing instance was created with.
     """
 
     cloud: str
@@ -70,7 +73,8 @@ def size_rule(tier: LustreTier) -> str:
     else:
         rule = f"a multiple of {tier.step_gib} GiB from {tier.min_gib} GiB"
     if tier.large_step_above_gib is not None:
-        rule += f" (a multiple of {tier.large_step_gib} GiB above {tier.large_step_above_gib} GiB)"
+        rule += (f" (a multiple of {tier.large_step_gib} GiB above {tier.large_step_above_gib} GiB; an instance created "
+                 f"at or below {tier.large_step_above_gib} GiB can grow only up to it)")
     if tier.max_gib is not None:
         rule += f" up to {tier.max_gib} GiB"
     return rule

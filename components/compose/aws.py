@@ -47,6 +47,7 @@ from components.spec import (
     resolve_lustre,
 )
 from components.spec.aws import EKS_KUBERNETES_VERSION, LoadBalancerKind, has_log_bucket, lustre_zone_index
+from components.spec.storage import linked_buckets
 
 from .types import CloudResult, ClusterHandle, EksControllers, InferenceBackend, InferenceTarget, IrsaAccount, region_name
 
@@ -137,9 +138,11 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
         ctx, spec.network, key.arn, cloud_spec.flow_log_destination, logs=logs,
         public_load_balancer=serving and latency_dns, internet_gateway=serving and endpoint is not None), opts=opts)
     out["vpc_id"] = network.vpc.id
+    linked = linked_buckets(spec.lustre)  # FSx cannot read DEEP_ARCHIVE objects: a linked bucket gets no archive step
     buckets = {} if logs is None else {  # a region with buckets always has its log bucket
         bucket_name: Bucket(f"{name}-{bucket_name}", BucketArgs(
-            ctx, bucket_name, bucket, key.arn, logs, cloud_spec.warm_storage_class), opts=opts)
+            ctx, bucket_name, bucket, key.arn, logs, cloud_spec.warm_storage_class, lustre_link=bucket_name in linked),
+            opts=opts)
         for bucket_name, bucket in spec.buckets.items()
     }
     out["buckets"] = {b: storage.bucket.bucket for b, storage in buckets.items()}
@@ -205,5 +208,8 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
             # IP targets: the load balancer's own addresses, in the VPC, reach the pods.
             handle.inference = InferenceBackend(spec.inference, sources=(str(spec.network.cidr),), target=InferenceTarget(
                 inference.target_group.arn, inference.security_group.id, inference))
-        origin = Origin(region, inference.load_balancer, spec.inference.traffic_percent, spec.inference.health_check_path)
+        # The endpoint group waits for the internet gateway, which Global Accelerator needs, and goes first.
+        gateway = (network.internet_gateway,) if network.internet_gateway is not None else ()
+        origin = Origin(region, inference.load_balancer, spec.inference.traffic_percent, spec.inference.health_check_path,
+                        kind=cloud_spec.inference_load_balancer, vpc=gateway)
     return out, handle, origin, logs

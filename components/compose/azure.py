@@ -40,6 +40,7 @@ from components.spec import (
     resolve_lustre,
 )
 from components.spec.azure import DeployerAccess, apiserver_vnet_integration
+from components.spec.maintenance import ClusterMaintenance, cluster_maintenance, clusters_of, default_window
 
 from .types import CloudResult, ClusterHandle, InferenceBackend, region_name
 
@@ -56,6 +57,8 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
     origins: list[tuple[str, FrontDoorOrigin]] = []  # (cluster name, origin)
     workspaces: list[pulumi.Output[str]] = []
     managed_prometheus = platform.addons.monitoring is MonitoringMode.MANAGED
+    # Staggered across the regions: behind Front Door at most one region upgrades at a time.
+    maintenance = cluster_maintenance(Cloud.AZURE, clusters_of(cloud_spec.regions))
     for region, spec in cloud_spec.regions.items():
         name = region_name(platform, region)
         context = AzureContext(
@@ -84,7 +87,8 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
                                       "key_vault_id": vault.vault.id}
         buckets = _buckets(name, ctx, spec, cloud_spec, network, vault)
         region_out["buckets"] = {b: storage.account.name for b, storage in buckets.items()}
-        lustre = _lustre(name, ctx, spec, network, vault, buckets)
+        region_maintenance = maintenance.get(region, ClusterMaintenance(default_window(Cloud.AZURE)))
+        lustre = _lustre(name, ctx, spec, network, vault, buckets, region_maintenance)
         region_out["lustre"] = {fs_name: fs.filesystem.id for fs_name, fs in lustre.items()}
         if spec.cluster is not None:
             etcd_key = None
@@ -100,7 +104,8 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
                 workspace_id=network.workspace.id,
                 admin_group_object_ids=list(dict.fromkeys([*cloud_spec.admin_group_object_ids, *spec.cluster.admins])),
                 network_policy=cloud_spec.network_policy, managed_prometheus=managed_prometheus,
-                deployer=_deployer(cloud_spec.deployer, client.object_id), etcd_key=etcd_key))
+                deployer=_deployer(cloud_spec.deployer, client.object_id), maintenance=region_maintenance,
+                etcd_key=etcd_key))
             pools = [
                 GpuPool(f"{name}-{pool_name}", GpuPoolArgs(
                     ctx, pool_name, pool, resolve_gpu_pool(Cloud.AZURE, pool), cluster.cluster_name, cluster.principal_id,
@@ -174,7 +179,7 @@ def _buckets(name: str, ctx: AzureContext, spec: RegionSpec, cloud_spec: AzureCl
 
 
 def _lustre(name: str, ctx: AzureContext, spec: RegionSpec, network: Network, vault: KeyVault,
-            buckets: dict[str, BlobStorage]) -> dict[str, Lustre]:
+            buckets: dict[str, BlobStorage], maintenance: ClusterMaintenance) -> dict[str, Lustre]:
     file_systems = {}
     for fs_name, fs in spec.lustre.items():
         blob = None
@@ -182,9 +187,13 @@ def _lustre(name: str, ctx: AzureContext, spec: RegionSpec, network: Network, va
             storage = buckets[fs.bucket]
             assert storage.logging_container is not None  # created for every linked bucket
             blob = BlobLink(storage.container.id, storage.logging_container.id,
-                            import_prefix="/" + fs.bucket_prefix.lstrip("/"), access=storage.lustre_access)
+                            # A folder: "/train/", not "/train" (which also matches "training/"); "/" is the whole container.
+                            import_prefix=f"/{fs.bucket_prefix.strip('/')}/" if fs.bucket_prefix.strip("/") else "/",
+                            access=storage.lustre_access)
         lustre = Lustre(f"{name}-{fs_name}", LustreArgs(
-            ctx, fs, resolve_lustre(Cloud.AZURE, fs), network.subnet_ids[f"lustre-{fs_name}"], vault.customer_key, blob=blob))
+            ctx, fs, resolve_lustre(Cloud.AZURE, fs), network.subnet_ids[f"lustre-{fs_name}"], vault.customer_key, blob=blob,
+            # Opens with the region's AKS window: training meets one maintenance window a week there, not two.
+            maintenance_window=maintenance.window))
         file_systems[fs_name] = lustre
     return file_systems
 

@@ -59,6 +59,7 @@ from components.spec import (
     resolve_tpu,
 )
 from components.spec.gcp import is_plain_zone
+from components.spec.maintenance import cluster_maintenance, clusters_of
 from components.spec.loader import config_path
 
 from .types import AutonegBinding, CloudResult, ClusterHandle, InferenceBackend, region_name
@@ -266,7 +267,9 @@ def _cluster(platform: Platform, cloud_spec: GcpCloudSpec, ctx: GcpContext, spec
         master_version=offered_master_version(ctx.project, ctx.region, version, channel, version_path, invoke,
                                               signed_modules=signed_modules) if version else None,
         release_channel=signed_modules_channel(ctx.project, ctx.region, channel, version_path, invoke)
-        if signed_modules and not version else None), opts)
+        if signed_modules and not version else None,
+        # Staggered across the project's regions: behind the global endpoint at most one region upgrades at a time.
+        maintenance=cluster_maintenance(Cloud.GCP, clusters_of(cloud_spec.regions))[ctx.region]), opts)
     pools: list[pulumi.Resource] = []
     for pool_name, pool in spec.gpu_pools.items():
         row = resolve_gpu_pool(Cloud.GCP, pool)

@@ -1,9 +1,11 @@
 """A GKE Standard cluster: private nodes and (by default) a private endpoint, Workload Identity, secrets
-encrypted with the region's KMS key, Shielded Nodes, a release channel, Dataplane V2 (eBPF network policy),
-the storage CSI drivers the region needs, and a dedicated least-privilege node service account."""
+encrypted with the region's KMS key, Shielded Nodes, a release channel whose upgrades wait for a weekly maintenance
+window (and the spec's exclusions), Dataplane V2 (eBPF network policy), the storage CSI drivers the region needs, and a
+dedicated least-privilege node service account."""
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from ipaddress import IPv4Network
@@ -12,8 +14,9 @@ import pulumi
 import pulumi_gcp as gcp
 import yaml
 
-from components.spec import ApiAccess, ClusterSpec, SystemPoolSpec
+from components.spec import ApiAccess, ClusterSpec, Cloud, SystemPoolSpec
 from components.spec.gcp import SYSTEM_POOL, initial_nodes_per_zone
+from components.spec.maintenance import ClusterMaintenance, default_window
 
 from .context import CLOUD_PLATFORM_SCOPE, GcpContext, account_email
 from .naming import service_account_id
@@ -119,6 +122,38 @@ def authorized_networks(spec: ClusterSpec, vpc_cidr: IPv4Network) -> list[gcp.co
     return [gcp.container.ClusterMasterAuthorizedNetworksConfigCidrBlockArgs(cidr_block=str(vpc_cidr), display_name="vpc"), *listed]
 
 
+RECURRENCE_ANCHOR = datetime.date(2024, 1, 1)
+"""A Monday: the recurring window starts on its week's day. A fixed date, never "now", so every `up` sends the same
+start_time; a start in the past is only where the recurrence begins (the provider's own examples start in 2019)."""
+_RFC3339 = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def maintenance_policy(maintenance: ClusterMaintenance) -> gcp.container.ClusterMaintenancePolicyArgs:
+    """GKE's maintenance policy: `recurring_window` (GKE API MaintenanceWindow.recurringWindow, GA; the newer
+    recurringMaintenanceWindow only renames its fields), one weekly RRULE window, and the exclusions. Times are UTC
+    "Zulu" with seconds, the form GKE returns them in: an offset like +02:00 shows a diff on every run
+    (hashicorp/terraform-provider-google#8226, #7406). Each exclusion names its scope, `NO_UPGRADES` too: GKE returns
+    an empty options object for that scope, which the provider reads back as NO_UPGRADES (flattenMaintenancePolicy),
+    so options left out would differ from what it reads."""
+    window = maintenance.window
+    start = (datetime.datetime.combine(RECURRENCE_ANCHOR + datetime.timedelta(days=window.day.index), datetime.time())
+             + datetime.timedelta(minutes=window.start_minute))
+    end = start + datetime.timedelta(hours=window.hours)
+    return gcp.container.ClusterMaintenancePolicyArgs(
+        recurring_window=gcp.container.ClusterMaintenancePolicyRecurringWindowArgs(
+            start_time=start.strftime(_RFC3339), end_time=end.strftime(_RFC3339),
+            recurrence=f"FREQ=WEEKLY;BYDAY={window.day.value[:2].upper()}"),
+        maintenance_exclusions=[gcp.container.ClusterMaintenancePolicyMaintenanceExclusionArgs(
+            exclusion_name=exclusion.name,
+            start_time=f"{exclusion.start.isoformat()}T00:00:00Z",
+            # `end` is the last day held back: the exclusion ends as the next day begins.
+            end_time=f"{(exclusion.end + datetime.timedelta(days=1)).isoformat()}T00:00:00Z",
+            exclusion_options=gcp.container.ClusterMaintenancePolicyMaintenanceExclusionExclusionOptionsArgs(
+                scope=exclusion.scope.value.upper()),
+        ) for exclusion in maintenance.exclusions] or None,
+    )
+
+
 @dataclass(frozen=True)
 class ClusterArgs:
     context: GcpContext
@@ -149,6 +184,9 @@ class ClusterArgs:
     """`spec.upgrade_channel` as GKE names it (REGULAR), once the channel's default version is known to be high enough
     (gcp/offerings.py signed_modules_channel, for a cluster without kubernetes_version in a Lustre region).
     Default: `spec.upgrade_channel` as given."""
+    maintenance: ClusterMaintenance | None = None
+    """The weekly window and exclusions (`components.spec.maintenance.cluster_maintenance`, which staggers the default
+    windows across regions). Default: the first default window (Sunday 03:00 UTC, 12 hours) and no exclusions."""
 
 
 class Cluster(pulumi.ComponentResource):
@@ -222,6 +260,8 @@ class Cluster(pulumi.ComponentResource):
             workload_identity_config=gcp.container.ClusterWorkloadIdentityConfigArgs(workload_pool=f"{ctx.project}.svc.id.goog"),
             database_encryption=gcp.container.ClusterDatabaseEncryptionArgs(state="ENCRYPTED", key_name=args.kms_key_id),
             enable_shielded_nodes=True,
+            # Without a policy GKE upgrades control planes and drains nodes, GPU and TPU training nodes too, at any time.
+            maintenance_policy=maintenance_policy(args.maintenance or ClusterMaintenance(default_window(Cloud.GCP))),
             release_channel=gcp.container.ClusterReleaseChannelArgs(
                 channel=args.release_channel if args.release_channel is not None else spec.upgrade_channel.value.upper()),
             min_master_version=args.master_version if args.master_version is not None else spec.kubernetes_version,

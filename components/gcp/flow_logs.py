@@ -1,6 +1,7 @@
 """Where a region's subnet flow logs and firewall logs are kept: a CMEK-encrypted Cloud Logging bucket with the
-spec's retention, fed by a sink that selects the region's subnet. Cloud Logging's `_Default` bucket keeps
-logs 30 days only, too short for HIPAA/PCI look-backs."""
+spec's retention, fed by a sink that selects the region's subnet, and kept out of `_Default` by an exclusion. Cloud
+Logging's `_Default` bucket keeps logs 30 days only, too short for HIPAA/PCI look-backs, in its own location and
+under Google's key."""
 
 from __future__ import annotations
 
@@ -33,10 +34,12 @@ class FlowLogsArgs:
 
 
 def routed_log_bucket(parent: pulumi.Resource, name: str, ctx: GcpContext, kind: str, retention_days: int,
-                      kms_key_id: pulumi.Input[str], log_filter: pulumi.Input[str],
-                      descriptions: tuple[str, str]) -> tuple[gcp.logging.ProjectBucketConfig, gcp.logging.ProjectSink]:
+                      kms_key_id: pulumi.Input[str], log_filter: pulumi.Input[str], descriptions: tuple[str, str],
+                      exclusion_kind: str) -> gcp.logging.ProjectBucketConfig:
     """`<name>-<kind>`, a CMEK Cloud Logging bucket in the context's region (protected outside dev) keeping logs
-    `retention_days`, and `<name>-<kind>-sink` routing `log_filter` to it. `descriptions`: the bucket's, the sink's."""
+    `retention_days`; `<name>-<kind>-sink` routing `log_filter` to it; and `<name>-<kind>-default-exclusion`, which
+    keeps those logs out of `_Default` (outside the region, under Google's key, 30 days). `descriptions`: the
+    bucket's, the sink's; `exclusion_kind` names the exclusion (unique in the project with environment and region)."""
     bucket = gcp.logging.ProjectBucketConfig(f"{name}-{kind}", gcp.logging.ProjectBucketConfigArgs(
         project=ctx.project, location=ctx.region, bucket_id=resource_id(ctx.environment, ctx.region, kind, max_length=100),
         retention_days=retention_days, locked=False,
@@ -47,22 +50,29 @@ def routed_log_bucket(parent: pulumi.Resource, name: str, ctx: GcpContext, kind:
         project=ctx.project, destination=pulumi.Output.concat("logging.googleapis.com/", bucket.id),
         filter=log_filter, unique_writer_identity=True, description=descriptions[1]),
         opts=pulumi.ResourceOptions(parent=parent))
-    return bucket, sink
+    # Exclusions on a project are the _Default sink's (Cloud Logging API, projects.exclusions) and stop no other
+    # sink; made after the sink, so no log goes unrouted meanwhile.
+    gcp.logging.ProjectExclusion(f"{name}-{kind}-default-exclusion", gcp.logging.ProjectExclusionArgs(
+        project=ctx.project, name=resource_id(ctx.environment, ctx.region, exclusion_kind, max_length=100),
+        filter=log_filter, description=f"Kept in {ctx.region} by the {ctx.environment} {kind} sink instead"),
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=[sink]))
+    return bucket
 
 
 class FlowLogs(pulumi.ComponentResource):
-    """`ai-infra:gcp:FlowLogs`. Children: `<name>-flow-logs` (log bucket), `<name>-flow-logs-sink`."""
+    """`ai-infra:gcp:FlowLogs`. Children: `<name>-flow-logs` (log bucket), `<name>-flow-logs-sink`,
+    `<name>-flow-logs-default-exclusion` (the subnet's flow and firewall logs are kept in the region's bucket only)."""
 
     bucket: gcp.logging.ProjectBucketConfig
 
     def __init__(self, name: str, args: FlowLogsArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:gcp:FlowLogs", name, None, opts)
         ctx = args.context
-        self.bucket, self.sink = routed_log_bucket(
+        self.bucket = routed_log_bucket(
             self, name, ctx, "flow-logs", args.retention_days, args.kms_key_id,
             pulumi.Output.from_input(args.subnet_name).apply(sink_filter),
             (f"Subnet flow and firewall logs of {ctx.environment} in {ctx.region}",
-             f"Flow and firewall logs of {ctx.environment} in {ctx.region}"))
+             f"Flow and firewall logs of {ctx.environment} in {ctx.region}"), "vpc-flows")
         self.register_outputs({"bucket_id": self.bucket.id})
 
 
@@ -88,14 +98,8 @@ class RequestLogs(pulumi.ComponentResource):
     def __init__(self, name: str, args: RequestLogsArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:gcp:RequestLogs", name, None, opts)
         ctx = args.context
-        self.bucket, sink = routed_log_bucket(
+        self.bucket = routed_log_bucket(
             self, name, ctx, "request-logs", args.retention_days, args.kms_key_id, LOAD_BALANCER_LOGS,
             (f"Global load balancer request logs of {ctx.environment}, kept in {ctx.region}",
-             f"Global load balancer request logs of {ctx.environment}"))
-        # Exclusions on a project are the _Default sink's (Cloud Logging API, projects.exclusions); sinks run first.
-        gcp.logging.ProjectExclusion(f"{name}-request-logs-default-exclusion", gcp.logging.ProjectExclusionArgs(
-            project=ctx.project, name=resource_id(ctx.environment, ctx.region, "lb-requests", max_length=100),
-            filter=LOAD_BALANCER_LOGS,
-            description=f"Kept in {ctx.region} by the {ctx.environment} request-logs sink instead"),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[sink]))
+             f"Global load balancer request logs of {ctx.environment}"), "lb-requests")
         self.register_outputs({"bucket_id": self.bucket.id})

@@ -93,6 +93,18 @@ def capacity_settings(capacity: CapacityType, reservation: str | None) -> dict[s
     return settings
 
 
+def upgrade_settings(capacity: CapacityType) -> gcp.container.NodePoolUpgradeSettingsArgs | None:
+    """Surge upgrades without a surge node for reserved capacity: GKE's default surge (maxSurge 1) creates the
+    upgraded node first, and for a pool with specific reservation affinity that node must come from the reservation
+    too, so a fully used one stalls the upgrade (GKE "Ensure resources for node upgrades"; GKE retries until it
+    fits). With maxSurge 0 and maxUnavailable 1 GKE drains and recreates one node at a time, as EKS's MINIMAL update
+    strategy does for reserved node groups, and as Google's cluster-toolkit gke-node-pool module sets for every GPU and
+    TPU pool. None (GKE's default) for other capacity."""
+    if capacity is not CapacityType.RESERVED:
+        return None
+    return gcp.container.NodePoolUpgradeSettingsArgs(strategy="SURGE", max_surge=0, max_unavailable=1)
+
+
 def location_policy(capacity: CapacityType) -> str:
     """ANY (the autoscaler takes capacity wherever it is: reservations, spot, DWS); BALANCED for on-demand."""
     return "BALANCED" if capacity is CapacityType.ON_DEMAND else "ANY"
@@ -138,6 +150,7 @@ class GpuPool(pulumi.ComponentResource):
             # DWS nodes run to completion: GKE requires auto-repair off for flex-start, and repairs would
             # restart queued-provisioning nodes mid-job.
             management=gcp.container.NodePoolManagementArgs(auto_repair=not dws, auto_upgrade=True),
+            upgrade_settings=upgrade_settings(pool.capacity),
             queued_provisioning=gcp.container.NodePoolQueuedProvisioningArgs(enabled=True) if pool.capacity is CapacityType.QUEUED else None,
             placement_policy=gcp.container.NodePoolPlacementPolicyArgs(type="COMPACT") if compact else None,
             node_config=node_config(

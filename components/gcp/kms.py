@@ -29,7 +29,8 @@ class KmsArgs:
 
 
 class Kms(pulumi.ComponentResource):
-    """`ai-infra:gcp:Kms`. Children: `<name>-keyring`, `<name>-key`, `<name>-key-<user>` per key user.
+    """`ai-infra:gcp:Kms`. Children: `<name>-keyring`, `<name>-key`, `<name>-key-<user>` per key user (protected,
+    with the key ring and key, outside dev).
 
     Key rings and keys cannot be deleted in GCP: destroying the stack only removes them from the state
     (their versions are scheduled for destruction). Both keep Pulumi's auto-names, so a re-created dev stack
@@ -58,11 +59,13 @@ class Kms(pulumi.ComponentResource):
             ),
             opts=ctx.stateful(self),
         )
+        # The grants unlock the encrypted data as much as the key does (a removed grant cuts a cluster, disk, bucket
+        # or file system off its data): protected like the key outside dev.
         self.grants = [
             gcp.kms.CryptoKeyIAMMember(
                 f"{name}-key-{user}",
                 gcp.kms.CryptoKeyIAMMemberArgs(crypto_key_id=self.key.id, role=ENCRYPTER_DECRYPTER, member=member),
-                opts=pulumi.ResourceOptions(parent=self))
+                opts=ctx.stateful(self))
             for user, member in args.users.items()
         ]
         self.key_id = pulumi.Output.all(self.key.id, *(grant.id for grant in self.grants)).apply(lambda ids: ids[0])

@@ -7,7 +7,7 @@ and names them itself (it refuses NEGs it did not create). The backend service t
 the autoneg controller (GoogleCloudPlatform/gke-autoneg-controller) in each cluster adds that region's NEGs
 to it; `backends` is left to autoneg (`ignore_changes`). The Service annotations that do this are exported
 per region, and autoneg's Kubernetes service account gets a least-privilege custom role through Workload
-Identity Federation for GKE (no Google service account or key).
+Identity Federation for GKE (no Google service account or key), conditioned to this environment's backend service.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ AUTONEG_SERVICE_ACCOUNT = "autoneg-controller-manager"
 (components.k8s.autoneg) creates them on each serving cluster with these values."""
 AUTONEG_PERMISSIONS = ["compute.backendServices.get", "compute.backendServices.update",
                        "compute.networkEndpointGroups.use", "compute.healthChecks.useReadOnly"]
+BACKEND_SERVICE_TYPE = "compute.googleapis.com/BackendService"
+"""The IAM Conditions resource type of a global backend service (cloud.google.com/iam/docs/conditions-resource-attributes)."""
 # Cloud Armor preconfigured WAF rules at sensitivity 1 (fewest false positives on free-text prompts).
 WAF_RULES = ("sqli-v33-stable", "xss-v33-stable", "lfi-v33-stable", "rce-v33-stable", "scannerdetection-v33-stable")
 DEFAULT_RULE_PRIORITY = 2147483647
@@ -53,6 +55,15 @@ def backend_service_name(environment: str) -> str:
 def neg_name(environment: str, region: str) -> str:
     """The NEG name GKE gives the region's inference Service (the same name in every zone)."""
     return f"{environment}-{region}-inference"
+
+
+def autoneg_condition(backend_service: str) -> str:
+    """The IAM condition on autoneg's project-wide grant: backend service permissions on `backend_service` only, so an
+    annotated Service on any cluster of the project can't add NEGs to another backend service. Compute Engine backend
+    services carry resource name and type attributes (IAM Conditions resource attributes); other types, NEGs and health
+    checks included, pass unconditioned (`resource.type != ...`, the documented form for restricting one type)."""
+    return (f'resource.type != "{BACKEND_SERVICE_TYPE}" || '
+            f'resource.name.endsWith("/global/backendServices/{backend_service}")')
 
 
 def service_annotations(port: int, neg: str, backend_service: str) -> dict[str, str]:
@@ -157,7 +168,11 @@ class GlobalLoadBalancer(pulumi.ComponentResource):
             permissions=AUTONEG_PERMISSIONS), opts=child)
         gcp.projects.IAMMember(f"{name}-autoneg", gcp.projects.IAMMemberArgs(
             project=project, role=pulumi.Output.concat("projects/", project, "/roles/", role.role_id),
-            member=ctx.workload_principal(AUTONEG_NAMESPACE, AUTONEG_SERVICE_ACCOUNT)),
+            member=ctx.workload_principal(AUTONEG_NAMESPACE, AUTONEG_SERVICE_ACCOUNT),
+            condition=gcp.projects.IAMMemberConditionArgs(
+                title="ai-infra autoneg: this environment's backend service",
+                description=f"Backend service permissions on {backend_service_name(ctx.environment)} only",
+                expression=autoneg_condition(backend_service_name(ctx.environment)))),
             opts=pulumi.ResourceOptions(parent=self, depends_on=list(args.clusters)))
         self.register_outputs({"ip_address": self.address.address, "backend_service": self.backend.name})
 

@@ -2,8 +2,8 @@
 cluster's Lustre CSI driver matches it), in the region's zone on the private services access range.
 
 Import from Cloud Storage: Managed Lustre has no declarative data link; ImportData / ExportData are
-operations on an existing instance. The component grants the Lustre service agent read (import) and create
-(export) on the linked bucket, and exports the `gcloud lustre instances import-data` command to run.
+operations on an existing instance. The component grants the Lustre service agent object read and write on the linked
+bucket, and exports the `gcloud lustre instances import-data` command to run.
 """
 
 from __future__ import annotations
@@ -19,13 +19,23 @@ from components.spec import LustreSpec
 from .context import GcpContext
 from .naming import lustre_filesystem, resource_id
 
-BUCKET_ROLES = {"read": "roles/storage.objectViewer", "write": "roles/storage.objectCreator"}
+# The service agent's role on a bucket it imports from and exports to (Managed Lustre "Transfer data to and from
+# Cloud Storage": objectUser for both directions, objectViewer for import only). Export rewrites changed files, and
+# overwriting an object needs storage.objects.delete, which objectCreator lacks.
+BUCKET_ROLE = "roles/storage.objectUser"
+
+
+def gcs_path(bucket: str, prefix: str) -> str:
+    """The ImportData/ExportData Cloud Storage path: the bucket, or a folder in it, which "must end with a forward
+    slash" (ImportDataRequest.gcs_path). `prefix` may be written with or without slashes."""
+    folder = prefix.strip("/")
+    return f"gs://{bucket}/{folder}/" if folder else f"gs://{bucket}"
 
 
 def import_command(instance_id: str, zone: str, bucket: str, prefix: str) -> str:
     """The gcloud command that imports the linked bucket (prefix) into the file system root."""
     return (f"gcloud lustre instances import-data {instance_id} --location={zone} "
-            f"--gcs-path-uri=gs://{bucket}/{prefix.lstrip('/')} --lustre-path=/")
+            f"--gcs-path-uri={gcs_path(bucket, prefix)} --lustre-path=/")
 
 
 @dataclass(frozen=True)
@@ -55,7 +65,7 @@ class LustreArgs:
 
 
 class Lustre(pulumi.ComponentResource):
-    """`ai-infra:gcp:Lustre`. Children: `<name>-lustre`, and with a bucket `<name>-bucket-read`, `<name>-bucket-write`."""
+    """`ai-infra:gcp:Lustre`. Children: `<name>-lustre`, and with a bucket `<name>-bucket-access`."""
 
     instance: gcp.lustre.Instance
 
@@ -77,9 +87,12 @@ class Lustre(pulumi.ComponentResource):
         outputs: dict[str, object] = {"instance_id": instance_id, "mount_point": self.instance.mount_point}
         if args.bucket is not None:
             link = args.bucket
-            for short, role in BUCKET_ROLES.items():
-                gcp.storage.BucketIAMMember(f"{name}-bucket-{short}", gcp.storage.BucketIAMMemberArgs(
-                    bucket=link.bucket_name, role=role, member=args.service_agent), opts=pulumi.ResourceOptions(parent=self))
+            # Formerly `-bucket-read` (objectViewer) beside `-bucket-write` (objectCreator): the alias turns the role
+            # change into a create-before-delete replacement, so the objectUser grant exists before the old read grant
+            # goes; the engine deletes the dropped `-bucket-write` last, after every create.
+            gcp.storage.BucketIAMMember(f"{name}-bucket-access", gcp.storage.BucketIAMMemberArgs(
+                bucket=link.bucket_name, role=BUCKET_ROLE, member=args.service_agent),
+                opts=pulumi.ResourceOptions(parent=self, aliases=[pulumi.Alias(name=f"{name}-bucket-read")]))
             outputs["import_command"] = pulumi.Output.all(args.zone, link.bucket_name).apply(
                 lambda v: import_command(instance_id, v[0], v[1], link.prefix))
         self.outputs = outputs

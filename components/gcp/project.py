@@ -1,7 +1,7 @@
 """Project-wide prerequisites and access: the Google APIs the platform calls, the Managed Lustre service agent
-(it exists only once generated, and must hold the KMS key before an instance can use it), and the cluster
-admins' IAM role. IAM member bindings live here, once per project: two resources declaring the same binding
-would remove it for both when either is deleted."""
+(it exists only once generated, and must hold the KMS key before an instance can use it), the cluster
+admins' IAM role, and Data Access audit logs of Cloud KMS. IAM member bindings live here, once per project: two
+resources declaring the same binding would remove it for both when either is deleted."""
 
 from __future__ import annotations
 
@@ -20,6 +20,11 @@ LUSTRE_APIS = ("lustre", "servicenetworking")
 TPU_VM_APIS = ("tpu",)
 CLUSTER_ADMIN_ROLE = "roles/container.admin"
 """Full Kubernetes API access on the project's clusters through GKE's IAM authorizer (cluster-admin)."""
+KMS_SERVICE = "cloudkms.googleapis.com"
+# Encrypt and Decrypt (and the other key uses) check a DATA_READ permission, so only DATA_READ Data Access logs
+# record them; no Cloud KMS method is DATA_WRITE, and ADMIN_READ covers only metadata reads
+# (cloud.google.com/kms/docs/audit-logging, "Methods by permission type"). Data Access logs are off by default.
+KMS_AUDIT_LOG_TYPES = ("DATA_READ",)
 
 
 def required_apis(*, lustre: bool, tpu_vms: bool) -> list[str]:
@@ -44,7 +49,14 @@ class ProjectArgs:
 
 class Project(pulumi.ComponentResource):
     """`ai-infra:gcp:Project`. Children: `<name>-<api>` per API (e.g. `<name>-container`), `<name>-lustre-agent`,
-    and `<name>-admin-<hash of the member>` per admin. Resources that grant the Lustre agent access depend on this component."""
+    `<name>-admin-<hash of the member>` per admin, and `<name>-kms-audit`. Resources that grant the Lustre agent
+    access depend on this component.
+
+    `<name>-kms-audit` turns on the DATA_READ Data Access audit logs of Cloud KMS, so every use of the CMEK keys
+    (encrypt, decrypt) is logged, as CloudTrail and the Key Vault audit logs do on AWS and Azure. It is authoritative
+    for Cloud KMS in the project's IAM policy: it replaces an audit config for `cloudkms.googleapis.com` set there by
+    anything else, and removing it turns that service's Data Access logs off. Configs on `allServices` or on the
+    folder or organization still add to it (Cloud Audit Logs takes their union)."""
 
     def __init__(self, name: str, args: ProjectArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:gcp:Project", name, None, opts)
@@ -63,4 +75,8 @@ class Project(pulumi.ComponentResource):
             gcp.projects.IAMMember(f"{name}-admin-{member_key(member)}", gcp.projects.IAMMemberArgs(
                 project=args.project, role=CLUSTER_ADMIN_ROLE, member=member),
                 opts=pulumi.ResourceOptions(parent=self, aliases=[pulumi.Alias(name=f"{name}-admin-{index}")]))
+        gcp.projects.IAMAuditConfig(f"{name}-kms-audit", gcp.projects.IAMAuditConfigArgs(
+            project=args.project, service=KMS_SERVICE,
+            audit_log_configs=[gcp.projects.IAMAuditConfigAuditLogConfigArgs(log_type=t) for t in KMS_AUDIT_LOG_TYPES]),
+            opts=child)
         self.register_outputs({"apis": list(args.apis) if args.enable_apis else []})

@@ -31,7 +31,7 @@ from components.spec.gcp import TPU_VM_RUNTIMES, reservation_parts, tpu_node_poo
 
 from .cluster import IGNORE_NODE_COUNTS, NodeIdentity, node_config
 from .context import CLOUD_PLATFORM_SCOPE, GcpContext, account_email
-from .gpu_pool import capacity_settings
+from .gpu_pool import capacity_settings, upgrade_settings
 from .naming import service_account_id
 
 TPU_VM_ROLES = {"logs": "roles/logging.logWriter", "metrics": "roles/monitoring.metricWriter"}
@@ -39,7 +39,8 @@ TPU_VM_ROLES = {"logs": "roles/logging.logWriter", "metrics": "roles/monitoring.
 
 def tpu_node_pool_settings(slice_: TpuSliceSpec, plan: catalog.TpuSlicePlan) -> dict[str, object]:
     """NodePool fields of one slice: size, autoscaling between 0 and the slice, the topology placement of a
-    multi-host slice, and Dynamic Workload Scheduler queueing."""
+    multi-host slice, Dynamic Workload Scheduler queueing, and for reserved slices upgrades that take no surge node
+    from the reservation (`upgrade_settings`)."""
     reserved = slice_.capacity is CapacityType.RESERVED
     settings: dict[str, object] = {
         # Per-zone limits: a slice lives in one zone, and GKE rejects total-only limits on TPU slices
@@ -51,6 +52,8 @@ def tpu_node_pool_settings(slice_: TpuSliceSpec, plan: catalog.TpuSlicePlan) -> 
     }
     if plan.multi_host:
         settings["placement_policy"] = gcp.container.NodePoolPlacementPolicyArgs(type="COMPACT", tpu_topology=plan.topology)
+    if reserved:
+        settings["upgrade_settings"] = upgrade_settings(slice_.capacity)
     if slice_.capacity is CapacityType.QUEUED:
         settings["queued_provisioning"] = gcp.container.NodePoolQueuedProvisioningArgs(enabled=True)
     return settings

@@ -69,7 +69,9 @@ def controller_args(project: str) -> list[str]:
         # Two replicas, one active.
         "--leader-elect=true",
         # The Service annotations name the backend service (`<environment>-inference`), which no name template can
-        # produce; a Service without a name falls back to the template.
+        # produce; a Service without a name falls back to the template. Any annotated Service may name any backend
+        # service (upstream README, "Security considerations"): the IAM grant's condition
+        # (components.gcp.load_balancer.autoneg_condition) lets the controller update this environment's one only.
         "--enable-custom-service-names=true",
         "--default-backendservice-name={name}-{port}",
     ]

@@ -6,7 +6,7 @@ In the Service's namespace (created here, under Pod Security `restricted`, unles
   standalone zonal NEGs, which autoneg adds to the global backend service). Azure: type LoadBalancer, whose
   annotations make AKS's cloud provider build an internal load balancer on a fixed address and the Private Link
   service Front Door Premium connects to (or, with Front Door Standard, a load balancer on the pre-made public
-  address);
+  address, where Front Door speaks HTTPS: the pods terminate TLS themselves, see `InferenceSpec.port`);
 - a NetworkPolicy admitting the load balancer's source ranges on the port: team namespaces deny ingress by default;
 - AWS: the TargetGroupBinding, which the AWS Load Balancer Controller serves. The Service and the binding wait for
   the controller's release: its Service mutator and the binding's CRD and webhooks must answer first.

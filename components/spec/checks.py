@@ -15,11 +15,13 @@ from .common import (
 from .compute import CapacityType, GpuDriver, SharingMode, TpuMode, instance_type_problem
 from .endpoint import GlobalRouting, logs_region
 from .hostnames import HOST_NAME_RULE, bare_host, host_name_problem
+from .maintenance import clusters_of, maintenance_issues
 from . import aws, azure, gcp
 from .cloud import CloudSpec, RegionSpec
 from .network import NetworkSpec
 from .platform import Platform
 from .resolve import resolve_gpu_pool, resolve_lustre, resolve_tpu, spec_field
+from .storage import linked_archive_issues
 
 Path = tuple[str | int, ...]
 Issue = tuple[Path, str]
@@ -43,6 +45,7 @@ def check_platform(spec: Platform) -> list[Issue]:
         issues += _check_endpoint(cloud, cloud_spec, base)
         issues += _check_endpoint_logs(spec, cloud, cloud_spec, base)
         issues += _EXTRA_CHECKS[cloud](spec, cloud_spec)
+        issues += maintenance_issues(cloud, clusters_of(cloud_spec.regions), base)
         for region, region_spec in cloud_spec.regions.items():
             path = (*base, "regions", region)
             issues += _check_region_name(cloud, region, spec.compliance.allowed_regions, path)
@@ -314,6 +317,7 @@ def _check_region(cloud: Cloud, region: RegionSpec, path: Path) -> list[Issue]:
         bpath = (*path, "buckets", name)
         if bucket.autoclass and cloud is not Cloud.GCP:
             issues.append(((*bpath, "autoclass"), f"autoclass is GCP-only; on {cloud.value} use tiering"))
+    issues += [((*path, *where), message) for where, message in linked_archive_issues(cloud, region.lustre, region.buckets)]
     if region.inference is not None and cloud is Cloud.AWS and not region.inference.certificate:
         issues.append(((*path, "inference", "certificate"), "AWS inference listeners need an ACM certificate ARN (TLS 1.2+ HTTPS listener)"))
     return issues

@@ -13,6 +13,7 @@ from components.planning.ranges import PRIVATE_RULE, is_private
 
 from .common import KUBERNETES_VERSION_PATTERN, Cloud, FieldError, SpecModel
 from .kube import label_value_problem, node_label_problem, qualified_name_problem, raising
+from .maintenance import MaintenanceSpec
 
 
 class ApiAccess(str, enum.Enum):
@@ -110,6 +111,10 @@ class ClusterSpec(SpecModel):
     """Principals given cluster-admin: IAM role ARNs (AWS), `group:`/`user:` members (GCP), Entra group object IDs (Azure).
     Default: none besides the deployer, who always gets it (the Kubernetes layer installs as the deployer): an EKS
     access entry for its IAM role, an AKS role assignment (see `clouds.azure.deployer`), its own project IAM on GKE."""
+    maintenance: MaintenanceSpec | None = None
+    """When GKE and AKS may upgrade the cluster and drain its nodes: a weekly window and dated exclusions. Refused on
+    AWS (EKS has no maintenance windows and never upgrades on its own). Default: a weekly window staggered across the
+    cloud's regions, the first opening Sunday 03:00 UTC (8 hours on Azure, 12 on GCP; see `window`), no exclusions."""
 
     @model_validator(mode="after")
     def _access(self) -> ClusterSpec:

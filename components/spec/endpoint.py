@@ -20,7 +20,13 @@ class InferenceSpec(SpecModel):
     """An inference service in one region, exposed through a regional load balancer."""
 
     port: Annotated[int, Field(ge=1, le=65535)] = 8080
-    """Port the service listens on behind the load balancer. Default 8080."""
+    """Port the service listens on behind the load balancer. The pods serve plain HTTP on it, except behind Azure Front
+    Door Standard (`global_endpoint.azure_tier: standard`), whose hop to the region's public address crosses the
+    Internet: there they serve HTTPS themselves, with a certificate for `global_endpoint.domain` from a public
+    certificate authority (Front Door checks its name), and refuse requests whose X-Azure-FDID header is not the
+    exported `front_door_id`. Keep the server's HTTP keep-alive timeout above the load balancer's idle timeout (AWS
+    ALB: 300 s), or reused connections end in 502s; a response that sends nothing for that long is cut (stream
+    tokens). Default 8080."""
     health_check_path: Annotated[str, Field(pattern=HEALTH_CHECK_PATH_PATTERN)] = "/healthz"
     """HTTP path probed by the load balancer and global endpoint. Default /healthz."""
     certificate: str | None = None
@@ -93,9 +99,12 @@ class GlobalEndpointSpec(SpecModel):
     """AWS only: the Route 53 hosted zone that gets the `domain` record(s); required with `domain` on AWS. Default
     none (no DNS record)."""
     waf: bool = True
-    """Attach a WAF policy (Cloud Armor, Front Door WAF in prevention mode; AWS WAF on the regional ALBs). Default on."""
+    """Attach a WAF policy (Cloud Armor, Front Door WAF in prevention mode; AWS WAF on the regional ALBs). Off: no WAF
+    policy on any cloud. Default on."""
     azure_tier: AzureFrontDoorTier = AzureFrontDoorTier.PREMIUM
-    """Azure only: Front Door tier. Default premium (managed WAF rule sets need it)."""
+    """Azure only: Front Door tier. Default premium (managed WAF rule sets need it; it reaches each region through
+    Private Link, over plain HTTP). Standard reaches each region's public address over HTTPS, so the inference pods
+    must serve TLS on `inference.port` with a certificate for `domain` (see `InferenceSpec.port`)."""
     logs_data_zone: Name | None = None
     """Data zone (`compliance.data_zones`) whose region keeps this endpoint's request logs, which hold client IP
     addresses (personal data under GDPR): the first region of this cloud in the zone that has a log store. AWS: its

@@ -72,6 +72,10 @@ security/secure-modules-cos, "Requirements and limitations"); below it the Lustr
 (GoogleCloudPlatform/lustre-csi-driver docs/installation.md)."""
 # Flex-start node pools may use compact placement only on these machine series (cluster-toolkit gke-node-pool).
 DWS_COMPACT_MACHINES = ("a3-ultragpu-", "a4-")
+FLEX_START_TPU_GENERATIONS = ("v5e", "v5p", "v6e")
+"""TPU generations GKE provisions with flex-start, from GKE 1.33.0-gke.1712000 ("TPU v3 and v4 are not supported":
+cloud.google.com/kubernetes-engine/docs/concepts/dws, Requirements)."""
+FLEX_START_TPU_MINOR = "1.33"
 _ZONE = re.compile(rf"^(?P<region>{GCP_REGION_SHAPE})-(?P<suffix>{GCP_ZONE_SUFFIX})$")
 _SSL_CERTIFICATE = re.compile(
     r"^(https://www\.googleapis\.com/compute/v1/)?projects/[a-z][a-z0-9-]+/global/sslCertificates/[a-z]([-a-z0-9]*[a-z0-9])?$")
@@ -260,8 +264,10 @@ def _check_region(platform, region: str, spec: RegionSpec, path: Path) -> Iterat
     used = {SYSTEM_POOL: "the system pool"}
     for name, pool in spec.gpu_pools.items():
         yield from _check_gpu_pool(platform, region, name, pool, used, (*path, "gpu_pools", name))
+        yield from _check_gpu_pool_size(pool, spec.network.zones, (*path, "gpu_pools", name))
+    version = spec.cluster.kubernetes_version if spec.cluster is not None else None
     for name, slice_ in spec.tpu_slices.items():
-        yield from _check_tpu_slice(name, slice_, used, (*path, "tpu_slices", name))
+        yield from _check_tpu_slice(name, slice_, used, (*path, "tpu_slices", name), version)
 
 
 def _claim(used: dict[str, str], pool_name: str, owner: str, path: Path) -> Iterator[Issue]:
@@ -296,12 +302,30 @@ def _check_gpu_pool(platform, region: str, name: str, pool: GpuPoolSpec, used: d
                                      f"(flex-start allows it only on {', '.join(p.rstrip('-') for p in DWS_COMPACT_MACHINES)}); allowed: none")
 
 
+def _check_gpu_pool_size(pool: GpuPoolSpec, network_zones: int, path: Path) -> Iterator[Issue]:
+    """A new GKE pool starts with `initial_node_count` nodes in each of its zones (the count is per zone; a pool without
+    `zones` has all of the network's): with min_nodes above 0 that is at least one per zone, which may be more than the
+    pool's total max_nodes. The autoscaler's total limits alone take fewer nodes than zones; the first nodes cannot."""
+    if pool.capacity in (CapacityType.FLEX_START, CapacityType.QUEUED) or pool.min_nodes > pool.max_nodes:
+        return  # DWS pools start empty; min above max is the shared checks' error
+    zones = len(pool.zones) or network_zones
+    first = initial_nodes_per_zone(pool.min_nodes, zones) * zones
+    if first > pool.max_nodes:
+        where = "its zones" if pool.zones else "the network's zones (the pool has no zones of its own)"
+        yield ((*path, "max_nodes"),
+               f"got {pool.max_nodes}; GKE starts the pool with the same number of nodes in each of {where}, "
+               f"{first // zones} in each of {zones} for min_nodes {pool.min_nodes}, {first} in all: set max_nodes to at least "
+               f"{first}, or min_nodes to 0 or a multiple of {zones}")
+
+
 def _check_reservation(reservation: str | None, path: Path) -> Iterator[Issue]:
     if reservation is not None and not _RESERVATION.match(reservation):
         yield ((*path, "reservation"), _not_a_reservation(reservation))
 
 
-def _check_tpu_slice(name: str, slice_: TpuSliceSpec, used: dict[str, str], path: Path) -> Iterator[Issue]:
+def _check_tpu_slice(name: str, slice_: TpuSliceSpec, used: dict[str, str], path: Path,
+                     version: str | None = None) -> Iterator[Issue]:
+    """`version`: the region cluster's pinned kubernetes_version, if any."""
     yield from _check_reservation(slice_.reservation, path)
     mode = slice_.mode
     account = slice_.service_account
@@ -311,6 +335,8 @@ def _check_tpu_slice(name: str, slice_: TpuSliceSpec, used: dict[str, str], path
         if account:
             yield ((*path, "service_account"), f"service_account '{account}' is only used by mode 'tpu_vm'; GKE TPU node pools "
                                                "run as the cluster's node service account; allowed with mode 'gke': unset")
+        if slice_.capacity is CapacityType.FLEX_START:
+            yield from _check_flex_start_tpu(slice_, path, version)
         return
     if mode is TpuMode.TPU_VM and account and not _SERVICE_ACCOUNT_EMAIL.match(account):
         hint = "; drop the 'serviceAccount:' prefix (that is the IAM member form)" if account.startswith("serviceAccount:") else ""
@@ -337,6 +363,23 @@ def _check_tpu_slice(name: str, slice_: TpuSliceSpec, used: dict[str, str], path
     if plan.generation not in TPU_VM_RUNTIMES:
         yield ((*path, "generation"), f"no TPU VM software version is known for {plan.generation}; mode '{mode.value}' "
                                       f"supports {', '.join(TPU_VM_RUNTIMES)}; use mode 'gke'")
+
+
+def _check_flex_start_tpu(slice_: TpuSliceSpec, path: Path, version: str | None) -> Iterator[Issue]:
+    try:
+        generation = resolve_tpu(slice_).generation
+    except catalog.CatalogError:  # the shared checks report it
+        return
+    if generation not in FLEX_START_TPU_GENERATIONS:
+        *first, last = FLEX_START_TPU_GENERATIONS
+        generations = f"{', '.join(first)} or {last}"
+        yield ((*path, "capacity"), f"capacity 'flex_start' is not available for TPU {generation}: GKE provisions flex-start TPUs of "
+                                    f"{generations} only; allowed for {generation}: capacity on_demand, spot or reserved (or "
+                                    f"generation {generations} with flex_start)")
+    if version and gke_version_key(version) < gke_version_key(FLEX_START_TPU_MINOR):
+        yield ((*path, "capacity"), f"capacity 'flex_start' on TPUs needs GKE {FLEX_START_TPU_MINOR} or later (1.33.0-gke.1712000), "
+                                    f"and the cluster's kubernetes_version is {version}: set cluster.kubernetes_version to "
+                                    f"{FLEX_START_TPU_MINOR} or later, or leave it unset for the release channel's")
 
 
 def _check_endpoint(cloud_spec: GcpCloudSpec, base: Path) -> Iterator[Issue]:

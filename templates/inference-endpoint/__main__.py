@@ -13,6 +13,7 @@ from components.spec.hostnames import HOST_NAME_RULE, bare_host, host_name_probl
 # default to empty and the program picks the chosen cloud's here; Pulumi.yaml's prompts list the same values.
 REGION_PAIRS = {"aws": "us-east-1,eu-west-1", "gcp": "us-central1,europe-west4", "azure": "eastus2,westeurope"}
 USD_PER_NODE, MAX_NODES = 5000, 8
+GKE_ZONES = 3  # the zones of a GCP region's network by default (network.zones)
 """Each region's serving pool's node limit: one on-demand node per 5,000 USD of monthly budget, at least 1, at most 8,
 in every region and whatever the accelerator (a fixed rule of thumb, not a price: ai-infra holds no prices)."""
 
@@ -97,8 +98,10 @@ for index, region in enumerate(regions):
     region_specs[region] = {
         "network": {"cidr": f"10.{120 + index}.0.0/16", "transit_encryption": "monitor" if cloud == "azure" else "enforce"},
         "cluster": {},
-        "gpu_pools": {"serve": {"accelerator": accelerator, "capacity": "on_demand", "min_nodes": 1,
-                                "max_nodes": nodes}},
+        # GKE starts a pool with its minimum in every zone (initial_node_count is per zone): one warm node per zone
+        # needs a limit of at least one per zone, so below that the GCP pool starts empty and scales from zero.
+        "gpu_pools": {"serve": {"accelerator": accelerator, "capacity": "on_demand",
+                                "min_nodes": 0 if cloud == "gcp" and nodes < GKE_ZONES else 1, "max_nodes": nodes}},
         "inference": {"certificate": certificates[index]} if certificates else {},
     }
 cloud_spec: dict = {"regions": region_specs, "global_endpoint": {"domain": domain}}

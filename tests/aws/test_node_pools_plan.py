@@ -37,10 +37,12 @@ def test_instance_type_resolved_from_the_catalog_or_given(prod_plan: PlanResult)
     assert group(prod_plan, "serve", "prod-eu-west-1")["instanceTypes"] == ["g6e.xlarge"]
 
 
-def test_spot_pools_draw_on_several_types_with_the_same_gpu(prod_plan: PlanResult) -> None:
+def test_spot_pools_draw_only_on_types_of_the_same_gpu_and_host_size(prod_plan: PlanResult) -> None:
     spot = group(prod_plan, "l4-spot")
     assert spot["capacityType"] == "SPOT"
-    assert spot["instanceTypes"] == ["g6.xlarge", "g6.2xlarge", "g6.4xlarge", "g6.8xlarge"]
+    # g6.2xlarge .. g6.8xlarge carry the same L4 on bigger hosts: the Cluster Autoscaler sizes a group by one type, so
+    # they stay out (the AWS provider README: same vCPUs and memory across a group's types).
+    assert spot["instanceTypes"] == ["g6.xlarge"]
 
 
 def test_capacity_block_targets_the_reservation_and_never_gets_a_placement_group(prod_plan: PlanResult) -> None:

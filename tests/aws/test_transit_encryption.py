@@ -58,23 +58,27 @@ def test_a_system_type_that_does_not_encrypt_in_transit_stops_the_run_with_its_p
         f"every accelerator family in the catalog) or set {REGION}.network.transit_encryption to monitor")
 
 
+# The one spot family in the catalog with a same-size alternative: 8x H200 on p5e.48xlarge and p5en.48xlarge.
+H200_SPOT = {"h200": {"accelerator": "h200-141gb", "accelerators_per_node": 8, "capacity": "spot", "max_nodes": 4}}
+
+
 def test_each_node_group_asks_ec2_with_the_encryption_filter() -> None:
     mocks = _Ec2(set())
-    plan = _plan(mocks, pools={"l4": {"accelerator": "l4", "capacity": "spot", "max_nodes": 4}})
+    plan = _plan(mocks, pools=H200_SPOT)
     assert sorted(mocks.asked, key=lambda a: a["filters"][0]["values"][0]) == [
-        {"filters": [{"name": "instance-type", "values": ["g6.xlarge", "g6.2xlarge", "g6.4xlarge", "g6.8xlarge"]},
-                     {"name": "network-info.encryption-in-transit-supported", "values": ["true"]}], "region": "us-west-2"},
         {"filters": [{"name": "instance-type", "values": ["m6i.xlarge"]},
+                     {"name": "network-info.encryption-in-transit-supported", "values": ["true"]}], "region": "us-west-2"},
+        {"filters": [{"name": "instance-type", "values": ["p5e.48xlarge", "p5en.48xlarge"]},
                      {"name": "network-info.encryption-in-transit-supported", "values": ["true"]}], "region": "us-west-2"}]
     assert _types(plan, "system") == ["m6i.xlarge"]
-    assert _types(plan, "l4") == ["g6.xlarge", "g6.2xlarge", "g6.4xlarge", "g6.8xlarge"]
+    assert _types(plan, "h200") == ["p5e.48xlarge", "p5en.48xlarge"]
 
 
 def test_spot_alternatives_that_do_not_encrypt_are_left_out_and_a_pool_type_that_does_not_stops() -> None:
-    plan = _plan(_Ec2({"g6.2xlarge"}), pools={"l4": {"accelerator": "l4", "capacity": "spot", "max_nodes": 4}})
-    assert _types(plan, "l4") == ["g6.xlarge", "g6.4xlarge", "g6.8xlarge"]
-    with pytest.raises(pulumi.RunError, match=rf"^{REGION}\.gpu_pools\.l4\.instance_type: g6\.xlarge does not encrypt"):
-        _plan(_Ec2({"g6.xlarge"}), pools={"l4": {"accelerator": "l4", "capacity": "spot", "max_nodes": 4}})
+    plan = _plan(_Ec2({"p5en.48xlarge"}), pools=H200_SPOT)
+    assert _types(plan, "h200") == ["p5e.48xlarge"]
+    with pytest.raises(pulumi.RunError, match=rf"^{REGION}\.gpu_pools\.h200\.instance_type: p5e\.48xlarge does not encrypt"):
+        _plan(_Ec2({"p5e.48xlarge"}), pools=H200_SPOT)
 
 
 def test_under_monitor_nothing_is_asked_and_any_type_goes() -> None:

@@ -58,25 +58,27 @@ def _node_group(plan: PlanResult, pool: str) -> dict[str, Any]:
     return plan.one("aws:eks/nodeGroup:NodeGroup", f"test-us-west-2-{pool}-nodegroup").inputs
 
 
+# The one spot family in the catalog with a same-size alternative: 8x H200 on p5e.48xlarge and p5en.48xlarge.
+H200_SPOT = {"accelerator": "h200-141gb", "accelerators_per_node": 8, "capacity": "spot", "max_nodes": 4}
+
+
 def test_each_pool_asks_ec2_where_its_types_are_offered() -> None:
     mocks = _Offerings({})
-    plan = _plan({"h100": {"accelerator": "h100-80gb", "accelerators_per_node": 8},
-                  "l4": {"accelerator": "l4", "capacity": "spot", "max_nodes": 4}}, mocks)
+    plan = _plan({"h100": {"accelerator": "h100-80gb", "accelerators_per_node": 8}, "h200": H200_SPOT}, mocks)
     assert sorted(mocks.asked, key=lambda a: a["filters"][0]["values"][0]) == [
-        {"filters": [{"name": "instance-type", "values": ["g6.xlarge", "g6.2xlarge", "g6.4xlarge", "g6.8xlarge"]}],
-         "locationType": "availability-zone", "region": "us-west-2"},
-        {"filters": [{"name": "instance-type", "values": ["p5.48xlarge"]}], "locationType": "availability-zone", "region": "us-west-2"}]
+        {"filters": [{"name": "instance-type", "values": ["p5.48xlarge"]}], "locationType": "availability-zone", "region": "us-west-2"},
+        {"filters": [{"name": "instance-type", "values": ["p5e.48xlarge", "p5en.48xlarge"]}],
+         "locationType": "availability-zone", "region": "us-west-2"}]
     assert _node_group(plan, "h100")["instanceTypes"] == ["p5.48xlarge"]
-    assert _node_group(plan, "l4")["instanceTypes"] == ["g6.xlarge", "g6.2xlarge", "g6.4xlarge", "g6.8xlarge"]
+    assert _node_group(plan, "h200")["instanceTypes"] == ["p5e.48xlarge", "p5en.48xlarge"]
 
 
 def test_spot_alternatives_missing_from_a_pool_zone_are_left_out() -> None:
-    plan = _plan({"l4": {"accelerator": "l4", "capacity": "spot", "max_nodes": 4}}, _Offerings({"g6.2xlarge": "abd", "g6.8xlarge": "c"}))
-    assert _node_group(plan, "l4")["instanceTypes"] == ["g6.xlarge", "g6.4xlarge"]
+    plan = _plan({"h200": H200_SPOT}, _Offerings({"p5en.48xlarge": "abd"}))
+    assert _node_group(plan, "h200")["instanceTypes"] == ["p5e.48xlarge"]
     # A pool pinned to one zone keeps an alternative offered there, though other zones lack it.
-    plan = _plan({"l4": {"accelerator": "l4", "capacity": "spot", "max_nodes": 4, "zones": ["us-west-2b"]}},
-                 _Offerings({"g6.2xlarge": "b", "g6.8xlarge": "c"}))
-    assert _node_group(plan, "l4")["instanceTypes"] == ["g6.xlarge", "g6.2xlarge", "g6.4xlarge"]
+    plan = _plan({"h200": {**H200_SPOT, "zones": ["us-west-2b"]}}, _Offerings({"p5en.48xlarge": "b"}))
+    assert _node_group(plan, "h200")["instanceTypes"] == ["p5e.48xlarge", "p5en.48xlarge"]
 
 
 @pytest.mark.parametrize(("pool", "offered", "message"), [

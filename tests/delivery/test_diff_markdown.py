@@ -475,3 +475,14 @@ def test_the_plan_records_replace_with_and_deleted_with_as_the_engine_gets_them(
     assert records["key"].deletedWith == records["vault"].urn and records["vault"].deletedWith == ""
     assert records["use"].replaceWith == sorted([records["key"].urn, records["vault"].urn])
     assert records["key"].replaceWith == []
+
+
+def test_a_lustre_links_new_bucket_or_prefix_is_a_replacement() -> None:
+    link = _record("aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation", "scratch-s3-link",
+                   {"dataRepositoryPath": "s3://datasets/train/", "fileSystemPath": "/", "importedFileChunkSize": 1024})
+    base, head = _plans(link)
+    link = head["resources"][1]
+    link["inputs"]["importedFileChunkSize"] = 2048  # FSx updates it in place
+    assert _only_entry(diff_plans(base, head))["action"] == "update"
+    link["inputs"]["dataRepositoryPath"] = "s3://datasets/eval/"
+    assert _only_entry(diff_plans(base, head))["replaceBecause"] == ["dataRepositoryPath"]

@@ -27,7 +27,7 @@ PROD_GCP: dict[str, Any] = {
                           "reservation": "a3-res", "max_nodes": 4, "placement": "compact"},
                 "serve": {"accelerator": "l4", "capacity": "spot", "max_nodes": 6,
                           "sharing": {"mode": "time_slicing", "replicas_per_gpu": 4}},
-                "mig": {"accelerator": "a100-80gb", "accelerators_per_node": 1, "min_nodes": 1, "max_nodes": 2,
+                "mig": {"accelerator": "a100-80gb", "accelerators_per_node": 1, "min_nodes": 1, "max_nodes": 3,
                         "sharing": {"mode": "mig", "mig_profile": "1g.10gb"}},
                 "batch": {"accelerator": "h100-80gb", "accelerators_per_node": 8, "capacity": "queued", "max_nodes": 8},
                 "flex": {"accelerator": "l4", "capacity": "flex_start", "max_nodes": 2,

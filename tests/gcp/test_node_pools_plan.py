@@ -62,7 +62,7 @@ def test_capacity_options(prod_plan: PlanResult) -> None:
 
 
 def test_autoscaling_from_a_total_minimum_with_a_location_policy(prod_plan: PlanResult) -> None:
-    for name, (minimum, maximum, policy) in {"train": (0, 4, "ANY"), "serve": (0, 6, "ANY"), "mig": (1, 2, "BALANCED"),
+    for name, (minimum, maximum, policy) in {"train": (0, 4, "ANY"), "serve": (0, 6, "ANY"), "mig": (1, 3, "BALANCED"),
                                                "batch": (0, 8, "ANY")}.items():
         assert pool(prod_plan, name)["autoscaling"] == {
             "totalMinNodeCount": minimum, "totalMaxNodeCount": maximum, "locationPolicy": policy}, name

@@ -14,6 +14,7 @@ STATEFUL = {
     "gcp:storage/bucket:Bucket",
     "gcp:lustre/instance:Instance",
     "gcp:logging/projectBucketConfig:ProjectBucketConfig",
+    "gcp:kms/cryptoKeyIAMMember:CryptoKeyIAMMember",  # a key's grants unlock the data as much as the key
 }
 PROTECTED_ONLY = {"gcp:container/cluster:Cluster"}
 """Protected outside dev but deleted, not kept, when finally unprotected and removed."""

@@ -47,7 +47,8 @@ def test_prod_keeps_every_clouds_request_logs_in_the_eu_zone() -> None:
 
 def test_without_a_zone_the_first_serving_region_keeps_them_and_gcp_leaves_them_to_default() -> None:
     plan = planned("staging")
-    assert not plan.of_type("gcp:logging/projectExclusion:ProjectExclusion")
+    exclusions = plan.of_type("gcp:logging/projectExclusion:ProjectExclusion")
+    assert [r.name for r in exclusions] == ["staging-us-central1-flow-logs-default-exclusion"]  # no request-logs one
 
 
 def _aws(zone: str | None, zones: dict[str, list[str]], eu_buckets: bool = True) -> dict[str, Any]:
