@@ -13,6 +13,7 @@ import pulumi_aws as aws
 
 from components import catalog
 from components.spec import LustreSpec
+from components.spec.storage import bucket_folder
 
 from .context import AwsContext
 
@@ -112,14 +113,13 @@ class Lustre(pulumi.ComponentResource):
             # (compose: where the zone-pinned pools are), and a later change of pools must not replace it.
             region=ctx.region), opts=ctx.stateful(self, ignore_changes=["subnetIds"]))
         if args.link is not None:
-            prefix = args.link.prefix.strip("/")
             # A new bucket or prefix replaces the association (data_repository_path is ForceNew in terraform-provider-aws
             # fsx/data_repository_association.go), and the new one can't exist beside the old: "/" takes "only one data
             # repository" (FSx DataRepositoryAssociation FileSystemPath). So delete first; delete_data_in_filesystem
             # False keeps the files, and the new association imports the new path's metadata.
             aws.fsx.DataRepositoryAssociation(f"{name}-s3-link", aws.fsx.DataRepositoryAssociationArgs(
                 file_system_id=self.filesystem.id, file_system_path="/",
-                data_repository_path=pulumi.Output.concat("s3://", args.link.bucket, "/", f"{prefix}/" if prefix else ""),
+                data_repository_path=pulumi.Output.concat("s3://", args.link.bucket, "/", bucket_folder(args.link.prefix)),
                 batch_import_meta_data_on_create=True, delete_data_in_filesystem=False,
                 s3=aws.fsx.DataRepositoryAssociationS3Args(
                     auto_import_policy=aws.fsx.DataRepositoryAssociationS3AutoImportPolicyArgs(events=IMPORT_EVENTS),

@@ -132,7 +132,7 @@ class FrontDoor(AzureComponent):
                 profile_name=profile,
                 health_probe_settings=azure_native.cdn.HealthProbeParametersArgs(
                     # Standard probes the pods' TLS port (see the module docstring).
-                probe_path=args.health_check_path, probe_protocol="Http" if premium else "Https",
+                    probe_path=args.health_check_path, probe_protocol="Http" if premium else "Https",
                     probe_request_type="GET", probe_interval_in_seconds=_PROBE_INTERVAL_SECONDS),
                 load_balancing_settings=azure_native.cdn.LoadBalancingSettingsParametersArgs(
                     sample_size=4, successful_samples_required=3, additional_latency_in_milliseconds=50),

@@ -41,6 +41,7 @@ from components.spec import (
 )
 from components.spec.azure import DeployerAccess, apiserver_vnet_integration
 from components.spec.maintenance import ClusterMaintenance, cluster_maintenance, clusters_of, default_window
+from components.spec.storage import bucket_folder, linked_buckets
 
 from .types import CloudResult, ClusterHandle, InferenceBackend, region_name
 
@@ -169,7 +170,7 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
 
 def _buckets(name: str, ctx: AzureContext, spec: RegionSpec, cloud_spec: AzureCloudSpec, network: Network,
              vault: KeyVault) -> dict[str, BlobStorage]:
-    linked = {fs.bucket for fs in spec.lustre.values() if fs.bucket}
+    linked = linked_buckets(spec.lustre)
     return {
         bucket_name: BlobStorage(f"{name}-{bucket_name}", BlobStorageArgs(
             ctx, bucket_name, bucket, network.subnet_ids["endpoints"], network.dns_zone_ids["blob"], vault.customer_key,
@@ -187,9 +188,7 @@ def _lustre(name: str, ctx: AzureContext, spec: RegionSpec, network: Network, va
             storage = buckets[fs.bucket]
             assert storage.logging_container is not None  # created for every linked bucket
             blob = BlobLink(storage.container.id, storage.logging_container.id,
-                            # A folder: "/train/", not "/train" (which also matches "training/"); "/" is the whole container.
-                            import_prefix=f"/{fs.bucket_prefix.strip('/')}/" if fs.bucket_prefix.strip("/") else "/",
-                            access=storage.lustre_access)
+                            import_prefix="/" + bucket_folder(fs.bucket_prefix), access=storage.lustre_access)
         lustre = Lustre(f"{name}-{fs_name}", LustreArgs(
             ctx, fs, resolve_lustre(Cloud.AZURE, fs), network.subnet_ids[f"lustre-{fs_name}"], vault.customer_key, blob=blob,
             # Opens with the region's AKS window: training meets one maintenance window a week there, not two.

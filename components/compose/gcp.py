@@ -71,6 +71,8 @@ class _Project:
     def __init__(self, platform: Platform, cloud_spec: GcpCloudSpec, provider: gcp.Provider) -> None:
         invoke = pulumi.InvokeOutputOptions(provider=provider)
         regions = cloud_spec.regions.values()
+        # Staggered across the project's regions: behind the global endpoint at most one region upgrades at a time.
+        self.maintenance = cluster_maintenance(Cloud.GCP, clusters_of(cloud_spec.regions))
         lustre = any(r.lustre for r in regions)
         tpu_vms = any(s.mode is not TpuMode.GKE for r in regions for s in r.tpu_slices.values())
         admins = dict.fromkeys(a for r in regions if r.cluster is not None for a in r.cluster.admins)
@@ -178,7 +180,7 @@ def _region(platform: Platform, cloud_spec: GcpCloudSpec, project: _Project, ctx
     handle = None
     if spec.cluster is not None:
         handle = _cluster(platform, cloud_spec, ctx, spec, name, network, _Zones(zones, first_zone, region_zones), offerings,
-                          project.invoke, key, opts, out)
+                          project, key, opts, out)
         handle.lustre = tuple(
             gke_mount(fs_name, spec.lustre[fs_name].size_gib, ctx.project, fs.instance.location, fs.outputs["instance_id"],
                       fs.instance.mount_point, fs.instance.filesystem, fs)
@@ -250,10 +252,10 @@ def _tpu_fix(region: str, slice_name: str) -> tuple[str, str]:
 
 
 def _cluster(platform: Platform, cloud_spec: GcpCloudSpec, ctx: GcpContext, spec: RegionSpec, name: str, network: Network,
-             zones: _Zones, offerings: ZoneOfferings,
-             invoke: pulumi.InvokeOutputOptions, key: pulumi.Output[str], opts: pulumi.ResourceOptions,
-             out: dict[str, Any]) -> ClusterHandle:
+             zones: _Zones, offerings: ZoneOfferings, project: _Project, key: pulumi.Output[str],
+             opts: pulumi.ResourceOptions, out: dict[str, Any]) -> ClusterHandle:
     assert spec.cluster is not None
+    invoke = project.invoke
     version, channel = spec.cluster.kubernetes_version, spec.cluster.upgrade_channel.value.upper()
     version_path = f"{region_path('gcp', ctx.region)}.cluster.kubernetes_version"
     # With Lustre, CPU and TPU pools load signed kernel modules (cluster.py node_config), which need a floor version
@@ -267,9 +269,7 @@ def _cluster(platform: Platform, cloud_spec: GcpCloudSpec, ctx: GcpContext, spec
         master_version=offered_master_version(ctx.project, ctx.region, version, channel, version_path, invoke,
                                               signed_modules=signed_modules) if version else None,
         release_channel=signed_modules_channel(ctx.project, ctx.region, channel, version_path, invoke)
-        if signed_modules and not version else None,
-        # Staggered across the project's regions: behind the global endpoint at most one region upgrades at a time.
-        maintenance=cluster_maintenance(Cloud.GCP, clusters_of(cloud_spec.regions))[ctx.region]), opts)
+        if signed_modules and not version else None, maintenance=project.maintenance[ctx.region]), opts)
     pools: list[pulumi.Resource] = []
     for pool_name, pool in spec.gpu_pools.items():
         row = resolve_gpu_pool(Cloud.GCP, pool)

@@ -136,8 +136,7 @@ def maintenance_policy(maintenance: ClusterMaintenance) -> gcp.container.Cluster
     an empty options object for that scope, which the provider reads back as NO_UPGRADES (flattenMaintenancePolicy),
     so options left out would differ from what it reads."""
     window = maintenance.window
-    start = (datetime.datetime.combine(RECURRENCE_ANCHOR + datetime.timedelta(days=window.day.index), datetime.time())
-             + datetime.timedelta(minutes=window.start_minute))
+    start = datetime.datetime.combine(RECURRENCE_ANCHOR, datetime.time()) + datetime.timedelta(minutes=window.week_minute)
     end = start + datetime.timedelta(hours=window.hours)
     return gcp.container.ClusterMaintenancePolicyArgs(
         recurring_window=gcp.container.ClusterMaintenancePolicyRecurringWindowArgs(
@@ -184,7 +183,7 @@ class ClusterArgs:
     """`spec.upgrade_channel` as GKE names it (REGULAR), once the channel's default version is known to be high enough
     (gcp/offerings.py signed_modules_channel, for a cluster without kubernetes_version in a Lustre region).
     Default: `spec.upgrade_channel` as given."""
-    maintenance: ClusterMaintenance | None = None
+    maintenance: ClusterMaintenance = ClusterMaintenance(default_window(Cloud.GCP))
     """The weekly window and exclusions (`components.spec.maintenance.cluster_maintenance`, which staggers the default
     windows across regions). Default: the first default window (Sunday 03:00 UTC, 12 hours) and no exclusions."""
 
@@ -261,7 +260,7 @@ class Cluster(pulumi.ComponentResource):
             database_encryption=gcp.container.ClusterDatabaseEncryptionArgs(state="ENCRYPTED", key_name=args.kms_key_id),
             enable_shielded_nodes=True,
             # Without a policy GKE upgrades control planes and drains nodes, GPU and TPU training nodes too, at any time.
-            maintenance_policy=maintenance_policy(args.maintenance or ClusterMaintenance(default_window(Cloud.GCP))),
+            maintenance_policy=maintenance_policy(args.maintenance),
             release_channel=gcp.container.ClusterReleaseChannelArgs(
                 channel=args.release_channel if args.release_channel is not None else spec.upgrade_channel.value.upper()),
             min_master_version=args.master_version if args.master_version is not None else spec.kubernetes_version,

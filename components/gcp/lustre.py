@@ -15,6 +15,7 @@ import pulumi_gcp as gcp
 
 from components import catalog
 from components.spec import LustreSpec
+from components.spec.storage import bucket_folder
 
 from .context import GcpContext
 from .naming import lustre_filesystem, resource_id
@@ -28,8 +29,8 @@ BUCKET_ROLE = "roles/storage.objectUser"
 def gcs_path(bucket: str, prefix: str) -> str:
     """The ImportData/ExportData Cloud Storage path: the bucket, or a folder in it, which "must end with a forward
     slash" (ImportDataRequest.gcs_path). `prefix` may be written with or without slashes."""
-    folder = prefix.strip("/")
-    return f"gs://{bucket}/{folder}/" if folder else f"gs://{bucket}"
+    folder = bucket_folder(prefix)
+    return f"gs://{bucket}/{folder}" if folder else f"gs://{bucket}"
 
 
 def import_command(instance_id: str, zone: str, bucket: str, prefix: str) -> str:

@@ -126,6 +126,13 @@ def linked_tiering(tiering: Tiering) -> Tiering:
     return tiering.model_copy(update={"archive_after_days": None})
 
 
+def bucket_folder(prefix: str) -> str:
+    """`bucket_prefix` as a folder: `train/` (one trailing slash, none leading), or "" for the whole bucket. `train`
+    alone would also match `training/`."""
+    folder = prefix.strip("/")
+    return f"{folder}/" if folder else ""
+
+
 def linked_buckets(lustre: Mapping[str, LustreSpec]) -> dict[str, list[str]]:
     """Bucket name -> the Lustre file systems linked to it, in config order."""
     linked: dict[str, list[str]] = {}

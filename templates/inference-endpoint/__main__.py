@@ -8,14 +8,16 @@ from components.compose.answers import (DEFAULT_ACCELERATORS, check_accelerator,
                                         check_stack, check_team, pool_quota, stop, team_platform)
 from components.spec.aws import ACM_CERTIFICATE, HOSTED_ZONE  # the spec's own ARN and zone ID rules
 from components.spec.hostnames import HOST_NAME_RULE, bare_host, host_name_problem
+from components.spec.network import NetworkSpec
 
 # The CLI asks the template's questions in sorted key order (accelerator before cloud), so region and accelerator
 # default to empty and the program picks the chosen cloud's here; Pulumi.yaml's prompts list the same values.
 REGION_PAIRS = {"aws": "us-east-1,eu-west-1", "gcp": "us-central1,europe-west4", "azure": "eastus2,westeurope"}
 USD_PER_NODE, MAX_NODES = 5000, 8
-GKE_ZONES = 3  # the zones of a GCP region's network by default (network.zones)
 """Each region's serving pool's node limit: one on-demand node per 5,000 USD of monthly budget, at least 1, at most 8,
 in every region and whatever the accelerator (a fixed rule of thumb, not a price: ai-infra holds no prices)."""
+GKE_ZONES = NetworkSpec.model_fields["zones"].default
+"""The zones of a GCP region's network (network.zones, left at its default)."""
 
 config = pulumi.Config()
 

@@ -228,3 +228,8 @@ def test_gke_needs_a_weekly_window_of_12_hours() -> None:
     """48 hours in any 32 days, and a 32-day span holds only 4 whole weekly windows."""
     assert [gke_weekly_availability(h) for h in (8, 11, 12, 24)] == [32, 44, 48, 96]
     assert GKE_WEEKLY_HOURS == DEFAULT_HOURS[Cloud.GCP] == 12
+
+
+def test_the_shortest_gke_window_is_the_least_that_meets_gkes_availability_rule() -> None:
+    meets = [h for h in range(GKE_BLOCK_HOURS, WEEK_HOURS) if gke_weekly_availability(h) >= GKE_AVAILABILITY_HOURS]
+    assert GKE_WEEKLY_HOURS == meets[0] == 12
