@@ -10,6 +10,7 @@ created zone-redundant is left out of its lifecycle policy, with a warning (conv
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import pulumi
@@ -158,8 +159,12 @@ def _archive_policy(where: str, bucket: BucketSpec, plan: BlobLifecycle,
                     "account's redundancy in Azure (learn.microsoft.com/azure/storage/common/redundancy-migration) to "
                     "archive, or set archive_after_days to null")
     runnable = plan.without_archive()
-    # Nothing else left: the rule stays, disabled (the policy was declared before the SKU was known; it needs a rule).
-    return _lifecycle_policy(bucket, plan, enabled=False) if runnable.empty else _lifecycle_policy(bucket, runnable)
+    if runnable.empty:
+        # Nothing else left: the rule stays, disabled (the policy was declared before the SKU was known; it needs a
+        # rule), with an action a zone-redundant account takes: Azure refuses a tierToArchive there even in a rule
+        # that is off (hashicorp/terraform-provider-azurerm#6031).
+        return _lifecycle_policy(bucket, dataclasses.replace(runnable, tier_to_cool=plan.tier_to_archive), enabled=False)
+    return _lifecycle_policy(bucket, runnable)
 
 
 def _lifecycle_policy(bucket: BucketSpec, plan: BlobLifecycle,

@@ -95,7 +95,8 @@ def test_an_archive_only_lifecycle_on_a_zone_redundant_account_is_kept_disabled(
     result = plan(config({"archive": only_archive}), ExistingAccounts({"prod-eastus2-archive-account": "Standard_ZRS"}))
     rule = base_blob(result, "archive")
     assert rule["enabled"] is False
-    assert rule["definition"]["actions"]["baseBlob"] == {"tierToArchive": {"daysAfterCreationGreaterThan": 365}}
+    # Azure refuses tierToArchive on a ZRS account even in a disabled rule: the placeholder cools instead.
+    assert rule["definition"]["actions"]["baseBlob"] == {"tierToCool": {"daysAfterCreationGreaterThan": 365}}
 
 
 def test_an_account_created_locally_redundant_keeps_archiving() -> None:
