@@ -100,7 +100,8 @@ class GlobalEndpointSpec(SpecModel):
     none (no DNS record)."""
     waf: bool = True
     """Attach a WAF policy (Cloud Armor, Front Door WAF in prevention mode; AWS WAF on the regional ALBs). Off: no WAF
-    policy on any cloud. Default on."""
+    policy on any cloud, and the policy pack reports each endpoint left without one (`global-endpoint-waf`,
+    advisory). Default on."""
     azure_tier: AzureFrontDoorTier = AzureFrontDoorTier.PREMIUM
     """Azure only: Front Door tier. Default premium (managed WAF rule sets need it; it reaches each region through
     Private Link, over plain HTTP). Standard reaches each region's public address over HTTPS, so the inference pods
