@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -61,3 +62,18 @@ def run_stack(name: str, resources: list[PolicyResource], config: dict | None = 
 
 
 __all__ = ["RULES", "UNKNOWN", "Unknown", "resource", "run_resource", "run_stack"]
+
+
+def preview_stack(build: Callable[[], None]) -> list[PolicyResource]:
+    """The custom resources `build` registers, as AnalyzeStack gets them in a preview: outputs (inputs, and unknown
+    what the provider computes), dependencies and property dependencies."""
+    from aiinfra.plan.outputs import preview_outputs
+    from aiinfra.plan.runtime import run_program
+
+    records = [r for r in run_program(build, project="p", stack="s").resources if r.custom]
+    found = {r.urn: PolicyResource(r.type, unknown_checking_proxy(preview_outputs(r.type, r.inputs)), r.urn, r.name,
+                                   options(), None, None, [], {}) for r in records}
+    for r in records:
+        found[r.urn].dependencies.extend(found[u] for u in r.dependencies if u in found)
+        found[r.urn].property_dependencies.update({k: [found[u] for u in v if u in found] for k, v in r.propertyDependencies.items()})
+    return list(found.values())

@@ -17,14 +17,12 @@ import pulumi_gcp as gcp
 import pytest
 import yaml
 from helpers import run_platform
-from policy_helpers import RULES, UNKNOWN, options, resource, run_stack
+from policy_helpers import RULES, UNKNOWN, preview_stack, resource, run_stack
 from pulumi_policy import PolicyResource
-from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
+from pulumi_policy.proxy import UnknownValueError
 
-from aiinfra.plan.outputs import preview_outputs
 from aiinfra.plan.program import plan_stack
 from aiinfra.plan.project import load_project
-from aiinfra.plan.runtime import run_program
 from aiinfra.policy_eval import evaluate_pack
 from components.spec import load_platform
 
@@ -40,18 +38,6 @@ NO_ARMOR = ("has no Cloud Armor security policy (securityPolicy unset); global_e
 NO_FD_WAF = ("Front Door profile (Premium_AzureFrontDoor) has no WAF: no azure-native:cdn:SecurityPolicy of type "
              "WebApplicationFirewall links a Front Door WAF policy to its domains (global_endpoint.waf: false creates "
              "none); add one covering every endpoint and custom domain")
-
-
-def outputs(build: Callable[[], None]) -> list[PolicyResource]:
-    """The custom resources `build` registers, as AnalyzeStack gets them in a preview: outputs (inputs, and unknown
-    what the provider computes), dependencies and property dependencies."""
-    records = [r for r in run_program(build, project="p", stack="s").resources if r.custom]
-    found = {r.urn: PolicyResource(r.type, unknown_checking_proxy(preview_outputs(r.type, r.inputs)), r.urn, r.name,
-                                   options(), None, None, [], {}) for r in records}
-    for r in records:
-        found[r.urn].dependencies.extend(found[u] for u in r.dependencies if u in found)
-        found[r.urn].property_dependencies.update({k: [found[u] for u in v if u in found] for k, v in r.propertyDependencies.items()})
-    return list(found.values())
 
 
 def findings(stack: list[PolicyResource], found: list | None = None) -> list[tuple[str, str]]:
@@ -79,7 +65,7 @@ def test_an_internet_facing_alb_without_a_web_acl_is_reported() -> None:
         aws.alb.LoadBalancer("public", subnets=SUBNETS, internal=False, load_balancer_type="application")
         aws.lb.LoadBalancer("private", subnets=SUBNETS, internal=True)
 
-    assert findings(outputs(build)) == [("public", f"application load balancer internet-facing (internal false) {NO_ACL}")]
+    assert findings(preview_stack(build)) == [("public", f"application load balancer internet-facing (internal false) {NO_ACL}")]
 
 
 def test_an_alb_leaving_internal_unset_is_unknown_in_preview_and_internet_facing_after_up() -> None:
@@ -89,7 +75,7 @@ def test_an_alb_leaving_internal_unset_is_unknown_in_preview_and_internet_facing
         aws.lb.LoadBalancer("unset", subnets=SUBNETS)
         aws.lb.LoadBalancer("public", subnets=SUBNETS, internal=False)
 
-    message, found = unknown_with(outputs(build))
+    message, found = unknown_with(preview_stack(build))
     assert "internal" in message and [name for name, _ in found] == ["public"]
     after_up = resource(ALB, {"internal": False, "loadBalancerType": "application", "arn": "arn:aws:elasticloadbalancing:x"}, "unset")
     assert findings([after_up]) == [("unset", f"application load balancer internet-facing (internal false) {NO_ACL}")]
@@ -106,7 +92,7 @@ def test_an_alb_with_a_web_acl_association_passes(association: str) -> None:
         else:  # WAF Classic (regional) takes the ACL's ID
             aws.wafregional.WebAclAssociation("assoc", resource_arn=lb.arn, web_acl_id="acl-1")
 
-    assert [name for name, _ in findings(outputs(build))] == ["other"]
+    assert [name for name, _ in findings(preview_stack(build))] == ["other"]
 
 
 def test_an_internal_alb_fronted_by_global_accelerator_is_reported_unless_associated() -> None:
@@ -120,10 +106,10 @@ def test_an_internal_alb_fronted_by_global_accelerator_is_reported_unless_associ
         if associate:
             aws.wafv2.WebAclAssociation("assoc", resource_arn=lb.arn, web_acl_arn=web_acl().arn)
 
-    assert findings(outputs(lambda: build(False))) == [("alb", (
+    assert findings(preview_stack(lambda: build(False))) == [("alb", (
         "application load balancer fronted by Global Accelerator (endpoint group ga-us-east-1), so reachable from the "
         f"Internet {NO_ACL}"))]
-    assert findings(outputs(lambda: build(True))) == []
+    assert findings(preview_stack(lambda: build(True))) == []
 
 
 def test_network_and_gateway_load_balancers_cannot_take_aws_waf_and_are_exempt() -> None:
@@ -134,7 +120,7 @@ def test_network_and_gateway_load_balancers_cannot_take_aws_waf_and_are_exempt()
                                                   protocol="TCP", port_ranges=[{"from_port": 443, "to_port": 443}])
         aws.globalaccelerator.EndpointGroup("ga-eu", listener_arn=listener.arn, endpoint_configurations=[{"endpoint_id": nlb.arn}])
 
-    assert findings(outputs(build)) == []
+    assert findings(preview_stack(build)) == []
 
 
 def test_after_up_associations_and_endpoint_groups_are_matched_by_arn() -> None:
@@ -160,9 +146,9 @@ def test_a_cloudfront_distribution_without_a_web_acl_is_reported() -> None:
             web_acl_id=aws.wafv2.WebAcl("edge", scope="CLOUDFRONT", default_action={"allow": {}}, visibility_config={
                 "cloudwatch_metrics_enabled": True, "metric_name": "m", "sampled_requests_enabled": True}).arn if acl else None)
 
-    assert findings(outputs(lambda: build(False))) == [("cdn", (
+    assert findings(preview_stack(lambda: build(False))) == [("cdn", (
         "CloudFront distribution has no AWS WAF web ACL (webAclId unset); set webAclId to the ARN of a CLOUDFRONT-scope web ACL"))]
-    assert findings(outputs(lambda: build(True))) == []
+    assert findings(preview_stack(lambda: build(True))) == []
     # After `pulumi up` CloudFront reports an empty webAclId for a distribution without one.
     assert [n for n, _ in findings([resource("aws:cloudfront/distribution:Distribution", {"webAclId": ""}, "cdn")])] == ["cdn"]
 
@@ -173,7 +159,7 @@ def test_an_alb_setting_decided_by_an_output_not_known_yet_is_unknown_but_the_ot
         aws.lb.LoadBalancer("by-output", subnets=SUBNETS, internal=flag.version.apply(lambda v: v > 1))
         aws.lb.LoadBalancer("public", subnets=SUBNETS, internal=False)
 
-    message, found = unknown_with(outputs(build))
+    message, found = unknown_with(preview_stack(build))
     assert "internal" in message and [name for name, _ in found] == ["public"]
     # The same load balancer with a web ACL, or fronted by Global Accelerator, is decided without it.
     lb = resource(ALB, {"internal": UNKNOWN, "arn": UNKNOWN}, "alb")
@@ -212,7 +198,7 @@ def test_an_external_http_backend_service_without_cloud_armor_is_reported() -> N
         gcp.compute.BackendService("tcp-proxy", load_balancing_scheme="EXTERNAL_MANAGED", protocol="TCP")
         gcp.compute.RegionBackendService("passthrough", region="us-central1", load_balancing_scheme="EXTERNAL", protocol="UDP")
 
-    assert findings(outputs(build)) == [
+    assert findings(preview_stack(build)) == [
         ("managed", f"backend service of an external load balancer (loadBalancingScheme EXTERNAL_MANAGED, protocol HTTP) {NO_ARMOR}"),
         ("classic", f"backend service of an external load balancer (loadBalancingScheme EXTERNAL, protocol HTTPS) {NO_ARMOR}"),
         ("default-scheme", f"backend service of an external load balancer (loadBalancingScheme EXTERNAL_MANAGED, protocol HTTP) {NO_ARMOR}"),
@@ -232,7 +218,7 @@ def test_an_edge_policy_alone_is_no_waf_and_unknowns_follow_the_conventions() ->
         gcp.compute.BackendService("unset-protocol", load_balancing_scheme="EXTERNAL_MANAGED")
         gcp.compute.BackendService("armored", load_balancing_scheme="EXTERNAL_MANAGED", security_policy=armor().id)
 
-    message, found = unknown_with([*outputs(build), edge])
+    message, found = unknown_with([*preview_stack(build), edge])
     assert "protocol" in message and [name for name, _ in found] == ["cdn"]
 
 
@@ -259,13 +245,13 @@ def front_door(link: str | None, sku: str = "Premium_AzureFrontDoor") -> Callabl
 
 
 def test_a_front_door_profile_without_a_waf_security_policy_is_reported() -> None:
-    assert findings(outputs(front_door(None))) == [("fd", NO_FD_WAF)]
-    assert findings(outputs(front_door("all"))) == []
-    assert findings(outputs(front_door(None, sku="Standard_Microsoft"))) == []  # Azure CDN (classic): not Front Door
+    assert findings(preview_stack(front_door(None))) == [("fd", NO_FD_WAF)]
+    assert findings(preview_stack(front_door("all"))) == []
+    assert findings(preview_stack(front_door(None, sku="Standard_Microsoft"))) == []  # Azure CDN (classic): not Front Door
 
 
 def test_a_waf_security_policy_leaving_out_an_endpoint_is_reported() -> None:
-    assert findings(outputs(front_door("domain"))) == [("fd", (
+    assert findings(preview_stack(front_door("domain"))) == [("fd", (
         "Front Door profile (Premium_AzureFrontDoor): its WAF security policies (waf-link) leave out endpoint ep, served "
         "without the WAF; add them to a WebApplicationFirewall security policy's associations"))]
 
@@ -308,7 +294,7 @@ def test_front_door_classic_and_public_application_gateways_without_waf_are_repo
         gateway("legacy", "WAF_v2", web_application_firewall_configuration={
             "enabled": True, "firewall_mode": "Prevention", "rule_set_type": "OWASP", "rule_set_version": "3.2"})
 
-    assert findings(outputs(build)) == [
+    assert findings(preview_stack(build)) == [
         ("classic", "Front Door (classic) frontend endpoints bare have no webApplicationFirewallPolicyLink; link a Front Door WAF policy to each"),
         ("std", "Application Gateway with a public frontend IP (fe) has no WAF: sku tier Standard_v2; use tier WAF_v2 with a "
                 "firewallPolicy (an ApplicationGatewayWebApplicationFirewallPolicy)"),
@@ -377,6 +363,6 @@ def test_a_network_load_balancer_behind_global_accelerator_with_a_tls_listener_i
                                                   protocol="TCP", port_ranges=[{"from_port": 443, "to_port": 443}])
         aws.globalaccelerator.EndpointGroup("ga-eu", listener_arn=listener.arn, endpoint_configurations=[{"endpoint_id": nlb.arn}])
 
-    [(name, message)] = findings(outputs(lambda: build(True)))
+    [(name, message)] = findings(preview_stack(lambda: build(True)))
     assert name == "nlb" and "AWS WAF does not attach to network load balancers" in message
-    assert findings(outputs(lambda: build(False))) == []  # plain TCP: nothing for a WAF to inspect
+    assert findings(preview_stack(lambda: build(False))) == []  # plain TCP: nothing for a WAF to inspect

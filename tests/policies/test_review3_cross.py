@@ -15,11 +15,10 @@ import pulumi_azure_native as azure
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 import pytest
-from policy_helpers import RULES, UNKNOWN, defaults, options, resource, run_resource, run_stack, unknown_reported
+from policy_helpers import RULES, UNKNOWN, defaults, preview_stack, resource, run_resource, run_stack, unknown_reported
 from pulumi_policy import PolicyResource, StackValidationArgs
-from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
+from pulumi_policy.proxy import UnknownValueError
 
-from aiinfra.plan.outputs import preview_outputs
 from aiinfra.plan.runtime import run_program
 from aiinfra_policy.pack import stack_validator
 
@@ -42,15 +41,8 @@ def stack_part(name: str, resources: list[PolicyResource], config: dict | None =
 
 
 def outputs(build: Callable[[], None]) -> dict[str, PolicyResource]:
-    """name -> the resource as AnalyzeStack gets it in a preview: its outputs (inputs, and unknown what the provider
-    computes), its dependencies and property dependencies."""
-    records = [r for r in run_program(build, project="p", stack="s").resources if r.custom]
-    found = {r.urn: PolicyResource(r.type, unknown_checking_proxy(preview_outputs(r.type, r.inputs)), r.urn, r.name,
-                                   options(), None, None, [], {}) for r in records}
-    for r in records:
-        found[r.urn].dependencies.extend(found[u] for u in r.dependencies if u in found)
-        found[r.urn].property_dependencies.update({k: [found[u] for u in v if u in found] for k, v in r.propertyDependencies.items()})
-    return {r.name: r for r in found.values()}
+    """name -> the resource as AnalyzeStack gets it in a preview (policy_helpers.preview_stack)."""
+    return {r.name: r for r in preview_stack(build)}
 
 
 def inputs(build: Callable[[], None]) -> dict[str, tuple[str, dict]]:
