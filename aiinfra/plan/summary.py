@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -117,6 +118,23 @@ def _aks_cluster(i: dict[str, Any]) -> str:
     return text
 
 
+def _gke_cluster(i: dict[str, Any]) -> str:
+    """Privacy and channel, then the weekly maintenance window (day, UTC start, hours) the channel's upgrades wait for."""
+    text = f"private endpoint={_get(i, 'privateClusterConfig', 'enablePrivateEndpoint')}, channel={_get(i, 'releaseChannel', 'channel')}"
+    window = _get(i, "maintenancePolicy", "recurringWindow")
+    if isinstance(window, dict) and all(isinstance(window.get(k), str) for k in ("startTime", "endTime", "recurrence")):
+        start, end = (datetime.datetime.fromisoformat(window[k].replace("Z", "+00:00")) for k in ("startTime", "endTime"))
+        days = window["recurrence"].rpartition("BYDAY=")[2]
+        text += f", maintenance {days} {start:%H:%M} UTC for {(end - start) // datetime.timedelta(hours=1)} h"
+    return text
+
+
+def _aks_maintenance(i: dict[str, Any]) -> str:
+    """An AKS planned-maintenance schedule: its weekly window."""
+    return (f"{_get(i, 'configName')}: {_get(i, 'maintenanceWindow', 'schedule', 'weekly', 'dayOfWeek')} "
+            f"{_get(i, 'maintenanceWindow', 'startTime')} UTC for {_get(i, 'maintenanceWindow', 'durationHours')} h")
+
+
 def _throughput(i: dict[str, Any]) -> str:
     """Provisioned throughput, when the resource sets one (FSx SCRATCH_2 has a fixed baseline and sets none)."""
     value = _get(i, "perUnitStorageThroughput")
@@ -128,13 +146,14 @@ FACTS: dict[str, Facts] = {
     "aws:eks/nodeGroup:NodeGroup": _aws_node_group,
     "aws:fsx/lustreFileSystem:LustreFileSystem": lambda i: f"{_get(i, 'storageCapacity')} GiB {_get(i, 'deploymentType')}{_throughput(i)}",
     "aws:ec2/vpc:Vpc": lambda i: f"{_get(i, 'cidrBlock')}",
-    "gcp:container/cluster:Cluster": lambda i: f"private endpoint={_get(i, 'privateClusterConfig', 'enablePrivateEndpoint')}, channel={_get(i, 'releaseChannel', 'channel')}",
+    "gcp:container/cluster:Cluster": _gke_cluster,
     "gcp:container/nodePool:NodePool": _gcp_node_pool,
     "gcp:lustre/instance:Instance": lambda i: f"{_get(i, 'capacityGib')} GiB{_throughput(i)}",
     "gcp:tpu/v2QueuedResource:V2QueuedResource": lambda i: "TPU VM queued resource",
     "gcp:compute/network:Network": lambda i: "custom-mode VPC" if _get(i, "autoCreateSubnetworks") is False else "VPC",
     "azure-native:containerservice:ManagedCluster": _aks_cluster,
     "azure-native:containerservice:AgentPool": _azure_agent_pool,
+    "azure-native:containerservice:MaintenanceConfiguration": _aks_maintenance,
     "azure-native:storagecache:AmlFilesystem": lambda i: f"{_get(i, 'storageCapacityTiB')} TiB {_get(i, 'sku', 'name')}",
     "azure-native:network:VirtualNetwork": lambda i: ",".join(map(str, _items(i, "addressSpace", "addressPrefixes"))),
     "kubernetes:helm.sh/v3:Release": lambda i: f"{_get(i, 'chart')} {_get(i, 'version')}",

@@ -180,3 +180,18 @@ SAME_NAMES = [
 @given(st.permutations(SAME_NAMES))
 def test_the_summary_does_not_depend_on_registration_order(records: list[ResourceRecord]) -> None:
     assert render_summary(plan(*records)) == render_summary(plan(*SAME_NAMES))
+
+
+def test_maintenance_windows_show_day_start_and_length() -> None:
+    gke = record("gcp:container/cluster:Cluster", "dev-us-central1-gke", {
+        "privateClusterConfig": {"enablePrivateEndpoint": True}, "releaseChannel": {"channel": "REGULAR"},
+        "maintenancePolicy": {"recurringWindow": {"startTime": "2024-01-07T15:00:00Z", "endTime": "2024-01-08T03:00:00Z",
+                                                  "recurrence": "FREQ=WEEKLY;BYDAY=SU"}}})
+    aks = record("azure-native:containerservice:MaintenanceConfiguration", "dev-eastus2-aks-maintenance-upgrade", {
+        "configName": "aksManagedAutoUpgradeSchedule", "maintenanceWindow": {
+            "schedule": {"weekly": {"dayOfWeek": "Sunday", "intervalWeeks": 1}}, "startTime": "11:00", "durationHours": 8}})
+    text = render_summary(plan(gke, aks))
+    assert "private endpoint=True, channel=REGULAR, maintenance SU 15:00 UTC for 12 h" in text  # across midnight
+    assert "aksManagedAutoUpgradeSchedule: Sunday 11:00 UTC for 8 h" in text
+    unknown = record("gcp:container/cluster:Cluster", "x", {"maintenancePolicy": {"recurringWindow": UNKNOWN}})
+    assert "maintenance" not in render_summary(plan(unknown))
