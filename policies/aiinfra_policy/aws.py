@@ -135,7 +135,7 @@ def eks_access(props: Any, ctx: Context) -> Iterator[str]:
 
 @rule("aws-launch-template-encrypted-volumes", "Checks whether EBS volumes of launch templates, instances, spot requests "
       "and aws.ebs.Volume are encrypted and name no AWS-managed KMS key.",
-      severity="high", types=(*LAUNCH_TEMPLATE, *INSTANCES, EBS_VOLUME),
+      severity="high", types=(LAUNCH_TEMPLATE, *INSTANCES, EBS_VOLUME),
       remediation="Set encrypted true and kmsKeyId to a customer-managed key (launch templates: "
                   "blockDeviceMappings[].ebs; instances: rootBlockDevice and ebsBlockDevices[]). Volumes that leave "
                   "encrypted unset, or set it without kmsKeyId, take the account's EBS encryption by default and "
@@ -177,7 +177,7 @@ def _public_ip_outside(props: Any, template: str) -> Iterator[str]:
 
 
 @rule("aws-launch-template-imdsv2", "Checks whether instances require IMDSv2 with a hop limit of 1.",
-      severity="high", types=LAUNCH_TEMPLATE + INSTANCES,
+      severity="high", types=(LAUNCH_TEMPLATE, *INSTANCES),
       remediation="Set metadataOptions {httpTokens: required, httpPutResponseHopLimit: 1}, or httpEndpoint disabled.",
       frameworks={"SOC2": ("CC6.6",), "PCI-DSS-v4": ("2.2.1",), "NIST-800-53": ("SC-7",), "CIS": ("AWS 5.6",)})
 @outside_template_part(_imds_outside)
@@ -200,7 +200,7 @@ def imdsv2(props: Any, ctx: Context) -> Iterator[str]:
 
 @rule("aws-ec2-no-public-ip", "Checks whether instances, spot requests, launch templates and SageMaker notebook "
       "instances avoid public IP addresses and direct internet access.",
-      severity="high", types=LAUNCH_TEMPLATE + INSTANCES + (NOTEBOOK,),
+      severity="high", types=(LAUNCH_TEMPLATE, *INSTANCES, NOTEBOOK),
       remediation="Set associatePublicIpAddress false and reach instances through private networking or SSM; set a "
                   "notebook instance's directInternetAccess to Disabled with a subnetId and securityGroups.",
       frameworks=EXPOSURE)  # no CIS AWS Foundations control covers instance public IPs (5.1 is network ACLs)
@@ -223,7 +223,7 @@ def no_public_ip(props: Any, ctx: Context) -> Iterator[str]:
         # EC2: "If launching into a default subnet, the default value is true" (InstanceNetworkInterfaceSpecification).
         yield ("the instance names no subnet, so it launches in a default subnet of the default VPC, where instances "
                "get a public IP address unless associatePublicIpAddress is false")
-    for nic in items(props, "networkInterfaces") if ctx.type in LAUNCH_TEMPLATE else ():
+    for nic in items(props, "networkInterfaces") if ctx.type == LAUNCH_TEMPLATE else ():
         if str(get(nic, "associatePublicIpAddress", "false")).lower() == "true":
             yield "a network interface gets a public IP address"
 

@@ -8,11 +8,10 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .pools import outside_template
+from .pools import LAUNCH_TEMPLATE, outside_template
 from .props import Unknowns, get, is_unknown, items, need, of_type, provider_props
 from .registry import Context
 
-LAUNCH_TEMPLATE = ("aws:ec2/launchTemplate:LaunchTemplate",)
 INSTANCE, SPOT_INSTANCE = "aws:ec2/instance:Instance", "aws:ec2/spotInstanceRequest:SpotInstanceRequest"
 INSTANCES = (INSTANCE, SPOT_INSTANCE)
 """Resources that launch an EC2 instance from their own arguments (a spot request takes the same ones)."""
@@ -48,7 +47,7 @@ def ebs_volumes(type_: str, props: Any, outputs: bool = False) -> Iterator[tuple
     An instance without rootBlockDevice or launchTemplate gets its root volume from the AMI: (label, None, None).
     With `outputs` (a stack rule's view), an instance's or volume's value unknown during preview is one the provider
     computes because the program left it unset: read as unset rather than raising Unknown. (A template computes none.)"""
-    lenient = outputs and type_ not in LAUNCH_TEMPLATE
+    lenient = outputs and type_ != LAUNCH_TEMPLATE
 
     def read(node: Any, path: str) -> Any:
         value = get(node, path)
@@ -61,7 +60,7 @@ def ebs_volumes(type_: str, props: Any, outputs: bool = False) -> Iterator[tuple
         else:
             yield from items(props, path)
 
-    if type_ in LAUNCH_TEMPLATE:
+    if type_ == LAUNCH_TEMPLATE:
         for mapping in each("blockDeviceMappings"):
             if get(mapping, "ebs") is None:
                 continue  # an instance-store volume (virtualName ephemeralN) or a suppressed one (noDevice): no EBS
@@ -86,7 +85,7 @@ def outside_template_part(judge: Callable[[Any, str], Iterator[str]]) -> Callabl
 
     def attach(check: Callable[..., Any]) -> Callable[..., Any]:
         def part(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str]]:
-            templates, unknowns = of_type(resources, *LAUNCH_TEMPLATE), Unknowns()
+            templates, unknowns = of_type(resources, LAUNCH_TEMPLATE), Unknowns()
             for r in resources:
                 with unknowns.skip():
                     if r.resource_type in INSTANCES and (template := outside_template(r, templates)) is not None:
@@ -177,7 +176,7 @@ def names_no_key(volume_of: Any, key: Any) -> bool:
     key made in the same update, which its property's dependency on a KMS resource tells apart."""
     if not is_unknown(key):
         return not key
-    if volume_of.resource_type in LAUNCH_TEMPLATE:
+    if volume_of.resource_type == LAUNCH_TEMPLATE:
         return False
     found = getattr(volume_of, "property_dependencies", None) or {}
     deps = [d for prop in ("kmsKeyId", "rootBlockDevice", "ebsBlockDevices") for d in found.get(prop) or []]

@@ -321,14 +321,14 @@ def ebs_default_encryption(resources: list[Any], ctx: Context) -> Iterator[tuple
     # volumes by default), and those that leave the key to the account's default EBS key.
     mode = ebs_default_mode(ctx)
     defaults, keys = of_type(resources, ENCRYPTION_BY_DEFAULT), of_type(resources, DEFAULT_KMS_KEY)
-    templates = of_type(resources, *LAUNCH_TEMPLATE)
+    templates = of_type(resources, LAUNCH_TEMPLATE)
     unknowns = Unknowns()
-    for r in of_type(resources, *LAUNCH_TEMPLATE, *INSTANCES, EBS_VOLUME):
+    for r in of_type(resources, LAUNCH_TEMPLATE, *INSTANCES, EBS_VOLUME):
         with unknowns.skip():
             # Outputs: after `pulumi up` an instance's or volume's unset setting reports what EC2 made of it (false
             # unless its snapshot or the account's default encrypts it), so any value but true needs the default. A
             # template's outputs are its inputs: an explicit false there is the resource rule's to report.
-            template, region = r.resource_type in LAUNCH_TEMPLATE, region_of(r)
+            template, region = r.resource_type == LAUNCH_TEMPLATE, region_of(r)
             volumes = list(ebs_volumes(r.resource_type, r.props, outputs=True))
             if keyless := [label for label, encrypted, key in volumes if encrypted and names_no_key(r, key)]:
                 customer, key_source = default_key(mode, keys, region)
