@@ -52,6 +52,10 @@ class NetworkArgs:
     internet_gateway: bool = False
     """Attach an internet gateway even without NAT or public subnets (Global Accelerator reaching internal load
     balancers needs one). Default: only when NAT or a public load balancer needs it."""
+    eks: bool = False
+    """The region runs an EKS cluster, whose interfaces go in every private subnet: the subnets leave out the zone IDs
+    EKS refuses (EKS_UNSUPPORTED_ZONE_IDS). Default off: a network without a cluster keeps the zones it has, since
+    leaving one out would move its subnets (a replacement that the same CIDR refuses)."""
 
 
 class Network(pulumi.ComponentResource):
@@ -80,9 +84,9 @@ class Network(pulumi.ComponentResource):
             tags={"Name": name}, region=ctx.region), opts=child)
         # Only the region's own zones: Local and Wavelength Zones lack most instance types and endpoints. No
         # `state` filter, and sorted: a zone that is impaired for a while (or a different API order) must not shift
-        # the subnets to other zones, which would replace them and everything in them. Not the zones EKS refuses:
-        # the cluster's interfaces go in every private subnet.
-        excluded = EKS_UNSUPPORTED_ZONE_IDS.get(ctx.region)
+        # the subnets to other zones, which would replace them and everything in them. With a cluster, not the zones
+        # EKS refuses: its interfaces go in every private subnet.
+        excluded = EKS_UNSUPPORTED_ZONE_IDS.get(ctx.region) if args.eks else None
         zones = aws.get_availability_zones_output(
             region=ctx.region,
             filters=[aws.GetAvailabilityZonesFilterArgs(name="opt-in-status", values=["opt-in-not-required"])],
@@ -194,9 +198,11 @@ class Network(pulumi.ComponentResource):
                 tags={"Name": f"{name}-{service}"}, region=ctx.region), opts=self._opts(depends_on=self._after_encryption))
 
     def _flow_logs(self, args: NetworkArgs, retention_days: int) -> None:
-        # A flow log's format cannot change: a new format replaces the flow log (no data lost, records already
-        # delivered stay where they are).
+        # A flow log's settings cannot change: any change replaces it, old one first, as EC2 may refuse a second flow
+        # log of the same VPC and destination (FlowLogAlreadyExists). Records stop for the seconds in between; those
+        # already delivered stay where they are.
         ctx, name = self._ctx, self._name
+        replace = {"delete_before_replace": True}
         if args.flow_log_destination is FlowLogDestination.S3:
             if args.logs is None:
                 raise ValueError(f"{name}: flow logs to S3 need the region's log bucket (NetworkArgs.logs)")
@@ -204,7 +210,8 @@ class Network(pulumi.ComponentResource):
                 vpc_id=self.vpc.id, traffic_type="ALL", log_destination_type="s3", log_format=FLOW_LOG_FORMAT,
                 log_destination=pulumi.Output.concat(args.logs.arn, f"/{FLOW_LOG_PREFIX}/"),
                 destination_options=aws.ec2.FlowLogDestinationOptionsArgs(file_format="parquet", per_hour_partition=True),
-                max_aggregation_interval=60, tags={"Name": name}, region=ctx.region), opts=self._opts(depends_on=[args.logs.ready]))
+                max_aggregation_interval=60, tags={"Name": name}, region=ctx.region),
+                opts=self._opts(depends_on=[args.logs.ready], **replace))
             return
         group_name = f"/ai-infra/{name}/vpc-flow-logs"
         group = aws.cloudwatch.LogGroup(f"{name}-flow-log-group", aws.cloudwatch.LogGroupArgs(
@@ -220,7 +227,7 @@ class Network(pulumi.ComponentResource):
         aws.ec2.FlowLog(f"{name}-flow-logs", aws.ec2.FlowLogArgs(
             vpc_id=self.vpc.id, traffic_type="ALL", log_destination_type="cloud-watch-logs", log_destination=group.arn,
             log_format=FLOW_LOG_FORMAT,
-            iam_role_arn=role.arn, max_aggregation_interval=60, tags={"Name": name}, region=ctx.region), opts=self._opts())
+            iam_role_arn=role.arn, max_aggregation_interval=60, tags={"Name": name}, region=ctx.region), opts=self._opts(**replace))
 
 
 def _first_zones(names: list[str], count: int, region: str) -> list[str]:

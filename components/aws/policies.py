@@ -141,15 +141,17 @@ def ebs_csi_kms(key_arn: str) -> Document:
 
 
 def flow_log_delivery(log_group_arn: str) -> Document:
-    """What VPC Flow Logs needs to write into one log group: the actions the VPC user guide lists as the least the
-    role must have ("IAM role for publishing flow logs to CloudWatch Logs": CreateLogGroup, CreateLogStream,
-    PutLogEvents, DescribeLogGroups, DescribeLogStreams), on that group only where IAM allows it. DescribeLogGroups
+    """What VPC Flow Logs needs to write into one log group: the actions the VPC user guide lists ("IAM role for
+    publishing flow logs to CloudWatch Logs": CreateLogStream, PutLogEvents, DescribeLogGroups, DescribeLogStreams), on
+    that group only where IAM allows it. Not CreateLogGroup, which the guide also lists: the group exists before the
+    flow log, and with it Flow Logs recreates a destroyed group, without its key and retention, from records still in
+    flight (rackspace-infrastructure-automation/aws-terraform-vpc_basenetwork#35). DescribeLogGroups
     lists groups and is authorized against the account's `log-group:*` in the region, never one group's ARN
     (hashicorp/terraform-provider-aws#8804, maxbanton/cwh#83): it gets that, read-only."""
     groups = log_group_arn.split(":log-group:", 1)[0] + ":log-group:*"
     return document(
         {"Effect": "Allow",
-         "Action": ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogStreams"],
+         "Action": ["logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogStreams"],
          "Resource": [log_group_arn, f"{log_group_arn}:*"]},
         {"Effect": "Allow", "Action": "logs:DescribeLogGroups", "Resource": groups},
     )

@@ -136,7 +136,8 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
         out["log_bucket"] = logs.bucket
     network = Network(name, NetworkArgs(
         ctx, spec.network, key.arn, cloud_spec.flow_log_destination, logs=logs,
-        public_load_balancer=serving and latency_dns, internet_gateway=serving and endpoint is not None), opts=opts)
+        public_load_balancer=serving and latency_dns, internet_gateway=serving and endpoint is not None,
+        eks=spec.cluster is not None), opts=opts)
     out["vpc_id"] = network.vpc.id
     linked = linked_buckets(spec.lustre)  # FSx cannot read DEEP_ARCHIVE objects: a linked bucket gets no archive step
     buckets = {} if logs is None else {  # a region with buckets always has its log bucket

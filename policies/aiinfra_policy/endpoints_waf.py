@@ -28,7 +28,9 @@ preview (and judges that endpoint on `pulumi up`) unless the endpoint's firewall
 
 Not covered: an internal ALB reached through an internet-facing NLB (an `alb` target group), a CloudFront VPC origin
 or an API Gateway VPC link (each fronting service takes its own WAF), Azure CDN (classic) endpoints, and whether the
-firewall found blocks anything (its rules, detection or prevention mode).
+firewall found blocks anything (its rules, detection or prevention mode). Reported although they may be fine: an
+endpoint whose firewall is attached from another stack (the rule sees one stack), and an internet-facing ALB whose
+listeners only redirect HTTP to HTTPS (no listener is read).
 
 Cross-references: Checkov CKV2_AWS_28 (public ALB protected by WAF), CKV_AWS_68 (CloudFront WAF), CKV_AZURE_121
 (Front Door classic WAF), CKV_AZURE_120 (Application Gateway WAF); AWS Security Hub ELB.16 and CloudFront.6;

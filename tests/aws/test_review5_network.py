@@ -78,6 +78,17 @@ def test_regions_without_refused_zones_ask_for_no_exclusion() -> None:
     assert "excludeZoneIds" not in mocks.asked[0]
 
 
+def test_a_network_without_a_cluster_keeps_its_zones() -> None:
+    # No EKS interfaces there: leaving use1-az3 out would move the subnets of a network that works.
+    mocks = _AccountZones({"us-east-1a": "use1-az3", "us-east-1b": "use1-az1", "us-east-1c": "use1-az2",
+                           "us-east-1d": "use1-az4"})
+    spec = load_platform(platform_dict({"aws": {"regions": {"us-east-1": {"network": {"cidr": "10.9.0.0/16"},
+                                                                          "buckets": {"data": {}}}}}}))
+    plan = run_program(lambda: build_platform(spec), project="ai-infra", stack="test", mocks_=mocks)
+    assert "excludeZoneIds" not in mocks.asked[0]
+    assert _private_zones(plan) == ["us-east-1a", "us-east-1b", "us-east-1c"]
+
+
 def test_too_few_zones_after_the_exclusion_is_a_config_error_with_the_zones_left() -> None:
     mocks = _AccountZones({"us-west-1a": "usw1-az1", "us-west-1b": "usw1-az2", "us-west-1c": "usw1-az3"})
     with pytest.raises(pulumi.RunError) as error:
@@ -93,9 +104,11 @@ def test_the_planner_placeholder_still_answers_zones_for_an_excluding_region(pro
 
 def test_flow_logs_record_the_default_fields_and_the_encryption_status(prod_plan: PlanResult, plan_aws) -> None:  # noqa: ANN001
     assert FLOW_LOG_FORMAT.split() == [f"${{{f}}}" for f in [*DEFAULT_FIELDS, "encryption-status"]]
-    cloudwatch = prod_plan.one(FLOW_LOG, f"{EAST}-flow-logs").inputs
-    s3 = plan_aws({"flow_log_destination": "s3", "regions": {"us-east-1": {"network": {"cidr": "10.9.0.0/16"}}}}).one(FLOW_LOG).inputs
-    for flow in (cloudwatch, s3):
+    cloudwatch = prod_plan.one(FLOW_LOG, f"{EAST}-flow-logs")
+    s3 = plan_aws({"flow_log_destination": "s3", "regions": {"us-east-1": {"network": {"cidr": "10.9.0.0/16"}}}}).one(FLOW_LOG)
+    # A new format replaces each flow log, old one first: EC2 may refuse two of one VPC and destination.
+    assert cloudwatch.deleteBeforeReplace is True and s3.deleteBeforeReplace is True
+    for flow in (cloudwatch.inputs, s3.inputs):
         assert flow["logFormat"] == ("${version} ${account-id} ${interface-id} ${srcaddr} ${dstaddr} ${srcport} "
                                      "${dstport} ${protocol} ${packets} ${bytes} ${start} ${end} ${action} ${log-status} "
                                      "${encryption-status}")
@@ -108,8 +121,9 @@ def test_the_flow_log_role_has_the_guides_actions_scoped_to_its_group(prod_plan:
     assert set(by_resource) == {json.dumps([group, f"{group}:*"]), json.dumps("arn:aws:logs:us-east-1:123456789012:log-group:*")}
     writes = by_resource[json.dumps([group, f"{group}:*"])]["Action"]
     listing = by_resource[json.dumps("arn:aws:logs:us-east-1:123456789012:log-group:*")]["Action"]
-    # The VPC user guide's minimum ("IAM role for publishing flow logs to CloudWatch Logs"), nothing more.
-    assert sorted([*writes, listing]) == ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:DescribeLogGroups",
-                                          "logs:DescribeLogStreams", "logs:PutLogEvents"]
+    # The VPC user guide's list ("IAM role for publishing flow logs to CloudWatch Logs") but CreateLogGroup: the group
+    # exists first, and with it Flow Logs would recreate a destroyed group without its key and retention.
+    assert sorted([*writes, listing]) == ["logs:CreateLogStream", "logs:DescribeLogGroups", "logs:DescribeLogStreams",
+                                          "logs:PutLogEvents"]
     assert listing == "logs:DescribeLogGroups"
     assert all(s["Effect"] == "Allow" and "*" != s["Resource"] for s in policy["Statement"])
