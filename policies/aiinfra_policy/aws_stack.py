@@ -26,7 +26,7 @@ from .aws_ec2 import (
     region_of,
 )
 from .pools import outside_template
-from .props import Unknown, Unknowns, as_json, get, is_unknown, items, log_named, need, of_type, owner_of, plain, urns
+from .props import Unknown, Unknowns, as_json, get, is_unknown, items, log_named, need, of_type, owner_of, plain, refs, urns
 from .registry import Context, rule
 
 # CIS IDs below: CIS AWS Foundations Benchmark v3.0.0.
@@ -110,12 +110,7 @@ def _targets(resources: list[Any], types: tuple[str, ...], buckets: tuple[str, .
 
 
 def _bucket_refs(bucket: Any) -> set[str]:
-    refs = {bucket.urn, f"{bucket.name}-id"}
-    for key in ("bucket", "id"):
-        value = get(bucket.props, key)
-        if isinstance(value, str):
-            refs.add(value)
-    return refs
+    return refs(bucket, "bucket", "id")
 
 
 def _missing_side(resources: list[Any], types: tuple[str, ...], buckets: tuple[str, ...] = S3_BUCKETS) -> Iterator[Any]:
@@ -361,9 +356,7 @@ def ebs_default_encryption(resources: list[Any], ctx: Context) -> Iterator[tuple
 
 
 def _listener_refs(listener: Any) -> set[str]:
-    refs = {listener.urn, f"{listener.name}-id"}
-    refs.update(v for k in ("arn", "id") if isinstance(v := get(listener.props, k), str))
-    return refs
+    return refs(listener, "arn", "id")
 
 
 @rule("aws-lb-listener-rules-tls", "Checks whether the rules of plain-HTTP load balancer listeners only redirect to "

@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .props import Unknown, Unknowns, get, is_unknown, items, need, of_type, owner_of, urns
+from .props import Unknown, Unknowns, get, is_unknown, items, need, of_type, owner_of, refs, urns
 from .registry import Context, rule
 
 LOAD_BALANCERS = ("aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer")
@@ -67,9 +67,8 @@ WAF_TYPE = "WebApplicationFirewall"
 def _refs(resource: Any, *keys: str) -> set[str]:
     """What another resource may name this one by: its URN, its planned ID and its known `keys` (ARN, ID, name); also
     in lower case, as Azure resource IDs are not case-sensitive."""
-    refs = {resource.urn, f"{resource.name}-id"}
-    refs.update(v for k in keys if isinstance(v := get(resource.props, k), str) and v and not is_unknown(v))
-    return refs | {r.lower() for r in refs}
+    found = refs(resource, *keys)
+    return found | {r.lower() for r in found}
 
 
 def _named(holder: Any, prop: str, ids: list[Any], candidates: list[Any]) -> set[str]:

@@ -152,6 +152,14 @@ def of_type(resources: list[Any], *types: str) -> list[Any]:
     return [r for r in resources if r.resource_type in types]
 
 
+def refs(resource: Any, *keys: str) -> set[str]:
+    """What another resource may name `resource` by: its URN, its planned ID (`<name>-id`) and the known values of its
+    `keys` (an ARN, an ID, a name), for `owner_of`."""
+    found = {resource.urn, f"{resource.name}-id"}
+    found.update(v for k in keys if isinstance(v := get(resource.props, k), str) and v and not is_unknown(v))
+    return found
+
+
 def owner_of(holder: Any, prop: str, ref: Any, candidates: list[Any], refs: Callable[[Any], set[str]]) -> Any:
     """The one resource among `candidates` that `holder` names in `prop` (`ref`: its value there, an id, name or ARN;
     maybe unknown). First the one candidate that property depends on; else, when `ref` is known, the one whose `refs`
