@@ -41,6 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--policy-config", metavar="FILE", help="policy config JSON (default: the pack's config/<stack>.json for the project that holds the pack, "
                            "else config/baseline.json)")
     plan.add_argument("--no-policy", action="store_true", help="skip policy evaluation")
+    plan.add_argument("--new-stack", action="store_true",
+                      help="plan as the first preview of a new stack: new resources' IDs are unknown, and so is what waits "
+                           "for them (default: a placeholder ID, as if they existed)")
     plan.add_argument("--diff", metavar="BASE_JSON", help="compare with a base plan JSON (from --json) and show added/changed/removed")
     plan.add_argument("--markdown", metavar="FILE", help="write a pull-request comment body (summary, diff, policy verdicts)")
     plan.add_argument("--quiet", "-q", action="store_true", help="don't print the summary")
@@ -158,11 +161,17 @@ def _stack_name(stack: str, project: str) -> tuple[str, str]:
     """The organization and the stack's own name, which names its file (Pulumi.<stack>.yaml): the Pulumi CLI also
     takes `org/stack` and `org/project/stack` (pkg/backend/httpstate/backend.go ParseStackReference), and the program
     then runs in that organization."""
+    from aiinfra.plan.project import ProjectError, check_stack_name
+
     parts = stack.split("/")
     if len(parts) > 3 or not all(parts):
         raise UserError(f"--stack {stack!r}: a stack name, org/stack or org/project/stack")
     if len(parts) == 3 and parts[1] != project:
         raise UserError(f"--stack {stack}: a stack of project '{parts[1]}', but this project is '{project}'")
+    try:
+        check_stack_name(parts[-1])  # the stack's name names its file: the CLI refuses any other
+    except ProjectError as err:
+        raise UserError(f"--stack: {err}") from None
     return (parts[0] if len(parts) > 1 else DEFAULT_ORGANIZATION), parts[-1]
 
 
@@ -202,7 +211,7 @@ def _plan(args: argparse.Namespace) -> int:
     import pulumi
 
     from aiinfra.plan.program import plan_stack, program_traceback
-    from aiinfra.plan.project import ProjectError, stack_environments
+    from aiinfra.plan.project import ProjectError
     from aiinfra.plan.summary import render_summary
 
     project = _project(args)
@@ -214,11 +223,8 @@ def _plan(args: argparse.Namespace) -> int:
     _check_output("--markdown", args.markdown)
     policy = _policy_setup(args, project.root)
     try:
-        environments = stack_environments(project, args.stack)
-        if environments:
-            print(f"warning: stack '{args.stack}' imports Pulumi ESC environments ({', '.join(environments)}); an offline "
-                  "plan cannot open them, so the config they provide is missing", file=sys.stderr)
-        result = plan_stack(project, args.stack, organization=args.organization)
+        _warn_about_stack_files(project, args.stack)
+        result = plan_stack(project, args.stack, organization=args.organization, new_stack=args.new_stack)
     except ProjectError as err:
         raise UserError(str(err)) from None
     except pulumi.RunError as err:
@@ -265,6 +271,30 @@ def _plan(args: argparse.Namespace) -> int:
         print(f"\n{len(report.mandatory)} mandatory policy violation(s): the plan would be blocked", file=sys.stderr)
         return EXIT_MANDATORY_VIOLATION
     return 0
+
+
+def _warn_about_stack_files(project, stack: str, imports: bool = True) -> None:  # noqa: ANN001 (a Project)
+    """Say what of the stack's config an offline plan goes without: a stack file that does not exist (the CLI plans
+    the stack with empty config), Pulumi ESC environments it imports (unless `imports` is false: `validate` names them
+    in its error), and inline environment values it cannot evaluate (esc.py)."""
+    from aiinfra.plan.project import missing_stack_file, stack_environment
+
+    missing = missing_stack_file(project, stack)
+    if missing:
+        print(f"warning: {missing}", file=sys.stderr)
+    environment = stack_environment(project, stack)
+    if environment.imports and imports:
+        print(f"warning: stack '{stack}' imports Pulumi ESC environments ({', '.join(environment.imports)}); an offline "
+              "plan cannot open them, so the config they provide is missing", file=sys.stderr)
+    if environment.unevaluated:
+        print(f"warning: stack '{stack}': its inline environment's pulumiConfig "
+              f"{', '.join(environment.unevaluated)} need{'s' if len(environment.unevaluated) == 1 else ''} Pulumi ESC "
+              "to evaluate (${...} interpolation, fn:: functions), which an offline plan cannot do, so "
+              f"{'it is' if len(environment.unevaluated) == 1 else 'they are'} missing; its plain values are applied",
+              file=sys.stderr)
+    if environment.other_values:
+        print(f"warning: stack '{stack}': its inline environment's {', '.join(environment.other_values)} "
+              "(set in the program's environment by the CLI) are not applied offline", file=sys.stderr)
 
 
 def _default_policy_pack() -> Path:
@@ -392,6 +422,7 @@ def _validate(args: argparse.Namespace) -> int:
 
     project = _project(args)
     try:
+        _warn_about_stack_files(project, args.stack, imports=False)
         config, secret_keys = load_stack_config(project, args.stack)
         # Read the stack file's ESC imports only to explain a missing platform.
         imports = stack_environments(project, args.stack) if PLATFORM_CONFIG not in config else ()

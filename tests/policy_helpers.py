@@ -70,7 +70,8 @@ def preview_stack(build: Callable[[], None]) -> list[PolicyResource]:
     from aiinfra.plan.outputs import preview_outputs
     from aiinfra.plan.runtime import run_program
 
-    records = [r for r in run_program(build, project="p", stack="s").resources if r.custom]
+    # As the first preview of a new stack: a new resource's ID is unknown, so rules must find owners by dependency.
+    records = [r for r in run_program(build, project="p", stack="s", named_ids=False).resources if r.custom]
     found = {r.urn: PolicyResource(r.type, unknown_checking_proxy(preview_outputs(r.type, r.inputs)), r.urn, r.name,
                                    options(), None, None, [], {}) for r in records}
     for r in records:

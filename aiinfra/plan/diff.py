@@ -106,6 +106,8 @@ def _inputs(record: dict[str, Any]) -> dict[str, Any]:
 def _changed_entry(old: dict[str, Any], new: dict[str, Any], before: str, urn: str,
                    users: int) -> dict[str, Any] | None:
     old_inputs, new_inputs = _inputs(old), _inputs(new)
+    if new["type"].startswith("pulumi:providers:") and "version" not in old_inputs:
+        new_inputs.pop("version", None)  # a base planned before explicit providers recorded the engine's version
     for path in new.get("ignoreChanges") or []:  # the engine keeps the base's value there
         segments = parse_path(path)
         if segments is not None:

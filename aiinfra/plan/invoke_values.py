@@ -16,6 +16,10 @@ from typing import Any
 ACCOUNT_ID = "123456789012"
 PLACEHOLDER_UUID = "00000000-0000-4000-8000-000000000000"
 AMI_ID = "ami-0123456789abcdef0"
+PROJECT_NUMBER = "987654321098"
+"""A GCP project's number: Google gives each project one, a string of digits, which programs put in service agent
+emails (`service-<number>@gcp-sa-....iam.gserviceaccount.com`) and workload identity principals
+(`principal://iam.googleapis.com/projects/<number>/...`)."""
 
 Setting = Callable[[str], Any]
 
@@ -48,6 +52,49 @@ def aws_zones(args: dict[str, Any], region: str, setting: Setting) -> dict[str, 
     return {"names": [f"{region}{chr(ord('a') + i)}" for i in range(len(numbers))],
             "zoneIds": [f"{prefix}-az{n}" for n in numbers], "id": region, "region": region,
             "groupNames": [region], "state": "available"}
+
+
+# ARN shapes: arn:<partition>:<service>:<region>:<account>:<resource>, where the resource is `<type>/<id>`,
+# `<type>:<id>` or the bare name, and some services leave out the region or the account too
+# (docs.aws.amazon.com/IAM/latest/UserGuide/reference-arns.html; each service's resource types in the Service
+# Authorization Reference, docs.aws.amazon.com/service-authorization/latest/reference/).
+_ARN_SERVICES = {"alb": "elasticloadbalancing", "lb": "elasticloadbalancing", "elb": "elasticloadbalancing",
+                 "efs": "elasticfilesystem", "cloudwatch": "logs", "opensearch": "es", "cognito": "cognito-idp",
+                 "sfn": "states", "index": "iam"}
+"""pulumi-aws modules whose ARNs name another service namespace."""
+_NO_REGION = {"iam", "s3", "route53", "cloudfront", "organizations"}
+_NO_ACCOUNT = {"s3", "route53"}  # arn:aws:s3:::<bucket>, arn:aws:route53:::hostedzone/<id>
+_NAME_ONLY = {"s3", "sns", "sqs"}  # arn:aws:sns:<region>:<account>:<topic>
+_COLON_TYPES = {"lambda", "logs", "secretsmanager", "rds", "states", "elasticache", "redshift"}  # function:<name>
+_RESOURCE_TYPES = {("rds", "instance"): "db", ("route53", "zone"): "hostedzone", ("states", "state-machine"): "stateMachine",
+                   ("ec2", "ami"): "image", ("ec2", "nat-gateway"): "natgateway", ("eks", "node-group"): "nodegroup"}
+_FIELD_ARNS = {"role": ("iam", "role"), "policy": ("iam", "policy"), "instanceprofile": ("iam", "instance-profile"),
+               "user": ("iam", "user"), "kmskey": ("kms", "key"), "targetkey": ("kms", "key"),
+               "certificate": ("acm", "certificate"),
+               "topic": ("sns", ""), "queue": ("sqs", ""), "bucket": ("s3", ""), "loggroup": ("logs", "log-group"),
+               "secret": ("secretsmanager", "secret"), "function": ("lambda", "function")}
+"""ARN fields that name a resource of another service (an EKS cluster's `roleArn` is an IAM role's)."""
+
+
+def aws_arn(token: str, field: str, region: str, item: str = "") -> str:
+    """A placeholder ARN for the field `field` of the result of the AWS invoke `token`, shaped like the ARNs of the
+    resource it names: the field's own kind (`roleArn`: an IAM role), else the invoke's (`aws:kms/getKey` -> a KMS key,
+    arn:aws:kms:<region>:<account>:key/...)."""
+    module, _, function = token.partition(":")[2].partition("/")
+    kind = re.sub(r"(?<!^)(?=[A-Z])", "-", function.rpartition(":")[2].removeprefix("get")).lower()
+    service = _ARN_SERVICES.get(module, module)
+    prefix = field[:-3].lower()
+    for name, (field_service, field_kind) in _FIELD_ARNS.items():
+        if prefix.endswith(name):
+            service, kind = field_service, field_kind
+            break
+    kind = _RESOURCE_TYPES.get((service, kind), kind)
+    resource = f"placeholder-{field or 'value'}{item}"
+    if service not in _NAME_ONLY and kind:
+        resource = f"{kind}{':' if service in _COLON_TYPES else '/'}{resource}"
+    partition = "aws-cn" if region.startswith("cn-") else "aws-us-gov" if region.startswith("us-gov-") else "aws"
+    return (f"arn:{partition}:{service}:{'' if service in _NO_REGION else region}:"
+            f"{'' if service in _NO_ACCOUNT else ACCOUNT_ID}:{resource}")
 
 
 def ecr_authorization_token(args: dict[str, Any], region: str, setting: Setting) -> dict[str, Any]:
@@ -117,7 +164,7 @@ def gcp_client_config(args: dict[str, Any], region: str, setting: Setting) -> di
 
 def gcp_project_lookup(args: dict[str, Any], region: str, setting: Setting) -> dict[str, Any]:
     project = str(args.get("projectId") or gcp_project(setting))
-    return {"projectId": project, "name": project, "id": f"projects/{project}"}
+    return {"projectId": project, "name": project, "id": f"projects/{project}", "number": PROJECT_NUMBER}
 
 
 # GKE-shaped placeholders, not a claim about what GKE offers (only the cloud knows, per region and day). Each channel's

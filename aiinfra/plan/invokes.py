@@ -19,7 +19,7 @@ from pulumi._types import _py_properties, is_output_type
 
 from . import invoke_values as values
 from .goyaml import manifest_documents
-from .invoke_values import ACCOUNT_ID, AMI_ID
+from .invoke_values import ACCOUNT_ID, AMI_ID, PROJECT_NUMBER
 from .sdk import sdk_class
 
 _DEFAULT_REGION = {"aws": "us-east-1", "gcp": "us-central1", "azure-native": "eastus2"}
@@ -56,7 +56,7 @@ def _typed_placeholder(token: str, args: dict[str, Any], region: str) -> dict[st
     result_type = _result_type(token)
     if result_type is None:
         return {}
-    value = _placeholder(result_type, "", region, 0, "")
+    value = _placeholder(result_type, "", region, 0, "", token)
     # Echo the arguments the caller passed: results usually repeat them (name, filters, region).
     return {**value, **{k: v for k, v in args.items() if k in value and v is not None}}
 
@@ -171,6 +171,16 @@ def _helm_template(args: dict[str, Any], region: str, setting: values.Setting) -
     return {"result": []}
 
 
+def _kustomize_directory(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str, Any]:
+    """k8s.kustomize.Directory runs kustomize in the provider plugin, which an offline plan cannot do (a kustomization
+    may fetch remote bases): the plan says so instead of silently showing a directory without objects."""
+    import pulumi
+
+    pulumi.log.warn(f"kustomize.Directory '{args.get('directory', '?')}': an offline plan cannot run kustomize, so its "
+                    "objects are missing from this plan and from the policy checks")
+    return {"result": []}
+
+
 def _ami(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str, Any]:
     """An EBS-backed x86_64 image with one root volume; its `ebs` map has the keys the provider documents (programs
     read `ebs["snapshot_id"]`, `ebs["volume_size"]`)."""
@@ -214,6 +224,7 @@ _SPECIAL: dict[str, Any] = {
     "azure-native:containerservice:listNamespaceCredential": values.aks_credentials("clusterUser"),
     "kubernetes:yaml:decode": _yaml_decode,
     "kubernetes:helm:template": _helm_template,
+    "kubernetes:kustomize:directory": _kustomize_directory,
 }
 
 
@@ -245,40 +256,46 @@ def _result_type(token: str) -> type | None:
     return sdk_class(token, "Result")
 
 
-def _placeholder(tp: Any, name: str, region: str, depth: int, item: str) -> Any:
+def _placeholder(tp: Any, name: str, region: str, depth: int, item: str, token: str = "") -> Any:
     """`item`: the position of the value within placeholder lists ("-0", "-1-2"), which keeps list items distinct:
-    programs name resources after them (`for sid in ids: MountTarget(f"mt-{sid}")`), and equal names collide."""
+    programs name resources after them (`for sid in ids: MountTarget(f"mt-{sid}")`), and equal names collide.
+    `token`: the invoke's, whose service shapes its ARNs."""
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if origin is typing.Union:
         non_none = [a for a in args if a is not type(None)]
-        return _placeholder(non_none[0], name, region, depth, item) if non_none else None
+        return _placeholder(non_none[0], name, region, depth, item, token) if non_none else None
     if origin in (list, Sequence, typing.Sequence) or origin is getattr(typing, "List", None):
         item_type = args[0] if args else str
         count = _LIST_LENGTH if depth < _MAX_DEPTH else 0
         if item_type in (int, float):
             return [1 + i for i in range(count)]
-        return [_placeholder(item_type, name, region, depth + 1, f"{item}-{i}") for i in range(count)]
+        return [_placeholder(item_type, name, region, depth + 1, f"{item}-{i}", token) for i in range(count)]
     if origin in (dict, Mapping, typing.Mapping):
         return {}
     if isinstance(tp, type) and is_output_type(tp):
         if depth >= _MAX_DEPTH:
             return {}
         hints = _hints(tp)
-        return {wire: _placeholder(hints.get(py, str), wire, region, depth + 1, item) for py, wire, _ in _py_properties(tp)}
+        return {wire: _placeholder(hints.get(py, str), wire, region, depth + 1, item, token)
+                for py, wire, _ in _py_properties(tp)}
     if tp is bool:
         return False
     if tp in (int, float):
         return 1
     if tp is str or isinstance(tp, str):
-        return _string_for(name, region, item)
+        return _string_for(name, region, item, token)
     return None
 
 
-def _string_for(name: str, region: str, item: str = "") -> str:
+def _string_for(name: str, region: str, item: str = "", token: str = "") -> str:
     lowered = name.lower()
     if lowered.endswith("arn"):
+        if token.startswith("aws:"):
+            return values.aws_arn(token, name, region, item)
         return f"arn:aws:iam::{ACCOUNT_ID}:placeholder/{name or 'value'}{item}"
+    if lowered == "number" or lowered.endswith("projectnumber"):
+        return PROJECT_NUMBER  # project numbers are digits (GCP's getProject().number): programs format them in
     if lowered in ("region", "location"):
         return region
     if lowered.endswith("cidrblock") or lowered.endswith("cidr"):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +11,8 @@ from typing import Any
 import yaml
 
 from .config_keys import config_key
+from .declarations import MISSING, ConfigDeclaration, default_content, matches_type, project_config, stack_content, type_name
+from .esc import StackEnvironment, merge_under, read_environment
 from .goyaml import GoTime, go_json, parse, scalar_text
 
 SECRET_PLACEHOLDER = "[secret]"
@@ -71,180 +72,75 @@ def load_project(root: Path) -> Project:
     runtime_name = runtime.get("name") if isinstance(runtime, dict) else runtime
     if runtime_name != "python":
         raise ProjectError(f"{path}: runtime is {runtime_name!r}; aiinfra plan runs Python programs only")
+    config = data.get("config")
+    if isinstance(config, str):
+        # The deprecated spelling of stackConfigDir (project.go RewriteConfigPathIntoStackConfigDir).
+        if "stackConfigDir" in data:
+            raise ProjectError(f"{path}: Should not use both config and stackConfigDir to define the stack directory. "
+                               "Use only stackConfigDir instead.")
+        data = {**data, "stackConfigDir": config}
+        config = None
     main = (root / _relative_path(path, data, "main")).resolve()
     config_dir = (root / _relative_path(path, data, "stackConfigDir")).resolve()
-    declarations = _project_config(path, name, data.get("config"))
+    try:
+        declarations = project_config(path, name, config)
+    except ValueError as err:
+        raise ProjectError(str(err)) from None
     return Project(root=root.resolve(), file=path.resolve(), name=name, main=main, stack_config_dir=config_dir,
                    config_declarations=declarations)
 
 
 def _relative_path(path: Path, data: dict[str, Any], key: str) -> str:
-    """A directory or file setting of Pulumi.yaml, relative to the project root; "." when not set."""
-    value = data.get(key, ".")
-    if not isinstance(value, str) or not value:
+    """A directory or file setting of Pulumi.yaml, relative to the project root; "." when not set, null or empty (the
+    project schema allows null; the CLI reads an empty `main` as "." (pkg/engine/project.go getPwdMain) and joins an
+    empty stackConfigDir to the project's directory)."""
+    value = data.get(key)
+    if value is None or value == "":
+        return "."
+    if not isinstance(value, str):
         raise ProjectError(f"{path}: '{key}' must be a path relative to the project, got {value!r}")
     return value
 
 
-_DECLARATION_KEYS = ("default", "description", "items", "secret", "type", "value")
-_CONFIG_TYPES = ("string", "integer", "boolean", "array", "object")
-_MISSING = object()
+_STACK_NAME = re.compile(r"[A-Za-z0-9_.-]*")
 
 
-@dataclass(frozen=True)
-class ConfigDeclaration:
-    """One key of Pulumi.yaml's `config:` block, as the CLI reads it (sdk/go/common/workspace/project.go,
-    ProjectConfigType; a short-form value is rewritten into `default`, or `value` for another namespace)."""
-    key: str
-    """As written in Pulumi.yaml; the CLI's messages name it so."""
-    full: str
-    namespace: str
-    type: str | None = None
-    items: Any = None
-    secret: bool = False
-    value: Any = _MISSING
-    """The `default` or `value`, if any (the CLI refuses both at once)."""
+def check_stack_name(stack: str) -> None:
+    """tokens.ParseStackName (sdk/go/common/tokens/stack_name.go): the CLI refuses any other name, and a stack's name
+    names its file."""
+    if not stack:
+        problem = "a stack name may not be empty"
+    elif len(stack) > 100:
+        problem = "a stack name cannot exceed 100 characters"
+    else:
+        end = _STACK_NAME.match(stack).end()  # type: ignore[union-attr] (the pattern matches the empty string)
+        if end == len(stack):
+            return
+        problem = ("a stack name may only contain alphanumeric, hyphens, underscores, or periods: invalid character "
+                   f"'{stack[end]}' at position {end}")
+    raise ProjectError(f"stack {stack!r}: {problem}")
 
 
-def _project_config(path: Path, project: str, raw: Any) -> tuple[ConfigDeclaration, ...]:
-    """Pulumi.yaml's project-level `config:` block (Pulumi 3.44+), checked as the CLI checks it when it loads the
-    project (sdk/go/common/workspace/project.go: the project JSON schema, RewriteShorthandConfigValues and
-    Project.Validate). `pulumi:tags` holds stack tags, not program config."""
-    if raw is None:
-        return ()
-    if not isinstance(raw, dict):
-        raise ProjectError(f"{path}: 'config' must be a mapping of config keys, got {type(raw).__name__}")
-    declarations = []
-    for key, spec in raw.items():
-        key = str(key)
-        namespace, _, name = key.partition(":") if ":" in key else (project, ":", key)
-        full = f"{namespace}:{name}"
-        own = namespace == project
-        where = f"{path}: config key '{key}'"
-        if full == "pulumi:tags":
-            continue
-        if isinstance(spec, dict):
-            unknown = sorted(str(k) for k in spec if k not in _DECLARATION_KEYS)
-            if unknown:
-                raise ProjectError(f"{where}: attribute '{unknown[0]}' is not allowed; the allowed attributes are "
-                                   f"{', '.join(repr(k) for k in _DECLARATION_KEYS)} (a value that is a mapping goes "
-                                   "under 'value' or 'default')")
-            type_ = spec.get("type")
-            if type_ is not None and type_ not in _CONFIG_TYPES:
-                raise ProjectError(f"{where}: type {type_!r} is not one of {', '.join(_CONFIG_TYPES)}")
-            if "secret" in spec and not isinstance(spec["secret"], bool):
-                raise ProjectError(f"{where}: 'secret' must be true or false, got {spec['secret']!r}")
-            default, value = spec.get("default"), spec.get("value")  # null is no default, as in Go
-            if default is not None and value is not None:
-                raise ProjectError(f"{where}: project config '{key}' cannot have both a 'default' and 'value' attribute")
-            chosen = default if default is not None else value
-        elif isinstance(spec, (str, int, list)):
-            # Short form (project.go RewriteShorthandConfigValues): a project key's default, another namespace's value.
-            type_, chosen = None, spec
-            spec = {"default": spec} if own else {"value": spec}
-        else:
-            # The project schema (sdk/go/common/workspace/project.json) allows these forms only: no null, no float.
-            raise ProjectError(f"{where}: {'null' if spec is None else repr(spec)} is not a string, integer, boolean, "
-                               f"list or a declaration ({', '.join(_DECLARATION_KEYS)})")
-        # sdk/go/common/workspace/project.go, Project.Validate: the rules for each namespace.
-        if own:
-            if type_ == "array" and spec.get("items") is None:
-                raise ProjectError(f"{path}: The configuration key '{key}' declares an array but does not specify the "
-                                   "underlying type via the 'items' attribute")
-            if type_ is not None and spec.get("default") is not None and \
-                    not _matches_type(type_, spec.get("items"), spec["default"]):
-                raise ProjectError(f"{path}: The default value specified for configuration key '{key}' is not of the "
-                                   f"expected type '{_type_name(type_, spec.get('items'))}' (it is {spec['default']!r})")
-        else:
-            if type_ is not None:
-                raise ProjectError(f"{path}: Configuration key '{key}' is not namespaced by the project and should not "
-                                   f"define a type (only a 'value' is allowed for a key of '{namespace}')")
-            if spec.get("default") is not None:
-                raise ProjectError(f"{path}: Configuration key '{key}' is not namespaced by the project and should not "
-                                   "define a default value. Did you mean to use the 'value' attribute instead of "
-                                   "'default'?")
-            if spec.get("value") is None:
-                raise ProjectError(f"{path}: Configuration key '{key}' is namespaced and must provide an attribute "
-                                   "'value'")
-        declarations.append(ConfigDeclaration(key=key, full=full, namespace=namespace, type=type_,
-                                              items=spec.get("items"), secret=spec.get("secret") is True,
-                                              value=_MISSING if chosen is None else chosen))
-    return tuple(declarations)
-
-
-def _type_name(type_: str, items: Any) -> str:
-    """project.go InferFullTypeName: `array<string>`, `array<array<integer>>`."""
-    if isinstance(items, dict):
-        return f"array<{_type_name(str(items.get('type')), items.get('items'))}>"
-    return type_
-
-
-_UNKNOWN = object()
-"""A secure value's content: the plan never decrypts, so its type is unknown and passes any check."""
-
-
-def _matches_type(type_: str, items: Any, value: Any) -> bool:
-    """project.go ValidateConfigValue, on the value as Go holds it: a scalar stack value is its text, an object or
-    list is its JSON decoded (numbers are float64)."""
-    if value is _UNKNOWN:
-        return True
-    if type_ == "string":
-        return isinstance(value, str) and not isinstance(value, GoTime)  # Go holds a time.Time there
-    if type_ == "integer":
-        if isinstance(value, bool):
-            return False
-        if isinstance(value, int) or (isinstance(value, float) and math.isfinite(value) and value.is_integer()):
-            return True
-        return isinstance(value, str) and re.fullmatch(r"[+-]?[0-9]+", value) is not None  # strconv.Atoi
-    if type_ == "boolean":
-        return isinstance(value, bool) or value in ("true", "false")
-    if type_ == "object":
-        return isinstance(value, dict)
-    if not isinstance(value, list) or not isinstance(items, dict):
-        return False
-    return all(_matches_type(str(items.get("type")), items.get("items"), item) for item in value)
-
-
-def _default_content(value: Any) -> Any:
-    """What config.go validateStackConfigValue type-checks for a Pulumi.yaml default it merged (createConfigValue): the
-    text of a string, integer or boolean; anything else went through JSON (a timestamp as RFC 3339 text)."""
-    if isinstance(value, GoTime):
-        return value.rfc3339
-    if isinstance(value, (str, int)):
-        return scalar_text(value)
-    return _json_content(value)
-
-
-def _stack_content(value: Any) -> Any:
-    """What config.go validateStackConfigValue type-checks: the text of a scalar, the JSON-decoded object or list (a
-    `secure:` value is unknown)."""
-    if isinstance(value, (dict, list)) or value is None:
-        return _json_content(value)
-    return scalar_text(value)
-
-
-def _json_content(value: Any) -> Any:
-    if isinstance(value, dict):
-        if set(value) == {"secure"}:
-            return _UNKNOWN
-        return {scalar_text(k): _json_content(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_content(v) for v in value]
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, (int, float)):
-        return float(value)
-    return scalar_text(value)
+def missing_stack_file(project: Project, stack: str) -> str | None:
+    """The warning for a stack without a stack file, which the CLI plans with empty config (workspace/loaders.go
+    LoadProjectStack); the stack files there are named, so a mistyped stack name shows."""
+    path = project.stack_file(stack)
+    if path.is_file():
+        return None
+    known = ", ".join(project.stacks()) or "none"
+    return (f"stack '{stack}' has no config file {path}: planning it with empty config, as `pulumi preview` does "
+            f"(stacks with a file there: {known})")
 
 
 def stack_values(project: Project, stack: str) -> tuple[Path, dict[str, Any]]:
     """The stack file's path and its config as written (YAML values, `secure:` ones as `{"secure": ...}`), by full
     key: a bare key is the project's, the older `ns:config:key` form is `ns:key` (config_keys.py), and two keys that
-    name one key are refused, where the CLI would keep one of them at random."""
+    name one key are refused, where the CLI would keep one of them at random. A stack without a stack file has no
+    config, as in the CLI (missing_stack_file says so)."""
+    check_stack_name(stack)
     path = project.stack_file(stack)
     if not path.is_file():
-        known = ", ".join(project.stacks()) or "none"
-        raise ProjectError(f"stack '{stack}' has no config file {path}; known stacks: {known}")
+        return path, {}
     raw = _read_mapping(path).get("config") or {}
     if not isinstance(raw, dict):
         raise ProjectError(f"{path}: 'config' must be a mapping")
@@ -271,13 +167,20 @@ def load_stack_config(project: Project, stack: str) -> tuple[dict[str, str], lis
     plain text or a value of the wrong type fails before the program runs.
     """
     path, values = stack_values(project, stack)
+    # An inline ESC environment's plain pulumiConfig values, under the stack file's (config.go mergeConfig).
+    for key, value in stack_environment(project, stack).config.items():
+        try:
+            full = config_key(key, project.name)
+        except ValueError as err:
+            raise ProjectError(f"{path}: environment.values.pulumiConfig: {err}") from None
+        values[full] = merge_under(values[full], value) if full in values else value
     from_project: set[str] = set()
     missing = []
     declarations = sorted(project.config_declarations, key=lambda d: d.key)
     for declaration in declarations:
         if declaration.full in values:
             continue
-        if declaration.value is _MISSING:
+        if declaration.value is MISSING:
             if declaration.namespace == project.name:
                 missing.append(declaration.key)
             continue
@@ -305,10 +208,10 @@ def load_stack_config(project: Project, stack: str) -> tuple[dict[str, str], lis
             raise ProjectError(f"Stack '{stack}' with configuration key '{declaration.key}' must be encrypted as it's "
                                f"secret ({holder} in plain text; allowed: a `secure:` value in {path}, as "
                                f"`pulumi config set --secret {declaration.key}` writes it)")
-        content = _default_content(value) if default else _stack_content(value)
-        if not _matches_type(declaration.type, declaration.items, content):
+        content = default_content(value) if default else stack_content(value)
+        if not matches_type(declaration.type, declaration.items, content):
             raise ProjectError(f"Stack '{stack}' with configuration key '{declaration.key}' must be of type "
-                               f"'{_type_name(declaration.type, declaration.items)}' ({where} {_shown(value)})")
+                               f"'{type_name(declaration.type, declaration.items)}' ({where} {_shown(value)})")
     config: dict[str, str] = {}
     secrets: list[str] = []
     for full, value in values.items():
@@ -338,14 +241,16 @@ def _shown(value: Any, width: int = 80) -> str:
     return f"{kind} of {len(value)} {unit}{'s' if len(value) != 1 else ''}"
 
 
+def stack_environment(project: Project, stack: str) -> StackEnvironment:
+    """The stack file's Pulumi ESC `environment:` (esc.py): what it imports and its inline values."""
+    path = project.stack_file(stack)
+    return read_environment(_read_mapping(path).get("environment") if path.is_file() else None)
+
+
 def stack_environments(project: Project, stack: str) -> list[str]:
     """The Pulumi ESC environments the stack file imports (`environment:`). An offline plan cannot open them, so
     the config they provide is missing from the plan."""
-    path = project.stack_file(stack)
-    imports = _read_mapping(path).get("environment") if path.is_file() else None
-    if isinstance(imports, str):
-        return [imports]
-    return [str(name) for name in imports] if isinstance(imports, list) else []
+    return stack_environment(project, stack).imports
 
 
 def _strip_secure(value: Any) -> tuple[Any, bool]:
@@ -376,7 +281,8 @@ def _read_mapping(path: Path) -> dict[str, Any]:
     """A project or stack file's settings; an empty file has none. Read-only: the parse of a file's text is cached, so
     the plan and its checks (environments, config) parse a stack file once."""
     try:
-        text = path.read_text(encoding="utf-8")
+        # The CLI drops a UTF-8 byte order mark (workspace/loaders.go readFileStripUTF8BOM), which JSON refuses.
+        text = path.read_text(encoding="utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as err:
         raise ProjectError(f"{path} is not UTF-8 text: byte {err.object[err.start]:#04x} at offset {err.start}") from None
     except OSError as err:

@@ -18,16 +18,16 @@ from typing import Any
 import pulumi
 from google.protobuf import json_format, struct_pb2
 from pulumi.runtime import mocks, rpc, settings
-from pulumi.runtime.proto import provider_pb2, resource_pb2
+from pulumi.runtime.proto import engine_pb2, provider_pb2, resource_pb2
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
+from . import default_providers
 from .diagnostics import Diagnostic, RecordingEngine
 from .echo import SpecialValue, echo_properties, known_only
 from .engine_options import options_of
 from .invokes import placeholder_result
 from .masking import mask_secrets
-from .project import SECRET_PLACEHOLDER
 from .secrets import secure_config_as_unknowns
 from .stacktrace import apply_error_origins, sdk_stack_traces
 from .transforms import EngineTransforms
@@ -144,7 +144,20 @@ def _aws_policy_outputs(outputs: dict[str, Any]) -> dict[str, Any]:
 
 
 class PlanMocks(pulumi.runtime.Mocks):
-    """Outputs echo known inputs (as a preview of a create does); invokes get typed placeholders."""
+    """Outputs echo known inputs (as a preview of a create does); invokes get typed placeholders.
+
+    A new resource's ID is `<name>-id`, as if it existed: the view of a preview of a stack that has been deployed,
+    where lookups that wait for a resource answer and policies run on what they return. `named_ids=False` answers
+    as the engine answers a create in the first preview of a new stack: the ID is unknown, and so is what reads it
+    (an input, an `apply`, an invoke that depends on the resource), and the resources an `apply` on it would create
+    are not there.
+    """
+
+    named_ids = True
+
+    def __init__(self, named_ids: bool | None = None) -> None:
+        if named_ids is not None:  # else the class's (a subclass may set it)
+            self.named_ids = named_ids
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict]:
         return self.answer(args.typ, args.name, known_only(dict(args.inputs)))
@@ -156,7 +169,7 @@ class PlanMocks(pulumi.runtime.Mocks):
             outputs = _azure_native_outputs(outputs)
         elif type_.startswith("aws:"):
             outputs = _aws_policy_outputs(outputs)
-        return f"{name}-id", outputs
+        return (f"{name}-id" if self.named_ids else ""), outputs
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> dict:
         return placeholder_result(args.token, dict(args.args), _provider_inputs(args.provider))
@@ -171,10 +184,11 @@ def _provider_inputs(reference: str) -> dict[str, Any]:
 class RecordingMonitor(mocks.MockMonitor):
     """A MockMonitor that keeps the engine-level view of each registration.
 
-    Like the engine it also registers a default provider per package for custom resources that name no
-    provider (`pulumi:providers:<pkg>::default_<version>`, configured from the stack's `<pkg>:*` config), so
-    policies see the region a resource really deploys to. Remote components (built by a provider plugin, such
-    as awsx) get unknown outputs: their children exist only where the plugin runs, which a plan cannot do.
+    Like the engine it also registers a default provider per package for custom resources and remote components
+    that name no provider (`pulumi:providers:<pkg>::default_<version>`, configured from the stack's `<pkg>:*`
+    config), so policies see the region a resource really deploys to, and refuses one for a package the stack's
+    `pulumi:disable-default-providers` lists (default_providers.py). Remote components (built by a provider plugin,
+    such as awsx) get unknown outputs: their children exist only where the plugin runs, which a plan cannot do.
     Like the engine, it runs the program's resource transforms before it records a registration (transforms.py).
     """
 
@@ -184,7 +198,7 @@ class RecordingMonitor(mocks.MockMonitor):
         self.records: list[ResourceRecord] = []
         self._config = dict(config or {})
         self._secret_keys = set(secret_keys)
-        self._default_providers: dict[tuple[str, str], str] = {}
+        self._default_providers: dict[tuple[str, str, str], str] = {}
         self.provider_inputs: dict[str, dict[str, Any]] = {}
         """The inputs of each explicit provider, by URN (what region an invoke through it answers for)."""
         self._lock = threading.Lock()  # the SDK calls RegisterResource from several executor threads
@@ -210,6 +224,8 @@ class RecordingMonitor(mocks.MockMonitor):
         # invoke whose inputs are pending creation, instead of a placeholder computed from a sentinel.
         if request.tok != "pulumi:pulumi:getResource" and rpc.contains_unknowns(rpc.deserialize_properties(request.args)):
             return resource_pb2.ResourceInvokeResponse(unknown=True)
+        if not request.provider:  # the engine refuses a disabled default provider (source_eval.go getProviderFromSource)
+            default_providers.check_allowed(request.tok.split(":", 1)[0], request.tok, self._config)
         return super().Invoke(request)
 
     def RegisterStackTransform(self, request):  # noqa: N802 (gRPC method name)
@@ -225,13 +241,24 @@ class RecordingMonitor(mocks.MockMonitor):
             if urn in self._urns:  # the engine's check (pkg/diag/errors.go, GetDuplicateResourceURNError)
                 raise pulumi.RunError(f"Duplicate resource URN '{urn}'; try giving it a unique name")
             self._urns.add(urn)
+        package = request.type.split(":", 1)[0]
+        # source_eval.go RegisterResource: a custom resource (not a provider) or a remote component that names no
+        # provider, nor one for its package in `providers`, gets the package's default provider.
+        provider = request.provider or (request.providers.get(package, "") if request.custom or request.remote else "")
+        if (request.custom or request.remote) and not provider and not request.type.startswith("pulumi:"):
+            default_providers.check_allowed(package, urn if request.custom else request.type, self._config)
+            provider = self._default_provider(package, request.version, request.pluginDownloadURL)
+        if request.type.startswith("pulumi:providers:") and request.version:
+            # The engine records the plugin version on an explicit provider too (source_eval.go, SetProviderVersion).
+            inputs["version"] = default_providers.engine_version(request.version, f"{request.type} '{request.name}'")
         if request.remote:
             response = resource_pb2.RegisterResourceResponse(urn=urn)
+            warning = default_providers.remote_component_warning(request.type, request.name)
+            engine = settings.get_engine()
+            if warning and engine is not None:  # on the component, as the program's own pulumi.log.warn would log it
+                engine.Log(engine_pb2.LogRequest(severity=engine_pb2.WARNING, message=warning, urn=urn))
         else:
             response = self._register(request, inputs, urn)
-        provider = request.provider
-        if request.custom and not provider and not request.type.startswith("pulumi:"):
-            provider = self._default_provider(request.type.split(":", 1)[0], request.version)
         # The root stack is recorded too: the engine creates it like any other resource.
         self.records.append(ResourceRecord(
             urn=response.urn, type=request.type, name=request.name, parent=request.parent, provider=provider,
@@ -281,6 +308,9 @@ class RecordingMonitor(mocks.MockMonitor):
         """A read (`Vpc.get(...)`, StackReference) creates nothing and is not recorded. The engine answers it with
         the ID the provider read, which is the one asked for; the SDK leaves the ID unknown in a preview without it.
         The state it read is unknown offline: its outputs stay unknown."""
+        if not request.provider and not request.type.startswith("pulumi:providers:"):
+            # The engine's message names the type twice here (source_eval.go ReadResource).
+            default_providers.check_allowed(request.type.split(":", 1)[0], request.type, self._config, shown=request.type)
         response = super().ReadResource(request)
         if request.id != UNKNOWN:
             response.id = request.id
@@ -296,30 +326,24 @@ class RecordingMonitor(mocks.MockMonitor):
         ret.update({"result": UNKNOWN})
         return provider_pb2.CallResponse(**{"return": ret})
 
-    def _default_provider(self, package: str, version: str) -> str:
-        """The reference (`<urn>::<id>`) of the package's default provider, recorded on first use."""
-        key = (package, version)
+    def _default_provider(self, package: str, version: str, url: str = "") -> str:
+        """The reference (`<urn>::<id>`) of the package's default provider, recorded on first use. The engine keeps
+        one per package, version and plugin download URL (ProviderRequest.String)."""
+        key = (package, version, default_providers.trim_url(url))
         with self._lock:
             if key not in self._default_providers:
-                self._default_providers[key] = self._record_default_provider(package, version)
+                self._default_providers[key] = self._record_default_provider(package, version, key[2])
         return self._default_providers[key]
 
-    def _record_default_provider(self, package: str, version: str) -> str:
+    def _record_default_provider(self, package: str, version: str, url: str = "") -> str:
         """Record the provider the engine would register, configured from the stack's `<package>:*` config as the
         engine passes it (pkg/resource/deploy/target.go, GetPackageConfig): each value as its config text (JSON for
         an object), marked secret when it is or holds a secure value (whose text is a placeholder: the plan never
         decrypts)."""
-        name = "default_" + version.replace(".", "_").replace("-", "_") if version else "default"
+        name = default_providers.default_provider_name(package, version, url)
         type_ = f"pulumi:providers:{package}"
         urn = self.make_urn("", type_, name)
-        inputs: dict[str, Any] = {"version": version} if version else {}
-        for full, value in self._config.items():
-            namespace, _, field_ = full.partition(":")
-            if namespace == package:
-                # A secure value, or an object holding one, is marked secret: an object keeps its JSON, whose secure
-                # parts the stack file's reading made placeholders (project.py); a scalar is the placeholder itself.
-                shown = value if value[:1] in ("{", "[") else SECRET_PLACEHOLDER
-                inputs[field_] = {SECRET_SIG: SECRET_VALUE, "value": shown} if full in self._secret_keys else value
+        inputs = default_providers.default_provider_inputs(package, version, self._config, self._secret_keys)
         self.records.append(ResourceRecord(
             urn=urn, type=type_, name=name, parent="", provider="", custom=True, protect=False,
             retainOnDelete=False, ignoreChanges=[], dependencies=[], inputs=inputs))
@@ -335,10 +359,12 @@ def run_program(
     secret_keys: Iterable[str] = (),
     organization: str = "organization",
     mocks_: pulumi.runtime.Mocks | None = None,
+    named_ids: bool = True,
 ) -> PlanResult:
     """Run `program` as a preview on a fresh event loop and fresh mocks; return what it registered.
 
-    `config` uses the engine's flat form: {"<namespace>:<key>": "<string or JSON>"}.
+    `config` uses the engine's flat form: {"<namespace>:<key>": "<string or JSON>"}. `named_ids`: see PlanMocks
+    (for the default mocks; mocks passed in answer as they were made).
     """
     secret_keys = list(secret_keys)
     loop = asyncio.new_event_loop()
@@ -351,7 +377,7 @@ def run_program(
     try:
         settings.reset_options()
         pulumi.runtime.set_all_config(dict(config or {}), list(secret_keys))
-        monitor = RecordingMonitor(mocks_ or PlanMocks(), config, secret_keys)
+        monitor = RecordingMonitor(mocks_ or PlanMocks(named_ids), config, secret_keys)
         pulumi.runtime.set_mocks(monitor.mocks, project=project, stack=stack, preview=True, monitor=monitor, organization=organization)
         engine = RecordingEngine()
         settings.SETTINGS.engine = engine  # set_mocks takes no engine; it would send the program's log to `logging`

@@ -6,7 +6,8 @@ a value it cannot know yet: a secret Output that is unknown. So its `apply` call
 the policy pack) receive the unknown marker inside a secret, instead of a made-up value that could fail parsing as an
 int or an object. A secure value read with a plain getter (`require`, which returns a str) is the placeholder string
 the stack config holds (project.SECRET_PLACEHOLDER): a plain str cannot be unknown. The plain getters that parse
-(`get_int`, `require_bool`, ...) cannot parse it either: they stop the plan with the secret getter to use instead.
+(`get_int`, `require_bool`, `get_object`, ...) cannot parse it either: they stop the plan with the secret getter to
+use instead.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def _unknown_when_secure(getter: Callable[..., Any]) -> Callable[..., Any]:
 
 
 PARSING_GETTERS = {name: name.replace("_", "_secret_", 1) for name in (
-    "get_bool", "get_int", "get_float", "require_bool", "require_int", "require_float")}
+    "get_bool", "get_int", "get_float", "get_object", "require_bool", "require_int", "require_float", "require_object")}
 """Plain getters that parse the value, and the secret getter each should be in a program that reads a secure value."""
 
 

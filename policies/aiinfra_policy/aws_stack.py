@@ -294,10 +294,9 @@ def vpc_flow_logs(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str
     logged: set[str] = set()
     for flow in of_type(resources, "aws:ec2/flowLog:FlowLog"):
         if get(flow.props, "trafficType") == "ALL":
-            logged.add(str(get(flow.props, "vpcId")))
-            logged.update(urns(getattr(flow, "dependencies", None)))
+            logged.update(urns(getattr(flow, "dependencies", None)))  # vpcId is the VPC's ID, unknown in a preview
     for vpc in of_type(resources, "aws:ec2/vpc:Vpc"):
-        if not {vpc.urn, f"{vpc.name}-id"} & logged:
+        if vpc.urn not in logged:
             yield vpc.urn, "VPC has no flow log of ALL traffic"
 
 

@@ -153,9 +153,9 @@ def of_type(resources: list[Any], *types: str) -> list[Any]:
 
 
 def refs(resource: Any, *keys: str) -> set[str]:
-    """What another resource may name `resource` by: its URN, its planned ID (`<name>-id`) and the known values of its
-    `keys` (an ARN, an ID, a name), for `owner_of`."""
-    found = {resource.urn, f"{resource.name}-id"}
+    """What another resource may name `resource` by: its URN and the known values of its `keys` (an ARN, an ID, a
+    name), for `owner_of`. Not its ID: a preview has a new resource's ID unknown, so what names it by ID depends on it."""
+    found = {resource.urn}
     found.update(v for k in keys if isinstance(v := get(resource.props, k), str) and v and not is_unknown(v))
     return found
 

@@ -77,7 +77,7 @@ def test_autoneg_gets_a_least_privilege_role_through_workload_identity(prod_plan
                                         "compute.networkEndpointGroups.use", "compute.healthChecks.useReadOnly"}
     member = by_name(prod_plan, "prod-global-autoneg")
     assert member["role"] == f"projects/{PROJECT}/roles/aiInfraAutoneg_prod"
-    assert member["member"] == (f"principal://iam.googleapis.com/projects/placeholder-number/locations/global/workloadIdentityPools/"
+    assert member["member"] == (f"principal://iam.googleapis.com/projects/987654321098/locations/global/workloadIdentityPools/"
                                 f"{PROJECT}.svc.id.goog/subject/ns/autoneg-system/sa/autoneg-controller-manager")
     # The project's Workload Identity pool exists once a cluster with Workload Identity does: the grant waits for the
     # clusters, or IAM refuses it on a new project ("Identity Pool does not exist").

@@ -90,9 +90,9 @@ def test_key_users_are_the_service_agents_of_the_region(prod_plan: PlanResult) -
                if r.name.startswith("prod-us-central1-key-")}
     assert set(members) == {"gke", "compute", "logging", "storage", "lustre"}
     assert all(m["role"] == "roles/cloudkms.cryptoKeyEncrypterDecrypter" for m in members.values())
-    assert members["gke"]["member"] == "serviceAccount:service-placeholder-number@container-engine-robot.iam.gserviceaccount.com"
-    assert members["compute"]["member"] == "serviceAccount:service-placeholder-number@compute-system.iam.gserviceaccount.com"
-    assert members["lustre"]["member"] == "serviceAccount:service-placeholder-number@gcp-sa-lustre.iam.gserviceaccount.com"
+    assert members["gke"]["member"] == "serviceAccount:service-987654321098@container-engine-robot.iam.gserviceaccount.com"
+    assert members["compute"]["member"] == "serviceAccount:service-987654321098@compute-system.iam.gserviceaccount.com"
+    assert members["lustre"]["member"] == "serviceAccount:service-987654321098@gcp-sa-lustre.iam.gserviceaccount.com"
     assert "lustre" not in {r.name.rsplit("-", 1)[1] for r in prod_plan.of_type("gcp:kms/cryptoKeyIAMMember:CryptoKeyIAMMember")
                             if r.name.startswith("prod-europe-west4-")}
 

@@ -98,7 +98,7 @@ def test_lustre_service_agent_can_import_from_and_export_to_the_bucket(prod_plan
     grants = [r.inputs for r in prod_plan.of_type("gcp:storage/bucketIAMMember:BucketIAMMember")
               if r.name.startswith("prod-us-central1-scratch-bucket-")]
     assert [g["role"] for g in grants] == ["roles/storage.objectUser"]  # export overwrites objects: objectUser
-    assert {g["member"] for g in grants} == {"serviceAccount:service-placeholder-number@gcp-sa-lustre.iam.gserviceaccount.com"}
+    assert {g["member"] for g in grants} == {"serviceAccount:service-987654321098@gcp-sa-lustre.iam.gserviceaccount.com"}
     assert {g["bucket"] for g in grants} == {by_name(prod_plan, "prod-us-central1-datasets-bucket")["name"]}
     assert import_command("prod-us-central1-scratch", "us-central1-a", "b", "/train/") == (
         "gcloud lustre instances import-data prod-us-central1-scratch --location=us-central1-a "

@@ -33,8 +33,9 @@ def with_property_deps(side: PolicyResource, **deps: list[PolicyResource]) -> Po
 def test_a_log_buckets_policy_is_not_the_source_buckets() -> None:
     # The log bucket's policy names the source bucket's ARN, so it depends on both buckets; before, the source bucket
     # was credited with it.
-    source, logs = resource(BUCKET, {}, "data"), resource(BUCKET, {}, "data-logs")
-    policy = resource(POLICY, {"bucket": "data-logs-id", "policy": json.dumps(DENY_PLAIN_HTTP)}, "logs-policy", deps=[logs, source])
+    # Deployed (an S3 bucket's ID is its name): the policy names the log bucket by its name.
+    source, logs = resource(BUCKET, {"bucket": "data-5e1f"}, "data"), resource(BUCKET, {"bucket": "data-logs-9c2d"}, "data-logs")
+    policy = resource(POLICY, {"bucket": "data-logs-9c2d", "policy": json.dumps(DENY_PLAIN_HTTP)}, "logs-policy", deps=[logs, source])
     assert run_stack("aws-s3-bucket-tls-only", [source, logs, policy]) == [(source.urn, NO_TLS)]
 
 
@@ -59,9 +60,9 @@ def test_an_unknown_bucket_falls_back_to_the_one_bucket_it_depends_on() -> None:
 
 
 def test_two_sides_of_one_bucket_give_the_same_verdict_in_any_order() -> None:
-    bucket = resource(BUCKET, {}, "data")
-    on = resource(VERSIONING, {"bucket": "data-id", "versioningConfiguration": {"status": "Enabled"}}, "a-versioning")
-    off = resource(VERSIONING, {"bucket": "data-id", "versioningConfiguration": {"status": "Suspended"}}, "b-versioning")
+    bucket = resource(BUCKET, {"bucket": "data-5e1f"}, "data")
+    on = resource(VERSIONING, {"bucket": "data-5e1f", "versioningConfiguration": {"status": "Enabled"}}, "a-versioning")
+    off = resource(VERSIONING, {"bucket": "data-5e1f", "versioningConfiguration": {"status": "Suspended"}}, "b-versioning")
     assert run_stack("aws-s3-bucket-versioning", [bucket, on, off]) == run_stack("aws-s3-bucket-versioning", [bucket, off, on]) == []
 
 

@@ -10,7 +10,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_azure_native as azure
 import pulumi_gcp as gcp
-from policy_helpers import resource, run_resource, run_stack
+from policy_helpers import preview_stack, resource, run_resource, run_stack
 
 from aiinfra.plan.runtime import run_program
 
@@ -52,6 +52,12 @@ def bucket(algorithm: str) -> Callable[[], None]:
 
 
 def stack_of(build: Callable[[], None]) -> list:
+    """The stack as AnalyzeStack gets it in a preview (with the dependencies that name a new resource's owner)."""
+    return preview_stack(build)
+
+
+def on_inputs(build: Callable[[], None]) -> list:
+    """The stack's resources on their inputs alone (no computed outputs, no dependencies)."""
     return [resource(type_, inputs, name) for name, (type_, inputs) in planned(build).items() if not type_.startswith("pulumi:")]
 
 
@@ -104,7 +110,7 @@ def test_inline_gke_node_pools_are_pools() -> None:
     assert "node pool train: nodes have public IPs (networkConfig.enablePrivateNodes is false)" in check(
         "gcp-gke-private-cluster", build, "gke")
     assert check("gcp-gke-shielded-nodes", build, "gke") == ["node pool train: secure boot is off"]
-    found = run_stack("gpu-cap-per-environment", stack_of(build), {"maxGpusPerEnvironment": 100})
+    found = run_stack("gpu-cap-per-environment", on_inputs(build), {"maxGpusPerEnvironment": 100})
     assert [m for _, m in found] == ["accelerator pools can scale to 480 accelerators in total; the environment cap is 100"]
 
 

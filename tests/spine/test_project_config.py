@@ -36,7 +36,7 @@ def test_config_map_has_the_engine_form() -> None:
     assert config["project-config-demo:replicas"] == "2"
     assert config["project-config-demo:exposeService"] == "true"
     assert config["project-config-demo:labels"] == '{"team":"web"}'  # Go's json.Marshal: compact
-    assert "pulumi:tags" not in config  # stack tags are not program config
+    assert config["pulumi:tags"] == '{"pulumi:template":"python"}'  # merged like any namespaced value (mergeConfig)
     assert secrets == ["project-config-demo:apiToken"]
 
 
