@@ -13,8 +13,10 @@ STACK ?= dev
 	$(PYTHON) -m venv .tools
 	.tools/bin/pip install --quiet "uv==$(UV_VERSION)"
 
+# --locked, not --frozen: stop when uv.lock no longer matches pyproject.toml (a dependency edited without `uv lock`)
+# instead of installing the stale lock. Every `uv run` below checks it again (cheap: no resolution when it matches).
 .venv/.synced: uv.lock pyproject.toml | $(UV)
-	$(UV) sync --frozen
+	$(UV) sync --locked
 	@touch $@
 
 setup: .venv/.synced
@@ -29,21 +31,21 @@ policies/venv/.installed: policies/requirements.txt | $(UV)
 policy-pack: policies/venv/.installed
 
 plan: setup
-	$(UV) run --frozen aiinfra plan --stack $(STACK)
+	$(UV) run --locked aiinfra plan --stack $(STACK)
 
 plan-all: setup
 	@mkdir -p out
-	@for s in dev staging prod; do $(UV) run --frozen aiinfra plan --stack $$s --json out/$$s.json -q || exit $$?; done
+	@for s in dev staging prod; do $(UV) run --locked aiinfra plan --stack $$s --json out/$$s.json -q || exit $$?; done
 
 test: setup
-	$(UV) run --frozen pytest -n 2 -q
+	$(UV) run --locked pytest -n 2 -q
 
 bench: setup
-	$(UV) run --frozen python bench/plan_speed.py
-	$(UV) run --frozen python bench/policy_throughput.py
+	$(UV) run --locked python bench/plan_speed.py
+	$(UV) run --locked python bench/policy_throughput.py
 
 schema: setup
-	$(UV) run --frozen aiinfra schema -o docs/platform.schema.json
+	$(UV) run --locked aiinfra schema -o docs/platform.schema.json
 
 clean:
 	rm -rf .venv .tools out .pytest_cache policies/venv

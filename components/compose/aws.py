@@ -111,6 +111,18 @@ def _deployers(cloud_spec: AwsCloudSpec, provider: aws.Provider) -> tuple[str, .
     return (aws.iam.get_session_context(arn=aws.get_caller_identity(opts=opts).arn, opts=opts).issuer_arn,)
 
 
+def _load_balancer_sources(spec: RegionSpec, internet_facing: bool) -> tuple[str, ...]:
+    """Where the inference load balancer reaches the pods from: its own addresses in the subnets it sits in. With IP
+    targets an ALB, and an NLB's TCP target group (client IP preservation is off by default for IP targets over
+    TCP/TLS: docs.aws.amazon.com/elasticloadbalancing/latest/network/edit-target-group-attributes.html), connect and
+    health-check from their nodes' private addresses. Internet-facing: the public subnets, where no pod has an address.
+    Internal: the private subnets, which are also the node and pod subnets (the VPC CNI gives pods addresses there), so
+    there the rule admits every pod of the cluster on the port (team pods are still held back by their own egress
+    policy, components.k8s.netpol; pods of the platform's namespaces are not)."""
+    plan = spec.network.subnet_plan()
+    return tuple(str(cidr) for cidr in (plan.public if internet_facing else plan.private))
+
+
 def _lustre_subnet(spec: RegionSpec, network: Network) -> pulumi.Output[str]:
     """The private subnet for the region's Lustre file systems: in the zone of its zone-pinned training pools when they
     share one, else the first (`lustre_zone_index`); both are the first subnet unless a pinned pool names another zone."""
@@ -206,9 +218,9 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
         out["inference"] = {"load_balancer_dns_name": inference.load_balancer.dns_name,
                             "target_group_arn": inference.target_group.arn}
         if handle is not None and handle.eks is not None:
-            # IP targets: the load balancer's own addresses, in the VPC, reach the pods.
-            handle.inference = InferenceBackend(spec.inference, sources=(str(spec.network.cidr),), target=InferenceTarget(
-                inference.target_group.arn, inference.security_group.id, inference))
+            handle.inference = InferenceBackend(spec.inference, sources=_load_balancer_sources(spec, latency_dns),
+                                                target=InferenceTarget(inference.target_group.arn,
+                                                                       inference.security_group.id, inference))
         # The endpoint group waits for the internet gateway, which Global Accelerator needs, and goes first.
         gateway = (network.internet_gateway,) if network.internet_gateway is not None else ()
         origin = Origin(region, inference.load_balancer, spec.inference.traffic_percent, spec.inference.health_check_path,

@@ -216,11 +216,14 @@ def _origin(region: str, spec: RegionSpec, network: Network, cluster: Cluster, p
 
 
 def _sources(spec: RegionSpec, public: bool) -> tuple[str, ...]:
-    """Where the inference load balancer's traffic reaches the pods from. Private (Front Door Premium): the Private
-    Link service's NAT addresses (the `lb` subnet) and nodes forwarding to pods elsewhere, all in the VNet, and the
-    Azure Load Balancer health probes, which come from 168.63.129.16 (learn.microsoft.com/azure/virtual-network/
-    what-is-ip-address-168-63-129-16). Public (Front Door Standard): Front Door's backends, which have no fixed list;
-    the network security group admits only the AzureFrontDoor.Backend service tag on the port."""
+    """Where the inference load balancer's traffic reaches the pods from. The Service's `externalTrafficPolicy: Local`
+    (components.k8s.inference) keeps the source address and no node forwards to another's pods, so no node address
+    needs admitting (Cilium would never match one). Private (Front Door Premium): the Private Link service's NAT
+    addresses (the `lb` subnet, in the VNet), and 168.63.129.16, where Azure Load Balancer probes come from
+    (learn.microsoft.com/azure/virtual-network/what-is-ip-address-168-63-129-16): Local's default probe goes to the
+    node's health check port, outside any NetworkPolicy, but a probe set to the service port reaches the pods. Public
+    (Front Door Standard): Front Door's backends, which have no fixed list; the network security group admits only the
+    AzureFrontDoor.Backend service tag on the port."""
     return ("0.0.0.0/0",) if public else (str(spec.network.cidr), AZURE_PROBE_SOURCE)
 
 

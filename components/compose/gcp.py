@@ -134,6 +134,19 @@ def build(platform: Platform, cloud_spec: GcpCloudSpec) -> CloudResult:
     return CloudResult(outputs=outputs, clusters=clusters)
 
 
+def default_zones(region: str, names: list[str], count: int) -> list[str]:
+    """The first `count` general-purpose zones of `names` (the region's zones, sorted), for a region without a
+    `clouds.gcp.zones` entry. How many zones a region has only Compute Engine says (us-east1 has three, us-central1
+    four), so `network.zones` above that is a config error raised as the program runs, not a smaller network; an empty
+    list (nothing looked up) passes."""
+    plain = [n for n in names if is_plain_zone(n)]
+    if plain and len(plain) < count:
+        allowed = "2" if len(plain) == 2 else f"2 to {len(plain)}"
+        raise pulumi.RunError(f"{config_path(('clouds', 'gcp', 'regions', region, 'network', 'zones'))}: {count}, but {region} "
+                              f"has {len(plain)} zones ({', '.join(plain)}); allowed: {allowed}")
+    return plain[:count]
+
+
 def _region(platform: Platform, cloud_spec: GcpCloudSpec, project: _Project, ctx: GcpContext,
             spec: RegionSpec) -> tuple[dict[str, Any], ClusterHandle | None]:
     name = region_name(platform, ctx.region)
@@ -143,7 +156,7 @@ def _region(platform: Platform, cloud_spec: GcpCloudSpec, project: _Project, ctx
     # which would otherwise report a mistyped zone as one that lacks the pool's machine type).
     listed = cloud_spec.zones.get(ctx.region)
     zones = (checked_zones(ctx.region, zone_settings(config_path(("clouds", "gcp", "zones", ctx.region)), listed), region_zones)
-             if listed else region_zones.apply(lambda names: [n for n in names if is_plain_zone(n)][: spec.network.zones]))
+             if listed else region_zones.apply(lambda names: default_zones(ctx.region, names, spec.network.zones)))
     offerings = _offerings(ctx, spec, region_zones, project.invoke)
     first_zone = zones.apply(lambda z: z[0])
     users: dict[str, pulumi.Input[str]] = {

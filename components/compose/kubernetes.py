@@ -130,6 +130,7 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> Layer:
         tenancy = Tenancy(handle.name, TenancyArgs(
             environment=platform.environment, teams=dict(platform.teams), flavors=cluster_flavors,
             cluster=handle.resource, network=team_network(platform, handle),
+            inference_namespace=handle.inference.spec.service_namespace if handle.inference is not None else None,
             namespace_aliases=team_moves, retain_namespaces=platform.protected), opts)
         outputs[handle.name] = {
             "cloud": handle.cloud.value,

@@ -6,7 +6,8 @@ In the Service's namespace (created here, under Pod Security `restricted`, unles
   standalone zonal NEGs, which autoneg adds to the global backend service). Azure: type LoadBalancer, whose
   annotations make AKS's cloud provider build an internal load balancer on a fixed address and the Private Link
   service Front Door Premium connects to (or, with Front Door Standard, a load balancer on the pre-made public
-  address, where Front Door speaks HTTPS: the pods terminate TLS themselves, see `InferenceSpec.port`);
+  address, where Front Door speaks HTTPS: the pods terminate TLS themselves, see `InferenceSpec.port`), with
+  `externalTrafficPolicy: Local` (see `LOCAL_TRAFFIC`);
 - a NetworkPolicy admitting the load balancer's source ranges on the port: team namespaces deny ingress by default;
 - AWS: the TargetGroupBinding, which the AWS Load Balancer Controller serves. The Service and the binding wait for
   the controller's release: its Service mutator and the binding's CRD and webhooks must answer first.
@@ -37,6 +38,17 @@ from .objects import MANAGED_BY, RESTRICTED_PSA, child_opts, custom_resource
 SKIP_AWAIT = {"pulumi.com/skipAwait": "true"}
 WAIT_FOR_ADDRESS = {"pulumi.com/waitFor": "jsonpath={.status.loadBalancer.ingress[0].ip}"}
 POLICY_NAME = "ai-infra-from-load-balancer"
+LOCAL_TRAFFIC = "Local"
+"""`externalTrafficPolicy` of a load-balancer Service (Azure). With the default `Cluster` a node forwards the load
+balancer's traffic and probes to pods on other nodes, from its own address; Cilium, AKS's default policy engine,
+never matches node addresses against a NetworkPolicy ipBlock (learn.microsoft.com/azure/aks/
+azure-cni-powered-by-cilium, Limitations), so those packets are dropped. `Local` delivers to the node's own pods
+only, keeping the source address (the Private Link service's NAT address, or Front Door's), which the ipBlock
+admits; the load balancer probes the Service's `healthCheckNodePort` (HTTP /healthz, answered by kube-proxy or
+Cilium on the node itself, outside any NetworkPolicy: learn.microsoft.com/azure/aks/configure-load-balancer-standard,
+"Default health probe behavior"), so only nodes running an inference pod receive traffic. AWS and GCP need no such
+setting: their load balancers reach the pods' own addresses (IP target groups, GCE_VM_IP_PORT NEGs) and the Service is
+ClusterIP."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +117,8 @@ class InferenceService(pulumi.ComponentResource):
                 annotations={**backend.annotations, **(WAIT_FOR_ADDRESS if backend.load_balancer else SKIP_AWAIT)}),
             spec=k8s.core.v1.ServiceSpecArgs(
                 type="LoadBalancer" if backend.load_balancer else "ClusterIP",
+                # The field exists for NodePort and LoadBalancer Services only (the API server refuses it elsewhere).
+                external_traffic_policy=LOCAL_TRAFFIC if backend.load_balancer else None,
                 selector=spec.selector,
                 ports=[k8s.core.v1.ServicePortArgs(name="http", protocol="TCP", port=spec.port, target_port=spec.port)]),
             # Deleted before whatever must remove its finalizers (autoneg): else it would stay Terminating.

@@ -158,10 +158,51 @@ def resource_flavor(flavor: Flavor | None) -> dict[str, Any]:
             "metadata": {"name": flavor.name if flavor else DEFAULT_FLAVOR}, "spec": spec}
 
 
-def _quota(name: str, nominal: int | str, can_borrow: bool) -> dict[str, Any]:
+_DECIMAL_SUFFIXES = {0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
+_BINARY_SUFFIXES = {1: "Ki", 2: "Mi", 3: "Gi", 4: "Ti", 5: "Pi", 6: "Ei"}
+_INT64_MAX = 2**63 - 1
+
+
+def quantity(amount: int) -> str:
+    """A count as the canonical Kubernetes quantity, the string `resource.Quantity` prints for it (DecimalSI):
+    trailing zeros move into the largest suffix whose exponent is a multiple of 3 (256 -> "256", 1000 -> "1k",
+    1500 -> "1500"). Kueue's ClusterQueue webhook rewrites quotas to this form on create and pulumi-kubernetes does not
+    normalise custom resources, so anything else shows as a change on the next `pulumi up` (kubernetes/apimachinery
+    pkg/api/resource/quantity.go CanonicalizeBytes, amount.go AsCanonicalBytes)."""
+    if not 0 <= amount <= _INT64_MAX:
+        raise ValueError(f"quantity {amount} is out of range; allowed: 0 to {_INT64_MAX}")
+    if amount == 0:
+        return "0"
+    exponent = 0
+    while amount % 10 == 0:
+        amount, exponent = amount // 10, exponent + 1
+    shift = exponent % 3
+    return f"{amount * 10 ** shift}{_DECIMAL_SUFFIXES[exponent - shift]}"
+
+
+def bytes_quantity(amount: int) -> str:
+    """Bytes as the canonical Kubernetes quantity of a binary (`Ki`..`Ei`) value: the largest power of 1024 that
+    divides it (2048Gi -> "2Ti", 1536Gi -> "1536Gi", 1024Mi -> "1Gi"); below 1024 a plain number (same source as
+    `quantity`: BinarySI under 1024 prints as DecimalSI, AsCanonicalBase1024Bytes)."""
+    if not 0 <= amount <= _INT64_MAX:
+        raise ValueError(f"quantity {amount} bytes is out of range; allowed: 0 to {_INT64_MAX}")
+    if amount < 1024:
+        return quantity(amount)
+    power = 0
+    while amount % 1024 == 0:
+        amount, power = amount // 1024, power + 1
+    return f"{amount}{_BINARY_SUFFIXES.get(power, '')}"
+
+
+def gib_quantity(gib: int) -> str:
+    """GiB as the canonical quantity (`bytes_quantity`)."""
+    return bytes_quantity(gib * 2**30)
+
+
+def _quota(name: str, nominal: str, can_borrow: bool) -> dict[str, Any]:
     entry: dict[str, Any] = {"name": name, "nominalQuota": nominal}
     if not can_borrow:
-        entry["borrowingLimit"] = 0
+        entry["borrowingLimit"] = "0"
     return entry
 
 
@@ -171,8 +212,8 @@ def cluster_queue(team_name: str, team: TeamSpec, flavor_list: list[Flavor], coh
     groups: list[dict[str, Any]] = [{
         "coveredResources": ["cpu", "memory"],
         "flavors": [{"name": DEFAULT_FLAVOR, "resources": [
-            _quota("cpu", team.cpu_quota, team.can_borrow),
-            _quota("memory", f"{team.memory_gib_quota}Gi", team.can_borrow)]}],
+            _quota("cpu", quantity(team.cpu_quota), team.can_borrow),
+            _quota("memory", gib_quantity(team.memory_gib_quota), team.can_borrow)]}],
     }]
     shares = team_shares(team, flavor_list)
     for group in GROUPS:
@@ -182,7 +223,7 @@ def cluster_queue(team_name: str, team: TeamSpec, flavor_list: list[Flavor], coh
         covered = sorted({f.resource for f in members})
         groups.append({"coveredResources": covered, "flavors": [
             {"name": f.name, "resources": [
-                _quota(r, shares[f.name] if r == f.resource else 0, team.can_borrow) for r in covered]}
+                _quota(r, quantity(shares[f.name] if r == f.resource else 0), team.can_borrow) for r in covered]}
             for f in members]})
     return {
         "apiVersion": KUEUE_API, "kind": "ClusterQueue", "metadata": {"name": team_name},

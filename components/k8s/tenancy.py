@@ -1,7 +1,8 @@
 """Team tenancy on a cluster: Kueue (release, ResourceFlavors), PriorityClasses, and per team of the spec a
 namespace under Pod Security `restricted`, a NetworkPolicy (same-namespace ingress; egress to DNS, the API server
-and outside the cluster, see `netpol`), a ResourceQuota and LimitRange, and a Kueue ClusterQueue and LocalQueue. A
-team added to the config gets all of these on the next `pulumi up`. Teams get no RBAC here: who may use a namespace
+and outside the cluster, see `netpol`), a ResourceQuota and LimitRange, a ResourceQuota refusing the PriorityClasses
+the team may not use (`restricted_priority_classes`), and a Kueue ClusterQueue and LocalQueue. A team added to the
+config gets all of these on the next `pulumi up`. Teams get no RBAC here: who may use a namespace
 is the cluster's own access (EKS access entries, GKE IAM, AKS Azure RBAC).
 """
 
@@ -18,10 +19,11 @@ import pulumi_kubernetes as k8s
 from components.spec import TeamSpec
 
 from . import charts
+from .accelerators import CRITICAL_PRIORITY_CLASSES
 from .cluster import KUEUE_NAMESPACE, NVIDIA_GPU, RESERVED_NAMESPACES, TPU_CHIP
 from .netpol import ANYWHERE, API_SERVER_PORT, DNS_PORT, ClusterNetwork, outside_cluster
 from .objects import PSA_MODES, RESTRICTED_PSA, child_opts, custom_resource, namespace
-from .queues import Flavor, admissible, cluster_queue, kueue_resources_config, local_queue, resource_flavor
+from .queues import Flavor, admissible, cluster_queue, kueue_resources_config, local_queue, quantity, resource_flavor
 
 # Pod priority for Kueue workloads and pods alike: serving beats training beats batch. Batch never preempts.
 PRIORITY_CLASSES = {
@@ -32,6 +34,9 @@ PRIORITY_CLASSES = {
 # Requests a container gets when it names none (needed once the namespace has a cpu/memory quota). No default
 # limits: a default memory limit below a container's own request makes the API server reject the pod.
 DEFAULT_REQUESTS = {"cpu": "250m", "memory": "512Mi"}
+INFERENCE_PRIORITY = "ai-inference"
+PRIORITY_QUOTA = "restricted-priority-classes"
+"""The per-team ResourceQuota (`pods: 0`) over the PriorityClasses a team may not use (`restricted_priority_classes`)."""
 TEAM_LABEL = "ai-infra/team"
 """On every team namespace (its value the team): Kueue manages the jobs and pods of namespaces carrying it."""
 
@@ -64,9 +69,31 @@ def kueue_manager_config(flavor_list: Sequence[Flavor] = ()) -> dict[str, Any]:
     }
 
 
+KUEUE_REPLICAS = 2
+"""Kueue's webhooks fail closed (`failurePolicy: Fail`): with one replica, draining its system node stops job and pod
+creation in every team namespace until the pod is back. Every replica serves the webhooks (the leader alone runs the
+controllers), and the chart's PodDisruptionBudget keeps one of them up through a drain."""
+
+
 def kueue_values(flavor_list: Sequence[Flavor] = ()) -> dict[str, Any]:
-    # The chart parses this text as YAML (fromYaml); JSON is YAML.
-    return {"managerConfig": {"controllerManagerConfigYaml": json.dumps(kueue_manager_config(flavor_list), indent=2)}}
+    """The chart's values (kubernetes-sigs/kueue v0.19.2 charts/kueue/values.yaml): the manager config, and
+    `controllerManager.replicas` with the chart's `podDisruptionBudget` (minAvailable 1, templates/manager/
+    manager-pdb.yaml) and a soft spread over nodes (the Deployment's selector labels, from `kueue.selectorLabels` with
+    release and chart named `kueue`)."""
+    selector = {"app.kubernetes.io/name": "kueue", "app.kubernetes.io/instance": "kueue",
+                "control-plane": "controller-manager"}
+    return {
+        "controllerManager": {
+            "replicas": KUEUE_REPLICAS,
+            "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
+            # ScheduleAnyway: a one-node system pool still runs both replicas.
+            "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
+                                           "whenUnsatisfiable": "ScheduleAnyway",
+                                           "labelSelector": {"matchLabels": selector}}],
+        },
+        # The chart parses this text as YAML (fromYaml); JSON is YAML.
+        "managerConfig": {"controllerManagerConfigYaml": json.dumps(kueue_manager_config(flavor_list), indent=2)},
+    }
 
 
 def check_team_names(teams: dict[str, TeamSpec]) -> None:
@@ -81,6 +108,16 @@ def namespace_labels(team: str) -> dict[str, str]:
     """Pod Security Admission `restricted` (enforced, audited and warned, at the cluster's version) and the team."""
     labels = RESTRICTED_PSA | {f"pod-security.kubernetes.io/{mode}-version": "latest" for mode in PSA_MODES}
     return {**labels, TEAM_LABEL: team}
+
+
+def restricted_priority_classes(team: str, inference_namespace: str | None) -> list[str]:
+    """PriorityClasses the team's pods may not use. PriorityClasses are cluster-wide: a pod of any namespace naming
+    `ai-inference` or `system-node-critical`/`system-cluster-critical` would preempt other teams' pods (and the
+    system ones outrank the platform's own add-ons). A ResourceQuota of `pods: 0` scoped to them refuses such pods at
+    creation (kubernetes.io/docs/concepts/policy/resource-quotas, "Resource Quota Per PriorityClass"). `ai-inference`
+    stays open in the namespace the cluster's inference Service selects pods in (`inference.service_namespace`)."""
+    classes = [INFERENCE_PRIORITY] if team != inference_namespace else []
+    return [*classes, *CRITICAL_PRIORITY_CLASSES]
 
 
 def quota_hard(amounts: dict[str, int]) -> dict[str, str]:
@@ -130,20 +167,26 @@ class TenancyArgs:
     """The cluster component: every object is `deleted_with` it."""
     network: ClusterNetwork
     """The cluster's pod, service and API server ranges, which the teams' NetworkPolicies name (`netpol`)."""
+    inference_namespace: str | None = None
+    """The namespace of the cluster's inference Service (`inference.service_namespace`), the one team namespace whose
+    pods may use the `ai-inference` PriorityClass. Default None: no team may."""
     namespace_aliases: dict[str, Sequence[pulumi.Alias]] = field(default_factory=dict)
     """Per team, where its namespace object was before (the inference Service's namespace of the same name): the
     existing namespace moves to the team instead of being created twice ("already exists"). Default none."""
     retain_namespaces: bool = False
     """Keep a team's namespace (its PVCs and workloads) in the cluster when the team leaves the config or the stack
-    is destroyed; Pulumi only forgets it, and with it the team's ClusterQueue and LocalQueue (`retain_on_delete`):
-    while the retained workloads stay admitted, Kueue's `kueue.x-k8s.io/resource-in-use` finalizer would hold a
-    deleted ClusterQueue Terminating and the provider's delete would time out. Default off; the composition turns
-    it on where the platform protects stateful resources."""
+    is destroyed; Pulumi only forgets it (`retain_on_delete`), and with it what governs the workloads left running in
+    it (its NetworkPolicy, ResourceQuotas and LimitRange: without them the pods would lose their isolation and
+    limits) and its ClusterQueue and LocalQueue: while the retained workloads stay admitted, Kueue's
+    `kueue.x-k8s.io/resource-in-use` finalizer would hold a deleted ClusterQueue Terminating and the provider's delete
+    would time out. The ResourceFlavors are retained too: Kueue holds a flavor Terminating with the same finalizer
+    while any ClusterQueue names it (pkg/controller/core/resourceflavor_controller.go), retained ones included.
+    Default off; the composition turns it on where the platform protects stateful resources."""
 
 
 class Tenancy(pulumi.ComponentResource):
     """`ai-infra:kubernetes:Tenancy`. Children: `<name>-kueue`, `<name>-priority-<class>`, `<name>-flavor-default`,
-    `<name>-flavor-<flavor>`, and a `Team` `<name>-<team>` per team."""
+    `<name>-flavor-<flavor>` (with `retain_namespaces`, `retain_on_delete`), and a `Team` `<name>-<team>` per team."""
 
     TYPE = "ai-infra:kubernetes:Tenancy"
 
@@ -158,10 +201,11 @@ class Tenancy(pulumi.ComponentResource):
                 f"{name}-priority-{class_name}", metadata=k8s.meta.v1.ObjectMetaArgs(name=class_name),
                 value=value, preemption_policy=preemption, global_default=False, description=description,
                 opts=child_opts(self, args.cluster))
-        flavor_objects = [custom_resource(f"{name}-flavor-default", resource_flavor(None),
-                                          child_opts(self, args.cluster, [self.kueue]))]
-        flavor_objects += [custom_resource(f"{name}-flavor-{f.name}", resource_flavor(f),
-                                           child_opts(self, args.cluster, [self.kueue])) for f in args.flavors]
+        flavor_opts = child_opts(self, args.cluster, [self.kueue]).merge(
+            pulumi.ResourceOptions(retain_on_delete=args.retain_namespaces))
+        flavor_objects = [custom_resource(f"{name}-flavor-default", resource_flavor(None), flavor_opts)]
+        flavor_objects += [custom_resource(f"{name}-flavor-{f.name}", resource_flavor(f), flavor_opts)
+                           for f in args.flavors]
         self.teams = {
             team: Team(f"{name}-{team}", TeamArgs(team, args, [self.kueue, *flavor_objects]),
                        pulumi.ResourceOptions(parent=self))
@@ -181,8 +225,8 @@ class TeamArgs:
 
 
 class Team(pulumi.ComponentResource):
-    """`ai-infra:kubernetes:Team`. Children: `<name>-namespace`, `-network-policy`, `-quota`, `-limits`,
-    `-cluster-queue`, `-local-queue`. With `retain_namespaces` the namespace and both queues are `retain_on_delete`."""
+    """`ai-infra:kubernetes:Team`. Children: `<name>-namespace`, `-network-policy`, `-quota`, `-priority-quota`,
+    `-limits`, `-cluster-queue`, `-local-queue`. With `retain_namespaces` all of them are `retain_on_delete`."""
 
     TYPE = "ai-infra:kubernetes:Team"
 
@@ -194,13 +238,22 @@ class Team(pulumi.ComponentResource):
         moved = pulumi.ResourceOptions(aliases=list(tenancy.namespace_aliases.get(team, ())))
         self.namespace = namespace(f"{name}-namespace", team, namespace_labels(team),
                                    pulumi.ResourceOptions.merge(child_opts(self, cluster), retain).merge(moved))
-        in_ns = child_opts(self, cluster, [self.namespace])
+        in_ns = child_opts(self, cluster, [self.namespace]).merge(retain)
         meta = lambda object_name: k8s.meta.v1.ObjectMetaArgs(name=object_name, namespace=team)  # noqa: E731
         k8s.networking.v1.NetworkPolicy(
             f"{name}-network-policy", metadata=meta("default-deny"), spec=team_policy_spec(tenancy.network), opts=in_ns)
         k8s.core.v1.ResourceQuota(
             f"{name}-quota", metadata=meta("team-quota"),
             spec=k8s.core.v1.ResourceQuotaSpecArgs(hard=quota_hard(admissible(team, tenancy.teams, tenancy.flavors))),
+            opts=in_ns)
+        k8s.core.v1.ResourceQuota(
+            f"{name}-priority-quota", metadata=meta(PRIORITY_QUOTA),
+            spec=k8s.core.v1.ResourceQuotaSpecArgs(
+                hard={"pods": quantity(0)},
+                scope_selector=k8s.core.v1.ScopeSelectorArgs(match_expressions=[
+                    k8s.core.v1.ScopedResourceSelectorRequirementArgs(
+                        scope_name="PriorityClass", operator="In",
+                        values=restricted_priority_classes(team, tenancy.inference_namespace))])),
             opts=in_ns)
         k8s.core.v1.LimitRange(
             f"{name}-limits", metadata=meta("team-defaults"),

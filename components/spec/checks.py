@@ -16,7 +16,7 @@ from .compute import CapacityType, GpuDriver, SharingMode, TpuMode, instance_typ
 from .endpoint import GlobalRouting, logs_region
 from .hostnames import HOST_NAME_RULE, bare_host, host_name_problem
 from .maintenance import clusters_of, maintenance_issues
-from . import aws, azure, gcp
+from . import aws, azure, consistency, gcp
 from .cloud import CloudSpec, RegionSpec
 from .network import NetworkSpec
 from .platform import Platform
@@ -44,6 +44,7 @@ def check_platform(spec: Platform) -> list[Issue]:
         base: Path = ("clouds", cloud.value)
         issues += _check_endpoint(cloud, cloud_spec, base)
         issues += _check_endpoint_logs(spec, cloud, cloud_spec, base)
+        issues += consistency.endpoint_issues(cloud, cloud_spec, base)
         issues += _EXTRA_CHECKS[cloud](spec, cloud_spec)
         issues += maintenance_issues(cloud, clusters_of(cloud_spec.regions), base)
         for region, region_spec in cloud_spec.regions.items():
@@ -51,6 +52,7 @@ def check_platform(spec: Platform) -> list[Issue]:
             issues += _check_region_name(cloud, region, spec.compliance.allowed_regions, path)
             issues += _check_cluster_ranges(cloud, region_spec, path)
             issues += _check_region(cloud, region_spec, path)
+            issues += consistency.region_issues(cloud, region_spec, path)
             issues += _check_data_zones(spec, region, region_spec, path)
     return issues
 

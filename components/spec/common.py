@@ -145,6 +145,28 @@ an extra label would replace the platform's own tag on every resource (or be rep
 
 Days = Annotated[int, Field(ge=1, le=36500)]
 
+# Namespaces a team (or the inference Service) may not take: its quota, network policies and deletion would land on
+# them, and the Kubernetes layer would create a second Namespace object of the name ("already exists" at `pulumi up`).
+# The layer's own: gpu-operator, kueue-system, monitoring, autoneg-system (GKE global endpoint). The clusters' add-ons:
+# gmp-system and gmp-public (GKE Managed Service for Prometheus), gatekeeper-system (AKS Azure Policy add-on),
+# calico-system and tigera-operator (AKS Azure-managed Calico), app-routing-system (AKS application routing add-on:
+# learn.microsoft.com/azure/aks/app-routing, "Limitations"), amazon-cloudwatch (the Amazon CloudWatch Observability EKS
+# add-on: docs.aws.amazon.com/eks/latest/userguide/amazon-cloudwatch-observability.html). GKE runs its managed
+# components in gke-* namespaces (gke-gmp-system, gke-managed-system, gke-managed-cim, gke-managed-filestorecsi,
+# gke-connect, ...: grafana/beyla pkg/beyla/config.go lists them), so the whole prefix is reserved, like kube-*.
+RESERVED_NAMESPACES = frozenset({"default", "gpu-operator", "kueue-system", "monitoring", "autoneg-system", "gmp-public",
+                                 "gmp-system", "gatekeeper-system", "calico-system", "tigera-operator",
+                                 "app-routing-system", "amazon-cloudwatch"})
+RESERVED_NAMESPACE_PREFIXES = ("kube-", "gke-")
+RESERVED_NAMESPACES_RULE = f"{', '.join(sorted(RESERVED_NAMESPACES))}, {', '.join(p + '*' for p in RESERVED_NAMESPACE_PREFIXES)}"
+"""The reserved namespaces, as messages list them."""
+
+
+def is_reserved_namespace(name: str) -> bool:
+    """Whether `name` is a namespace the Kubernetes layer or the clusters' add-ons use (RESERVED_NAMESPACES, kube-*,
+    gke-*): no team, nor the inference Service, may take it."""
+    return name in RESERVED_NAMESPACES or name.startswith(RESERVED_NAMESPACE_PREFIXES)
+
 
 class FieldError(ValueError):
     """A cross-field check failed; `field` is the field the message is about, so the loader can name its path."""
@@ -152,3 +174,20 @@ class FieldError(ValueError):
     def __init__(self, field: str, message: str):
         self.field = field
         super().__init__(message)
+
+
+def null_not_in_schema(schema: dict) -> None:
+    """`json_schema_extra` of an optional block `refuse_null_block` guards: the editor schema refuses null as the
+    loader does (the field's `None` default stays what leaving the key out gives)."""
+    branches = [b for b in schema.pop("anyOf", []) if b != {"type": "null"}]
+    schema.update(branches[0] if len(branches) == 1 else {"anyOf": branches})
+
+
+def refuse_null_block(value: object, field: str, instead: str, absent: str) -> object:
+    """`value` unless it is null. An optional block left empty in YAML (`cluster:`) is null, which pydantic would read
+    as the block's absence: turning `cluster: {}` into `cluster:` would plan the cluster's deletion. `instead`: how to
+    write the block that was meant; `absent`: what leaving the key out gives."""
+    if value is not None:
+        return value
+    raise ValueError(f"got null (an empty value): YAML reads `{field}:` with nothing after it as null, not as an empty "
+                     f"mapping; {instead}, or remove the key for {absent}")

@@ -102,9 +102,13 @@ class ClusterSpec(SpecModel):
     the VPC, to the cluster security group on 443; GKE adds them to the control plane's authorized networks and turns
     on global access (clients in other regions); AKS takes no allowlist on a private API server, so there they are
     reached by routing alone, and its public FQDN (a public DNS record of the private address) goes in the kubeconfig,
-    so hosts outside the cluster's VNet resolve it. Default: none."""
+    so hosts outside the cluster's VNet resolve it. Each network once, and none inside the region's own network
+    (admitted already); with `public_restricted` public ranges only (no RFC 1918, RFC 6598, loopback, link-local,
+    multicast or reserved addresses). At most 40 on EKS with `public_restricted`, 50 (`public_restricted`) or 99
+    (`private`, the network's own entry makes 100) on GKE, 200 on AKS with `public_restricted`. Default: none."""
     upgrade_channel: UpgradeChannel = UpgradeChannel.REGULAR
-    """Default `regular`."""
+    """GKE release channel, AKS auto-upgrade channel; refused on AWS (EKS has none: set `kubernetes_version`). Default
+    `regular`."""
     system_pool: SystemPoolSpec = SystemPoolSpec()
     """CPU pool for add-ons. Default: 2 to 5 general-purpose nodes."""
     admins: list[str] = []
@@ -228,7 +232,9 @@ class GpuPoolSpec(SpecModel):
     max_nodes: Annotated[int, Field(ge=1, le=1000)] = 1
     """Upper bound for the autoscaler. Default 1."""
     taints: list[Taint] = []
-    """Extra taints. The accelerator taint (nvidia.com/gpu or aws.amazon.com/neuron, NoSchedule) is always added."""
+    """Extra taints, one per key and effect. The accelerator taint (nvidia.com/gpu or aws.amazon.com/neuron,
+    NoSchedule) is always added, and AKS adds kubernetes.azure.com/scalesetpriority (NoSchedule) to spot pools: a taint
+    of those keys with effect NoSchedule is refused."""
     labels: dict[str, str] = {}
     """Extra Kubernetes node labels (not under `kubernetes.io`, `k8s.io` or `ai-infra/`). Accelerator, model and
     capacity-type labels are always added."""

@@ -8,7 +8,9 @@ from typing import Annotated
 
 from pydantic import Field, model_validator
 
-from .common import HEALTH_CHECK_PATH_PATTERN, NAMESPACE_PATTERN, FieldError, Name, SpecModel
+from .common import (
+    HEALTH_CHECK_PATH_PATTERN, NAMESPACE_PATTERN, RESERVED_NAMESPACES_RULE, FieldError, Name, SpecModel, is_reserved_namespace,
+)
 from .kube import label_value_problem, qualified_name_problem
 
 # Kubernetes object names: a namespace is a DNS-1123 label, a Service name a DNS-1035 label (starts with a letter).
@@ -38,8 +40,9 @@ class InferenceSpec(SpecModel):
     """Namespace of the Kubernetes Service that serves the region's inference traffic. The Kubernetes layer creates
     the namespace (unless a team of that name owns it), the Service, which the region's load balancer reaches
     (AWS: a TargetGroupBinding; GCP: standalone NEGs that autoneg adds to the global backend; Azure: an internal load
-    balancer and its Private Link service), and a NetworkPolicy admitting the load balancer on `port`. Default
-    `inference`."""
+    balancer and its Private Link service), and a NetworkPolicy admitting the load balancer on `port`. Not a namespace
+    the Kubernetes layer or the clusters' add-ons use (default, gpu-operator, kueue-system, monitoring, ..., kube-*,
+    gke-*). Default `inference`."""
     service_name: ServiceName = "inference"
     """Name of that Service, which the Kubernetes layer creates (`addons.enabled`). Default `inference`."""
     pod_selector: dict[str, str] | None = None
@@ -53,9 +56,13 @@ class InferenceSpec(SpecModel):
 
     @model_validator(mode="after")
     def _namespace(self) -> InferenceSpec:
-        if self.service_namespace.startswith("kube-"):
-            raise FieldError("service_namespace", f"service_namespace '{self.service_namespace}' is a Kubernetes system "
-                             "namespace (kube-*); put the inference Service in a namespace of its own")
+        if is_reserved_namespace(self.service_namespace):
+            # The layer would create a Namespace of that name besides the one that exists (or that it creates itself):
+            # `pulumi up` fails part-way with AlreadyExists. A team's namespace is different: the Service joins it.
+            raise FieldError("service_namespace", f"service_namespace '{self.service_namespace}' is a namespace the "
+                             "Kubernetes layer or the cluster's add-ons use, which the layer would create a second time "
+                             "(`pulumi up` fails with AlreadyExists); put the inference Service in a namespace of its "
+                             f"own, or a team's; not allowed: {RESERVED_NAMESPACES_RULE}")
         if self.pod_selector is not None:
             if not self.pod_selector:
                 raise FieldError("pod_selector", "pod_selector is empty: a Service without a selector gets no endpoints; "
@@ -103,7 +110,7 @@ class GlobalEndpointSpec(SpecModel):
     policy on any cloud, and the policy pack reports each endpoint left without one (`global-endpoint-waf`,
     advisory). Default on."""
     azure_tier: AzureFrontDoorTier = AzureFrontDoorTier.PREMIUM
-    """Azure only: Front Door tier. Default premium (managed WAF rule sets need it; it reaches each region through
+    """Azure only (refused on AWS and GCP): Front Door tier. Default premium (managed WAF rule sets need it; it reaches each region through
     Private Link, over plain HTTP). Standard reaches each region's public address over HTTPS, so the inference pods
     must serve TLS on `inference.port` with a certificate for `domain` (see `InferenceSpec.port`)."""
     logs_data_zone: Name | None = None

@@ -34,6 +34,9 @@ _CONTAINER_TYPES = frozenset({"model_type", "dict_type", "list_type"})
 """A mapping or list expected and something else given: the message says what the field takes (the settings a model
 has, what a mapping maps from and to) and what was given, in JSON's words, instead of pydantic's Python words ("a
 valid dictionary or instance of NetworkSpec")."""
+_OUT_OF_RANGE = frozenset({"greater_than", "greater_than_equal", "less_than", "less_than_equal"})
+"""A number outside its field's range: the message gives the whole range ("from 1 to 1000"), not the one bound that was
+crossed."""
 _NULL_KEYS = frozenset({"", "None"})
 """How a null or empty YAML key (`~:`, `null:`, `"":`) reaches the loader when the key's pattern refuses it: the offline
 reader (aiinfra.plan) writes a null key as Python's text, None. (json.dumps writes it as "null", which is a valid name.)"""
@@ -131,6 +134,11 @@ def _describe(root: str, error: dict[str, Any]) -> tuple[str, str]:
         return _dotted(root, loc), message
     if kind in _EXPECTED:
         return _dotted(root, loc), _wrong_scalar(_EXPECTED[kind], value, loc)
+    if kind in _OUT_OF_RANGE and isinstance(value, (int, float)) and (bounds := _bounds(loc)):
+        number = "an integer" if _unwrap(_annotation_at(loc)) is int else "a number"
+        return _dotted(root, loc), f"expected {number}{bounds}, got {value!r}"
+    if kind == "too_short" and isinstance(value, (dict, list)):
+        return _dotted(root, loc), _too_few(loc, ctx)
     if kind in ("string_type", "value_error") and _unwrap(_annotation_at(loc)) is IPv4Network and not _is_network(value):
         if (network := _host_bits_set(value)) is not None:
             return _dotted(root, loc), (f"{value!r} has host bits set: a network is written with every bit after its "
@@ -147,6 +155,28 @@ def _describe(root: str, error: dict[str, Any]) -> tuple[str, str]:
     if kind == "enum" and isinstance(value, str):
         message += _did_you_mean(value, re.findall(r"'([^']*)'", str(ctx.get("expected", ""))))
     return _dotted(root, loc), message
+
+
+def _too_few(loc: tuple[Any, ...], ctx: dict[str, Any]) -> str:
+    """An empty (or too short) mapping or list where entries are required: `regions: {}`."""
+    least, given = ctx.get("min_length", 1), ctx.get("actual_length", 0)
+    noun = _entry_noun(loc)
+    got = "none" if not given else str(given)
+    message = f"expected at least {least} {noun}{'' if least == 1 else 's'}, got {got}"
+    if loc[-1] == "regions" and len(loc) >= 2:  # a cloud without regions: list them, or leave the cloud out
+        message += f"; list the {loc[-2]} regions to deploy to, or remove clouds.{loc[-2]}"
+    return message
+
+
+def _entry_noun(loc: tuple[Any, ...]) -> str:
+    """An entry of the mapping or list field at `loc`, in words: regions -> region."""
+    name = str(loc[-1]) if loc else "entry"
+    *words, last = name.split("_")
+    if last.endswith("ies"):
+        last = f"{last[:-3]}y"
+    elif last.endswith("s") and not last.endswith("ss"):
+        last = last[:-1]
+    return " ".join([*words, last])
 
 
 def _quote_hint(value: Any, loc: tuple[Any, ...]) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from ipaddress import IPv4Network
+from ipaddress import IPv4Address, IPv4Network
 from typing import Annotated
 
 from pydantic import Field, ValidationInfo, field_validator
@@ -45,7 +45,8 @@ class NetworkSpec(SpecModel):
     services ranges of a GCP region (secondary ranges of the GCP subnet, which peering and VPNs route).
     Subnets for nodes, endpoints and load balancers are carved from it by the CIDR planner."""
     zones: Annotated[int, Field(ge=2, le=6)] = 3
-    """Availability zones to spread subnets over. Default 3; 2 is the minimum for a highly available control plane."""
+    """Availability zones to spread subnets over. Default 3; 2 is the minimum for a highly available control plane.
+    On AWS and GCP, more than the region has (GCP's us-east1 has 3) stops `pulumi preview` with the zones it has."""
     nat: NatMode = NatMode.PER_ZONE
     """Egress NAT layout. Default: one NAT per zone."""
     transit_encryption: TransitEncryption = TransitEncryption.ENFORCE
@@ -69,6 +70,17 @@ class NetworkSpec(SpecModel):
     clear of 172.30.0.0/16 and 172.31.0.0/16; GKE /16 or smaller. Default: a /16 of 172.16.0.0/12 picked like
     `pod_cidr`; on Azure, where that would be 172.30 or 172.31 (reserved by AKS), 172.16.0.0/16. On GCP it is a subnet
     secondary range too, so it must not overlap another region's network or GKE ranges."""
+
+    @field_validator("cidr", "pod_cidr", "service_cidr", mode="before")
+    @classmethod
+    def _prefix_given(cls, value: object, info: ValidationInfo) -> object:
+        # An address without '/' parses as a /32, which the size checks would report as "has prefix /32".
+        if isinstance(value, str) and "/" not in value and _is_address(value):
+            what = "network cidr" if info.field_name == "cidr" else info.field_name
+            example = IPv4Network(f"{value.strip()}/16", strict=False)
+            raise ValueError(f"{what} '{value}' has no prefix length; a network is written as its first address, '/' "
+                             f"and the prefix length, like '{example}'")
+        return value
 
     @field_validator("cidr")
     @classmethod
@@ -96,3 +108,11 @@ class NetworkSpec(SpecModel):
 
     def subnet_plan(self) -> SubnetPlan:
         return plan_subnets(self.cidr, self.zones)
+
+
+def _is_address(text: str) -> bool:
+    try:
+        IPv4Address(text.strip())
+    except ValueError:
+        return False
+    return True

@@ -5,12 +5,17 @@ from __future__ import annotations
 import enum
 from typing import Annotated
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
+
+from components.catalog.errors import CLOUD_NAMES
 
 from .aws import AwsCloudSpec
 from .azure import AzureCloudSpec
 from .cloud import CloudSpec
-from .common import Cloud, ComplianceProfile, Environment, FieldError, LabelKey, LabelValue, Name, SpecModel
+from .common import (
+    RESERVED_NAMESPACES, RESERVED_NAMESPACES_RULE, Cloud, ComplianceProfile, Environment, FieldError, LabelKey, LabelValue,
+    Name, SpecModel, is_reserved_namespace, null_not_in_schema, refuse_null_block,
+)
 from .gcp import GcpCloudSpec
 
 
@@ -51,36 +56,42 @@ class ComplianceSpec(SpecModel):
 class CloudsSpec(SpecModel):
     """The clouds the environment runs in, each with its regions; at least one of them."""
 
-    aws: AwsCloudSpec | None = None
+    aws: AwsCloudSpec | None = Field(None, json_schema_extra=null_not_in_schema)
     """AWS regions. Default: none."""
-    gcp: GcpCloudSpec | None = None
+    gcp: GcpCloudSpec | None = Field(None, json_schema_extra=null_not_in_schema)
     """GCP project and regions. Default: none."""
-    azure: AzureCloudSpec | None = None
+    azure: AzureCloudSpec | None = Field(None, json_schema_extra=null_not_in_schema)
     """Azure regions. Default: none."""
+
+    @field_validator("aws", "gcp", "azure", mode="before")
+    @classmethod
+    def _not_null(cls, value: object, info: ValidationInfo) -> object:
+        name = CLOUD_NAMES[info.field_name]
+        return refuse_null_block(value, info.field_name, f"give the {name} settings under it (its regions at least)",
+                                 f"no {name} regions")
 
     def items(self) -> list[tuple[Cloud, CloudSpec]]:
         """The clouds this environment uses, in a fixed order."""
         return [(cloud, spec) for cloud in Cloud if (spec := getattr(self, cloud.value)) is not None]
 
 
-RESERVED_TEAM_NAMES = frozenset({"default", "gpu-operator", "kueue-system", "monitoring", "gmp-public", "gmp-system",
-                                 "autoneg-system", "gatekeeper-system", "calico-system", "tigera-operator"})
-"""Namespaces the Kubernetes layer installs into, or the clusters' own add-ons use (GKE managed Prometheus,
-AKS's Azure Policy add-on, AKS's Azure-managed Calico with `network_policy: calico`, which the Tigera operator installs
-into tigera-operator and calico-system), plus `kube-*`: a team namespace may not take them (its quota, network
-policies and deletion would land on the add-on)."""
-RESERVED_TEAMS_RULE = f"{', '.join(sorted(RESERVED_TEAM_NAMES))}, kube-*"
+RESERVED_TEAM_NAMES = RESERVED_NAMESPACES
+"""Namespaces the Kubernetes layer installs into, or the clusters' own add-ons use (common.RESERVED_NAMESPACES), plus
+kube-* and gke-*: a team namespace may not take them (its quota, network policies and deletion would land on the
+add-on)."""
+RESERVED_TEAMS_RULE = RESERVED_NAMESPACES_RULE
 """The reserved team names, as messages list them."""
 
 
 def is_reserved_team(team: str) -> bool:
-    """Whether `team` is a namespace a team may not take (RESERVED_TEAM_NAMES or kube-*)."""
-    return team in RESERVED_TEAM_NAMES or team.startswith("kube-")
+    """Whether `team` is a namespace a team may not take (RESERVED_TEAM_NAMES, kube-* or gke-*)."""
+    return is_reserved_namespace(team)
 
 
 def _unreserved(team: str) -> str:
     if is_reserved_team(team):
-        raise ValueError(f"team name '{team}' is reserved for a namespace the Kubernetes layer uses; not allowed: {RESERVED_TEAMS_RULE}")
+        raise ValueError(f"team name '{team}' is reserved for a namespace the Kubernetes layer or the clusters' add-ons "
+                         f"use; not allowed: {RESERVED_TEAMS_RULE}")
     return team
 
 
@@ -152,7 +163,9 @@ class Platform(SpecModel):
     clouds: CloudsSpec
     """Per-cloud regions (at least one cloud)."""
     teams: dict[TeamName, TeamSpec] = {}
-    """Tenant teams by name. Default none."""
+    """Tenant teams by name, which name their namespaces: not one the Kubernetes layer or the clusters' add-ons use
+    (default, gpu-operator, kueue-system, monitoring, gmp-system, app-routing-system, amazon-cloudwatch, ..., kube-*,
+    gke-*). Default none."""
     addons: AddonsSpec = AddonsSpec()
     """Kubernetes layer. Default: on."""
     protect_stateful: bool | None = None

@@ -94,7 +94,8 @@ class BucketSpec(SpecModel):
     """Lifecycle transitions. Default: warm 30, cold 90, archive 365 days (none on AWS and Azure for a bucket linked to
     Lustre), never expire."""
     autoclass: bool = False
-    """GCP only: let Autoclass move objects instead of `tiering` rules (terminal class ARCHIVE). Default off."""
+    """GCP only: let Autoclass move objects instead of `tiering` rules (terminal class ARCHIVE); `tiering` then takes
+    `expire_after_days` only (a warm, cold or archive step is refused). Default off."""
     versioning: bool = True
     """Keep previous object versions. Default on; turning it off is reported by the policy pack."""
     noncurrent_expire_after_days: Days = 90

@@ -63,7 +63,9 @@ def test_every_serving_cluster_gets_the_service_its_load_balancer_reaches(prod: 
 
 
 def test_the_load_balancer_is_admitted_to_the_selected_pods_on_the_port_only(prod: PlanResult) -> None:
-    expected = {"prod-us-east-1": ["10.60.0.0/16"], "prod-eu-west-1": ["10.61.0.0/16"],
+    # EKS: the internal ALB's private subnets (Global Accelerator in front), not the whole VPC.
+    expected = {"prod-us-east-1": ["10.60.0.0/20", "10.60.16.0/20", "10.60.32.0/20"],
+                "prod-eu-west-1": ["10.61.0.0/20", "10.61.16.0/20", "10.61.32.0/20"],
                 "prod-us-central1": ["35.191.0.0/16", "130.211.0.0/22"], "prod-europe-west4": ["35.191.0.0/16", "130.211.0.0/22"],
                 "prod-eastus2": ["10.80.0.0/16", "168.63.129.16/32"], "prod-westeurope": ["10.81.0.0/16", "168.63.129.16/32"]}
     for cluster, cidrs in expected.items():

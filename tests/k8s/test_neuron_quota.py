@@ -66,7 +66,7 @@ def test_the_queue_counts_neuron_in_cores(plan: PlanResult) -> None:
     assert group["coveredResources"] == [CORE]  # not the device resource: devices are turned into cores first
     [flavor] = group["flavors"]
     # serving's 4 devices of Trainium2, 4 NeuronCores each under the default LNC=2 (64 per trn2.48xlarge).
-    assert flavor["resources"] == [{"name": CORE, "nominalQuota": 16, "borrowingLimit": 0}]
+    assert flavor["resources"] == [{"name": CORE, "nominalQuota": "16", "borrowingLimit": "0"}]
     validate(plan.one(QUEUE, f"{AWS}-serving-cluster-queue").inputs | {"apiVersion": "kueue.x-k8s.io/v1beta2",
                                                                       "kind": "ClusterQueue"})
 
@@ -76,7 +76,7 @@ def test_kueue_charges_a_device_request_as_its_cores(plan: PlanResult) -> None:
     assert resources["transformations"] == [{"input": DEVICE, "strategy": "Replace", "outputs": {CORE: "4"}}]
     assert not any(p for p in resources["excludeResourcePrefixes"] if CORE.startswith(p) or DEVICE.startswith(p))
     covered = set(neuron_group(plan, "serving")["coveredResources"])
-    nominal = neuron_group(plan, "serving")["flavors"][0]["resources"][0]["nominalQuota"]
+    nominal = int(neuron_group(plan, "serving")["flavors"][0]["resources"][0]["nominalQuota"])
     # Whichever way a pod asks for the same 4 devices (a whole quota), Kueue charges the same 16 cores, and only
     # resources the queue covers (BlockUndeclared would leave anything else pending).
     for requests in ({DEVICE: 4}, {CORE: 16}, {DEVICE: 2, CORE: 8}):

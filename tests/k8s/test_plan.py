@@ -131,7 +131,7 @@ def test_each_team_gets_namespace_policy_quota_and_queues(three_cloud_plan):
     assert queue["cohortName"] == "test"
     tpu = queue["resourceGroups"][2]
     assert tpu["coveredResources"] == ["google.com/tpu"]
-    assert sum(f["resources"][0]["nominalQuota"] for f in tpu["flavors"]) == 8
+    assert sum(int(f["resources"][0]["nominalQuota"]) for f in tpu["flavors"]) == 8  # canonical quantity strings
 
 
 def test_priority_classes(three_cloud_plan):
@@ -153,7 +153,8 @@ def test_adding_a_team_adds_its_objects_and_changes_nothing_else():
     assert {u for u in {r.urn for r in one.resources} if u not in {r.urn for r in two.resources}} == set()
     assert {urn.rsplit("::", 1)[1] for urn in added} == {
         f"{AZURE}-vision", f"{AZURE}-vision-namespace", f"{AZURE}-vision-network-policy", f"{AZURE}-vision-quota",
-        f"{AZURE}-vision-limits", f"{AZURE}-vision-cluster-queue", f"{AZURE}-vision-local-queue"}
+        f"{AZURE}-vision-limits", f"{AZURE}-vision-priority-quota", f"{AZURE}-vision-cluster-queue",
+        f"{AZURE}-vision-local-queue"}
     dashboard = json.loads(two.one("kubernetes:core/v1:ConfigMap", f"{AZURE}-dashboard").inputs["data"]["ai-infra-gpu.json"])
     assert dashboard["templating"]["list"][1]["query"] == "research,vision"
 

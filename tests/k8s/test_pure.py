@@ -205,7 +205,7 @@ def test_cluster_queue_lists_every_covered_resource_and_borrowing():
         for flavor in group["flavors"]:
             # Kueue's CEL rule: each flavor lists the group's resources, in order.
             assert [r["name"] for r in flavor["resources"]] == group["coveredResources"]
-            assert all(r["borrowingLimit"] == 0 for r in flavor["resources"])
+            assert all(r["borrowingLimit"] == "0" for r in flavor["resources"])
             assert flavor["name"] not in seen  # a flavor belongs to one group only
             seen.add(flavor["name"])
     gpu_group = groups[1]

@@ -122,7 +122,7 @@ def test_custom_ranges_are_followed(cloud: str) -> None:
 def test_a_plan_with_custom_ranges_names_them() -> None:
     """Through the layer: the policy follows the region's `network` (here EKS's service range)."""
     spec = make_spec(clouds=("aws",))
-    data = spec.model_dump(mode="json")
+    data = spec.model_dump(mode="json", exclude_defaults=True)  # as written: no nulls, no other-cloud defaults
     data["clouds"]["aws"]["regions"]["us-east-1"]["network"]["service_cidr"] = "172.20.0.0/16"
     from components.spec import load_platform
     plan = plan_layer(load_platform(data))
@@ -136,7 +136,7 @@ def test_a_plan_with_custom_ranges_names_them() -> None:
 def calico_plan(**cluster: Any) -> tuple[PlanResult, Any]:
     """An AKS cluster under `clouds.azure.network_policy: calico` (and `cluster` settings), planned through the layer."""
     spec = make_spec(clouds=("azure",))
-    data = spec.model_dump(mode="json")
+    data = spec.model_dump(mode="json", exclude_defaults=True)  # as written: no nulls, no other-cloud defaults
     data["clouds"]["azure"]["network_policy"] = "calico"
     data["clouds"]["azure"].update(cluster.pop("cloud", {}))
     data["clouds"]["azure"]["regions"]["eastus2"]["cluster"].update(cluster)

@@ -134,7 +134,7 @@ UNCHANGED = [
     ("bad-name-key", "teams", {"Research": {}},
      ("platform.teams.Research", "name 'Research' is invalid; names are lower-case letters, digits and '-', starting with a letter, "
                         "ending with a letter or digit, at most 24 characters")),
-    ("bound", f"{A}/gpu_pools/train/disk_size_gib", 5, (f"{POOL}.disk_size_gib", "Input should be greater than or equal to 50 (got 5)")),
+    ("bound", f"{A}/gpu_pools/train/disk_size_gib", 5, (f"{POOL}.disk_size_gib", "expected an integer from 50 to 16384, got 5")),
 ]
 
 
