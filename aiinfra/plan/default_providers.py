@@ -13,54 +13,14 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 import pulumi
+import semver
 from pulumi.runtime import rpc
 
 from .project import SECRET_PLACEHOLDER
 
 DISABLE_KEY = "pulumi:disable-default-providers"
 
-_NUMBERS = re.compile(r"[0-9]*")
-_ALPHANUM = re.compile(r"[0-9A-Za-z-]*")
 _NAME_CHAR = re.compile(r"[A-Za-z0-9_.-]")
-
-
-def parse_semver(version: str) -> tuple[int, int, int, list[str], list[str]]:
-    """github.com/blang/semver v3 Parse, which the engine uses on a registration's version: major, minor, patch,
-    the pre-release identifiers and the build identifiers; ValueError with blang's message for anything else."""
-    if not version:
-        raise ValueError("Version string empty")
-    parts = version.split(".", 2)
-    if len(parts) != 3:
-        raise ValueError("No Major.Minor.Patch elements found")
-    rest = parts[2]
-    build: list[str] = []
-    pre: list[str] = []
-    if "+" in rest:
-        rest, _, meta = rest.partition("+")
-        build = meta.split(".")
-    if "-" in rest:
-        rest, _, release = rest.partition("-")
-        pre = release.split(".")
-    numbers = []
-    for label, text in (("major", parts[0]), ("minor", parts[1]), ("patch", rest)):
-        if not _NUMBERS.fullmatch(text) or not text:
-            raise ValueError(f"Invalid character(s) found in {label} number {text!r}")
-        if len(text) > 1 and text[0] == "0":
-            raise ValueError(f"{label.capitalize()} number must not contain leading zeroes {text!r}")
-        numbers.append(int(text))
-    for identifier in pre:
-        if not identifier:
-            raise ValueError("Prerelease is empty")
-        if identifier.isdigit() and len(identifier) > 1 and identifier[0] == "0":
-            raise ValueError(f"Numeric PreRelease version must not contain leading zeroes {identifier!r}")
-        if not _ALPHANUM.fullmatch(identifier):
-            raise ValueError(f"Invalid character(s) found in prerelease {identifier!r}")
-    for identifier in build:
-        if not identifier:
-            raise ValueError("Build meta data is empty")
-        if not _ALPHANUM.fullmatch(identifier):
-            raise ValueError(f"Invalid character(s) found in build meta data {identifier!r}")
-    return numbers[0], numbers[1], numbers[2], pre, build
 
 
 def into_qname(text: str) -> str:
@@ -85,11 +45,12 @@ def default_provider_name(package: str, version: str, url: str = "") -> str:
     name = "default"
     if version:
         try:
-            major, minor, patch, pre, build = parse_semver(version)
+            parsed = semver.Version.parse(version)
         except ValueError as err:
             raise pulumi.RunError(f"parse provider request: the {package} version {version!r} is not a semantic "
                                   f"version: {err}") from None
-        name += f"_{major}_{minor}_{patch}" + "".join(f"_{i}" for i in pre) + "".join(f"_{i}" for i in build)
+        identifiers = [*(parsed.prerelease or "").split("."), *(parsed.build or "").split(".")]
+        name += f"_{parsed.major}_{parsed.minor}_{parsed.patch}" + "".join(f"_{i}" for i in identifiers if i)
     if url:
         name += "_" + into_qname(trim_url(url))
     return name
@@ -99,7 +60,7 @@ def engine_version(version: str, what: str) -> str:
     """A provider's version as the engine records it in the provider's inputs (providers.SetProviderVersion: blang's
     String of the parsed version, the same text); the engine refuses one that is not semantic."""
     try:
-        parse_semver(version)
+        semver.Version.parse(version)
     except ValueError as err:
         raise pulumi.RunError(f"{what}: passed invalid version {version!r}: {err}") from None
     return version
