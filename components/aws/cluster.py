@@ -15,6 +15,7 @@ from ipaddress import IPv4Network
 import pulumi
 import pulumi_aws as aws
 
+from components.k8s.previewers import EKS_GROUP as PREVIEWER_GROUP
 from components.spec import ApiAccess, Cloud, ClusterSpec, region_path
 from components.spec.aws import EKS_KUBERNETES_VERSION
 from components.spec.offerings import kubernetes_version_problem
@@ -73,12 +74,15 @@ class ClusterArgs:
     """IAM role or user ARNs deploying (`clouds.aws.deployers`, else the role running the deployment: its session's
     issuer). They get cluster-admin like `spec.admins`, so the Kubernetes layer can install into the cluster.
     Default: admins only."""
+    previewers: Sequence[str] = ()
+    """IAM role ARNs of the preview identities (`clouds.aws.previewers`, with the Kubernetes layer on): an access entry
+    each in PREVIEWER_GROUP, with no access policy, so they read only what the layer's RBAC grants. Default none."""
 
 
 class Cluster(pulumi.ComponentResource):
     """`ai-infra:aws:Cluster`. Children: `<name>-cluster-role` (+ policy), `<name>-control-plane-logs`, `<name>-eks`
     (protected outside dev), `<name>-api-from-vpc` and `-api-from-<cidr>` (API ingress), `<name>-oidc`,
-    `<name>-admin-<hash>` access entries, `<name>-node-role` (+ policies), `<name>-vpc-cni-role`, `<name>-vpc-cni`,
+    `<name>-admin-<hash>` and `<name>-previewer-<hash>` access entries, `<name>-node-role` (+ policies), `<name>-vpc-cni-role`, `<name>-vpc-cni`,
     `<name>-kube-proxy`, `<name>-system-lt`, `<name>-system-nodegroup`, `<name>-coredns`, `<name>-ebs-csi-role` (+
     policy attachment and `-kms` inline policy), `<name>-ebs-csi`, and with `fsx_csi` `<name>-fsx-csi`."""
 
@@ -145,6 +149,8 @@ class Cluster(pulumi.ComponentResource):
         # and the same whether a principal is the deployer, an admin, or both.
         for admin in dict.fromkeys([*spec.admins, *args.deployers]):
             self._admin(admin)
+        for previewer in dict.fromkeys(args.previewers):
+            self._previewer(previewer)
         node_role = self._role("node-role", json.dumps(assume_role("ec2.amazonaws.com")), NODE_POLICIES, "EKS nodes")
         self.node_role_arn = node_role.arn
         cni_trust = render(lambda arn, issuer: irsa_trust(arn, issuer, "kube-system", "aws-node"), oidc.arn, self.oidc_issuer)
@@ -278,8 +284,15 @@ class Cluster(pulumi.ComponentResource):
         ]
         return _Role(role.arn, role.name, attachments)
 
+    def _previewer(self, principal_arn: str) -> None:
+        """`<name>-previewer-<hash>`: a STANDARD entry in PREVIEWER_GROUP and no AccessPolicyAssociation (the EKS view
+        policies grant no Secrets nor custom resources, which a refresh reads: the layer's RBAC grants them instead)."""
+        aws.eks.AccessEntry(f"{self._name}-previewer-{_principal_key(principal_arn)}", aws.eks.AccessEntryArgs(
+            cluster_name=self.cluster.name, principal_arn=principal_arn, type="STANDARD",
+            kubernetes_groups=[PREVIEWER_GROUP], region=self._ctx.region), opts=pulumi.ResourceOptions(parent=self))
+
     def _admin(self, principal_arn: str) -> None:
-        suffix = hashlib.sha256(principal_arn.encode()).hexdigest()[:8]
+        suffix = _principal_key(principal_arn)
         entry = aws.eks.AccessEntry(f"{self._name}-admin-{suffix}", aws.eks.AccessEntryArgs(
             cluster_name=self.cluster.name, principal_arn=principal_arn, type="STANDARD", region=self._ctx.region),
             opts=pulumi.ResourceOptions(parent=self))
@@ -289,6 +302,11 @@ class Cluster(pulumi.ComponentResource):
                 lambda p: f"arn:{p}:eks::aws:cluster-access-policy/{ADMIN_POLICY}"),
             access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"), region=self._ctx.region),
             opts=pulumi.ResourceOptions(parent=self))
+
+
+def _principal_key(principal_arn: str) -> str:
+    """A stable short key of an IAM principal for child names (the ARN's hash: independent of list order)."""
+    return hashlib.sha256(principal_arn.encode()).hexdigest()[:8]
 
 
 @dataclass(frozen=True)

@@ -11,15 +11,22 @@ created (AMP guide, "Configuring your Amazon EKS cluster"). A second access entr
 How the scraper writes: a workspace with a customer managed key can only be written by a scraper with a role
 configuration (a source role it assumes and a target role with remote-write on the workspace, same account), and
 the key policy lets AMP use the key (`KmsKeyArgs.prometheus`).
+
+Where alerts go: with `addons.alerts.sns_topic_arn`, an alert manager definition routes every alert to that SNS topic
+(AMP's only receiver, topics of the same account); without it the workspace has no alert manager definition and
+firing alerts stay in AMP.
 """
 
 from __future__ import annotations
 
+import re
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pulumi
 import pulumi_aws as aws
+import yaml
 
 from components.k8s.monitoring_objects import rules_yaml, scrape_config_yaml
 
@@ -29,6 +36,29 @@ from .policies import assume, remote_write, scraper_source_trust, scraper_target
 RULES_NAMESPACE = "ai-infra-gpu"
 SCRAPER_TAG = "AMPAgentlessScraper"
 """AMP tags a scraper's destination workspace with this key; declared on the workspace so `pulumi up` doesn't strip it."""
+ALERT_RECEIVER = "sns"
+ALERT_SUBJECT = "[{{ .Status | toUpper }}] {{ .CommonLabels.alertname }}"
+"""SNS subjects take at most 100 printable ASCII characters; Alertmanager's default subject lists every label and can
+exceed that (AMP guide, "Configure alert manager to send messages to your Amazon SNS topic")."""
+SNS_TOPIC_REGION = re.compile(r"^arn:[^:]+:sns:([^:]+):")
+
+
+def alertmanager_definition(topic_arn: str) -> str:
+    """The alert manager definition that sends every alert to `topic_arn`: AMP's format, the Alertmanager
+    configuration as a string under `alertmanager_config` (AMP guide, "Create an alert manager configuration"), with
+    `sigv4.region`, which AMP requires of SNS receivers, set to the topic's region. AMP routes only to topics of the
+    workspace's account ("Managing and forwarding alerts ... with alert manager"); the account is not checked here,
+    as the offline plan does not know it."""
+    match = SNS_TOPIC_REGION.match(topic_arn)
+    if match is None:  # the spec validated it; kept for direct callers
+        raise ValueError(f"addons.alerts.sns_topic_arn: '{topic_arn}' is not an SNS topic ARN")
+    config = {
+        "route": {"receiver": ALERT_RECEIVER, "group_by": ["alertname", "node"]},
+        "receivers": [{"name": ALERT_RECEIVER, "sns_configs": [
+            {"topic_arn": topic_arn, "sigv4": {"region": match.group(1)}, "subject": ALERT_SUBJECT}]}],
+    }
+    # The documented form: the configuration as a literal block under `alertmanager_config: |`.
+    return "alertmanager_config: |\n" + textwrap.indent(yaml.safe_dump(config, sort_keys=False), "  ")
 
 
 @dataclass(frozen=True)
@@ -42,12 +72,15 @@ class ManagedPrometheusArgs:
     kms_key_arn: pulumi.Input[str]
     """The region's key; its policy must admit AMP (`KmsKeyArgs.prometheus`)."""
     log_retention_days: int
+    sns_topic_arn: str | None = None
+    """`addons.alerts.sns_topic_arn`: the receiver of the workspace's alert manager. Default none: no alert manager
+    definition."""
 
 
 class ManagedPrometheus(pulumi.ComponentResource):
     """`ai-infra:aws:ManagedPrometheus`. Children: `<name>-amp-logs`, `<name>-amp-workspace`, `<name>-amp-rules`,
     `<name>-amp-source-role` (+ `-policy`), `<name>-amp-target-role` (+ `-policy`), `<name>-amp-scraper`,
-    `<name>-amp-scraper-logs`."""
+    `<name>-amp-scraper-logs`, and with an SNS topic `<name>-amp-alerts`."""
 
     workspace: aws.amp.Workspace
     scraper: aws.amp.Scraper
@@ -67,6 +100,10 @@ class ManagedPrometheus(pulumi.ComponentResource):
             tags={SCRAPER_TAG: ""}, region=ctx.region), opts=ctx.stateful(self))
         aws.amp.RuleGroupNamespace(f"{name}-amp-rules", aws.amp.RuleGroupNamespaceArgs(
             name=RULES_NAMESPACE, workspace_id=self.workspace.id, data=rules_yaml(), region=ctx.region), opts=child)
+        if args.sns_topic_arn is not None:
+            aws.amp.AlertManagerDefinition(f"{name}-amp-alerts", aws.amp.AlertManagerDefinitionArgs(
+                workspace_id=self.workspace.id, definition=alertmanager_definition(args.sns_topic_arn),
+                region=ctx.region), opts=child)
         source = aws.iam.Role(f"{name}-amp-source-role", aws.iam.RoleArgs(
             assume_role_policy=render(scraper_source_trust, ctx.account_id, ctx.partition, ctx.region),
             description=f"ai-infra {name}: AMP scraper, assumes the target role"), opts=child)

@@ -8,6 +8,7 @@ plugin, and the API server runs with API Server VNet Integration."""
 from __future__ import annotations
 
 import base64
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from ipaddress import IPv4Network
@@ -33,6 +34,9 @@ DEFAULT_SYSTEM_VM_SIZE = "Standard_D4ds_v5"
 UPGRADE_CHANNELS = {UpgradeChannel.RAPID: "rapid", UpgradeChannel.REGULAR: "stable", UpgradeChannel.STABLE: "patch"}
 # Application ID of "Azure Kubernetes Service AAD Server", the audience of every AKS Entra ID token.
 AKS_AAD_SERVER_ID = "6dae42f8-4368-4678-94ff-3960e28e3630"
+# "Azure Kubernetes Service Cluster User Role": listClusterUserCredential/action only (learn.microsoft.com/azure/
+# role-based-access-control/built-in-roles): the program lists the user kubeconfig on every preview, and Reader has no actions.
+CLUSTER_USER_ROLE = "4abbcc35-e782-43d8-92c5-2d3f1bd2253f"
 _AUDIT_LOG_CATEGORIES = ("kube-audit-admin", "guard", "cluster-autoscaler")
 _DNS_SERVICE_IP_OFFSET = 10
 _INSIGHTS_STREAM = "Microsoft-ContainerInsights-Group-Default"
@@ -75,6 +79,9 @@ class ClusterArgs:
     `no_upgrades` (the spec checks refuse others on Azure). `components.spec.maintenance.cluster_maintenance` staggers
     the default windows across regions; Azure Managed Lustre's window opens with the region's. Default: Sunday 03:00
     UTC for 8 hours, no exclusions."""
+    previewers: Sequence[str] = ()
+    """Entra object IDs of the preview service principals (`clouds.azure.previewers`): CLUSTER_USER_ROLE on the cluster,
+    so a preview can read the kubeconfig; what they read inside is the Kubernetes layer's RBAC. Default none."""
     etcd_key: EtcdKeyRef | None = None
     """Encrypt Kubernetes Secrets in etcd with this key (the Key Vault KMS plugin, private vault) and put the API server
     in its `apiserver_subnet_id` (API Server VNet Integration, which KMS with a private vault requires; the node subnet's
@@ -85,7 +92,8 @@ class ClusterArgs:
 class Cluster(AzureComponent):
     """`ai-infra:azure:Cluster`. Children: `<name>-aks-identity`, `-aks-network`, `-aks-des-reader`, `-aks`, `-aks-audit`,
     `-aks-maintenance-upgrade`, `-aks-maintenance-nodeos`, `-aks-insights`, `-aks-insights-link`, with `etcd_key`
-    `-aks-etcd-crypto` and `-aks-etcd-kv-contributor`, and with `deployer` `-aks-deployer-admin`."""
+    `-aks-etcd-crypto` and `-aks-etcd-kv-contributor`, with `deployer` `-aks-deployer-admin`, and per previewer
+    `-aks-previewer-<hash of the object ID>`."""
 
     def __init__(self, name: str, args: ClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("ai-infra:azure:Cluster", name, opts)
@@ -207,6 +215,14 @@ class Cluster(AzureComponent):
             object_id, principal_type = args.deployer
             grant(f"{name}-aks-deployer-admin", self, ctx, "aks_rbac_cluster_admin", self.cluster.id, object_id,
                   principal_type=principal_type)
+        for object_id in dict.fromkeys(args.previewers):
+            azure_native.authorization.RoleAssignment(
+                f"{name}-aks-previewer-{hashlib.sha256(object_id.encode()).hexdigest()[:8]}",
+                azure_native.authorization.RoleAssignmentArgs(
+                    scope=self.cluster.id, principal_id=object_id, principal_type="ServicePrincipal",
+                    role_definition_id=pulumi.Output.concat("/subscriptions/", ctx.subscription_id,
+                                                            "/providers/Microsoft.Authorization/roleDefinitions/", CLUSTER_USER_ROLE)),
+                opts=pulumi.ResourceOptions(parent=self))
         self._container_insights(name, ctx, args.workspace_id)
         self.cluster_name: pulumi.Output[str] = self.cluster.name
         self.resource_group_name: pulumi.Output[str] = pulumi.Output.from_input(ctx.group)

@@ -5,7 +5,9 @@ What Microsoft's ARM/Bicep recipe for enabling managed Prometheus creates, besid
 endpoint and a data collection rule in the cluster's region that send the `Microsoft-PrometheusMetrics` stream of
 the metrics add-on (ama-metrics) into the workspace, and the rule's association with the cluster. The GPU alert
 rules become a Prometheus rule group evaluated in the workspace for this cluster. The add-on scrapes the DCGM
-exporter through the `ama-metrics-prometheus-config` ConfigMap the Kubernetes layer writes.
+exporter through the `ama-metrics-prometheus-config` ConfigMap the Kubernetes layer writes. With
+`addons.alerts.action_group_id` every rule notifies that action group; without it, fired alerts stay in Azure
+Monitor's alert list.
 """
 
 from __future__ import annotations
@@ -38,13 +40,16 @@ def iso_duration(prometheus: str) -> str:
     return f"PT{number}{units[unit]}"
 
 
-def azure_rules() -> list[azure_native.alertsmanagement.PrometheusRuleArgs]:
-    """The GPU alert rules (components.k8s.monitoring_objects) as Azure Prometheus rules."""
+def azure_rules(action_group_id: str | None = None) -> list[azure_native.alertsmanagement.PrometheusRuleArgs]:
+    """The GPU alert rules (components.k8s.monitoring_objects) as Azure Prometheus rules; with `action_group_id`,
+    each notifies that action group (a rule's `actions`, which a rule group has no group-wide form of)."""
     rules: list[dict[str, Any]] = [r for group in alert_rule_groups() for r in group["rules"]]
+    actions = ([azure_native.alertsmanagement.PrometheusRuleGroupActionArgs(action_group_id=action_group_id)]
+               if action_group_id is not None else None)
     return [azure_native.alertsmanagement.PrometheusRuleArgs(
         alert=rule["alert"], expression=rule["expr"], for_=iso_duration(rule["for"]) if "for" in rule else None,
         severity=SEVERITY[rule["labels"]["severity"]], labels=dict(rule["labels"]), annotations=dict(rule["annotations"]),
-        enabled=True) for rule in rules]
+        actions=actions, enabled=True) for rule in rules]
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,8 @@ class ManagedPrometheusArgs:
     cluster_id: pulumi.Input[str]
     cluster_name: pulumi.Input[str]
     """AKS cluster name: the rule group evaluates this cluster's series only."""
+    action_group_id: str | None = None
+    """`addons.alerts.action_group_id`: the action group every rule notifies. Default none: no actions."""
 
 
 class ManagedPrometheus(AzureComponent):
@@ -100,7 +107,8 @@ class ManagedPrometheus(AzureComponent):
             azure_native.alertsmanagement.PrometheusRuleGroupArgs(
                 resource_group_name=ctx.group, location=ctx.region, rule_group_name=f"ai-infra-gpu-{name}",
                 scopes=[self.workspace.id], cluster_name=args.cluster_name, interval=RULE_INTERVAL, enabled=True,
-                description="GPU alerts: allocated but idle, XID errors", rules=azure_rules(), tags=ctx.tags()),
+                description="GPU alerts: allocated but idle, XID errors", rules=azure_rules(args.action_group_id),
+                tags=ctx.tags()),
             opts=child)
         self.outputs: dict[str, pulumi.Input[str]] = {
             "workspace_id": self.workspace.id,

@@ -164,7 +164,9 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
         enforced = spec.network.transit_encryption is TransitEncryption.ENFORCE
         cluster = Cluster(name, ClusterArgs(
             ctx, spec.cluster, network.private_subnet_ids, key.arn, spec.network.service_range(Cloud.AWS), spec.network.cidr, retention,
-            fsx_csi=bool(spec.lustre), enforce_transit_encryption=enforced, deployers=deployers), opts=opts)
+            fsx_csi=bool(spec.lustre), enforce_transit_encryption=enforced, deployers=deployers,
+            # Their access entries only serve the layer's RBAC (components/k8s/previewers.py).
+            previewers=cloud_spec.previewers if platform.addons.enabled else ()), opts=opts)
         pools = [
             GpuNodePool(f"{name}-{pool_name}", GpuNodePoolArgs(
                 ctx, pool_name, pool, resolve_gpu_pool(Cloud.AWS, pool), cluster.cluster_name, cluster.node_role_arn,
@@ -192,8 +194,8 @@ def _region(platform: Platform, cloud_spec: AwsCloudSpec, region: str, spec: Reg
                           "lb_controller_role_arn": roles.lb_controller_role_arn}
         if managed_prometheus:
             out["monitoring"] = ManagedPrometheus(name, ManagedPrometheusArgs(
-                ctx, cluster.cluster.arn, network.private_subnet_ids, cluster.security_group_id, key.arn, retention),
-                opts=opts).outputs
+                ctx, cluster.cluster.arn, network.private_subnet_ids, cluster.security_group_id, key.arn, retention,
+                sns_topic_arn=platform.addons.alerts.sns_topic_arn), opts=opts).outputs
     out["lustre"] = {}
     for fs_name, fs in spec.lustre.items():
         link = BucketLink(buckets[fs.bucket].bucket.bucket, fs.bucket_prefix) if fs.bucket else None

@@ -106,7 +106,7 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
                 admin_group_object_ids=list(dict.fromkeys([*cloud_spec.admin_group_object_ids, *spec.cluster.admins])),
                 network_policy=cloud_spec.network_policy, managed_prometheus=managed_prometheus,
                 deployer=_deployer(cloud_spec.deployer, client.object_id), maintenance=region_maintenance,
-                etcd_key=etcd_key))
+                etcd_key=etcd_key, previewers=cloud_spec.previewers))
             pools = [
                 GpuPool(f"{name}-{pool_name}", GpuPoolArgs(
                     ctx, pool_name, pool, resolve_gpu_pool(Cloud.AZURE, pool), cluster.cluster_name, cluster.principal_id,
@@ -135,7 +135,7 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
                                      "node_resource_group": cluster.node_resource_group}
             if managed_prometheus:
                 region_out["monitoring"] = ManagedPrometheus(name, ManagedPrometheusArgs(
-                    ctx, cluster.cluster.id, cluster.cluster_name)).outputs
+                    ctx, cluster.cluster.id, cluster.cluster_name, platform.addons.alerts.action_group_id)).outputs
         outputs[region] = region_out
     if endpoint is None or not origins:
         return CloudResult(outputs=outputs, clusters=clusters)

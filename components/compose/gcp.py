@@ -76,9 +76,12 @@ class _Project:
         lustre = any(r.lustre for r in regions)
         tpu_vms = any(s.mode is not TpuMode.GKE for r in regions for s in r.tpu_slices.values())
         admins = dict.fromkeys(a for r in regions if r.cluster is not None for a in r.cluster.admins)
+        # The previewers reach the clusters only for the Kubernetes layer's objects (components/k8s/previewers.py).
+        layer = platform.addons.enabled and any(r.cluster is not None for r in regions)
         self.component = Project(f"{platform.environment}-gcp-project", ProjectArgs(
             project=cloud_spec.project, apis=required_apis(lustre=lustre, tpu_vms=tpu_vms),
-            enable_apis=cloud_spec.enable_apis, lustre_agent=lustre, admins=list(admins)),
+            enable_apis=cloud_spec.enable_apis, lustre_agent=lustre, admins=list(admins),
+            previewers=list(dict.fromkeys(cloud_spec.previewers)) if layer else []),
             opts=pulumi.ResourceOptions(provider=provider))
         self.opts = pulumi.ResourceOptions(provider=provider, depends_on=[self.component])
         # Lookups that need an API the platform enables (compute, storage, logging) wait for it.

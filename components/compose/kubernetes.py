@@ -29,6 +29,7 @@ from components.k8s.gpu_values import uses_standalone_dcgm
 from components.k8s.inference import InferenceService, InferenceServiceArgs, PreviousParent
 from components.k8s.monitoring import Monitoring, MonitoringArgs
 from components.k8s.netpol import ClusterNetwork, cluster_network
+from components.k8s.previewers import EKS_GROUP, LayerRecord, Previewers, PreviewersArgs, subjects
 from components.k8s.queues import flavors
 from components.k8s.storage import BlockStorageClass, BlockStorageClassArgs, LustreVolumes, LustreVolumesArgs
 from components.k8s.tenancy import Team, Tenancy, TenancyArgs, check_team_names
@@ -90,6 +91,21 @@ def team_network(platform: Platform, handle: ClusterHandle) -> ClusterNetwork:
                            api_server_in_nodes=private and not apiserver_vnet_integration(azure, handle.spec))
 
 
+def previewer_subjects(platform: Platform, cloud: Cloud) -> list[k8s.rbac.v1.SubjectArgs]:
+    """The cloud's preview identities (`clouds.<cloud>.previewers`) as its clusters' authenticator names them: on EKS
+    the group of their access entries; on GKE the email of the account (`user:` or `serviceAccount:`); on AKS the
+    service principal's object ID (azure.github.io/kubelogin/topics/sp.html). None: no previewers."""
+    cloud_spec = getattr(platform.clouds, cloud.value)
+    previewers = list(dict.fromkeys(cloud_spec.previewers)) if cloud_spec is not None else []
+    if not previewers:
+        return []
+    if cloud is Cloud.AWS:
+        return subjects("Group", [EKS_GROUP])
+    if cloud is Cloud.GCP:
+        return subjects("User", [member.split(":", 1)[1] for member in previewers])
+    return subjects("User", previewers)
+
+
 @dataclass
 class Layer:
     outputs: dict[str, Any] = field(default_factory=dict)
@@ -109,7 +125,9 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> Layer:
     outputs = layer.outputs
     for handle in clusters:
         view = cluster_view(handle.cloud, handle.spec)
-        opts = pulumi.ResourceOptions(providers=[provider(handle)])
+        record = LayerRecord()  # sees every object the layer registers on the cluster, for the previewers' RBAC
+        cluster_provider = provider(handle)
+        opts = pulumi.ResourceOptions(providers=[cluster_provider], transformations=[record])
         block = None
         claims_class = None  # the class Prometheus's claims name; None: the cluster's default
         if handle.storage_class is not None:  # the region's key: EKS's default class, GKE's and AKS's named one
@@ -120,7 +138,7 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> Layer:
         monitoring = Monitoring(handle.name, MonitoringArgs(
             cloud=handle.cloud, mode=addons.monitoring, teams=list(platform.teams), cluster=handle.resource,
             standalone_exporter=uses_standalone_dcgm(view, addons), storage=[block] if block is not None else [],
-            storage_class=claims_class), opts)
+            storage_class=claims_class, alertmanager_secret=addons.alerts.alertmanager_secret), opts)
         accelerators = Accelerators(handle.name, AcceleratorsArgs(
             view=view, addons=addons, cluster=handle.resource, node_pools=handle.node_pools,
             service_monitors=addons.monitoring is MonitoringMode.SELF_MANAGED, monitoring_ready=monitoring.ready,
@@ -177,4 +195,7 @@ def build(platform: Platform, clusters: list[ClusterHandle]) -> Layer:
                 admission=admission, finalizers=finalizers), opts)
             layer.inference_services[handle.name] = inference.service
             outputs[handle.name]["inference"] = inference.outputs
+        if who := previewer_subjects(platform, handle.cloud):  # last: it grants reads of what the layer registered
+            outputs[handle.name]["previewers"] = Previewers(handle.name, PreviewersArgs(who, record, handle.resource),
+                                                            pulumi.ResourceOptions(providers=[cluster_provider])).outputs
     return layer

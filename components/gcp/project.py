@@ -20,6 +20,9 @@ LUSTRE_APIS = ("lustre", "servicenetworking")
 TPU_VM_APIS = ("tpu",)
 CLUSTER_ADMIN_ROLE = "roles/container.admin"
 """Full Kubernetes API access on the project's clusters through GKE's IAM authorizer (cluster-admin)."""
+CLUSTER_VIEWER_ROLE = "roles/container.clusterViewer"
+"""container.clusters.get and .list only (cloud.google.com/iam/docs/roles-permissions/container, "Kubernetes Engine
+Cluster Viewer"): enough to reach a cluster's API server, no Kubernetes object by IAM; Kubernetes RBAC grants those."""
 KMS_SERVICE = "cloudkms.googleapis.com"
 # Encrypt and Decrypt (and the other key uses) check a DATA_READ permission, so only DATA_READ Data Access logs
 # record them; no Cloud KMS method is DATA_WRITE, and ADMIN_READ covers only metadata reads
@@ -45,11 +48,14 @@ class ProjectArgs:
     admins: Sequence[str] = ()
     """IAM members (`user:`, `group:`, ...), each once, given cluster-admin on every cluster of the project. Default
     none besides the deployer, who creates the clusters."""
+    previewers: Sequence[str] = ()
+    """IAM members (`serviceAccount:`, `user:`), each once, of the pull-request preview identities: CLUSTER_VIEWER_ROLE
+    on the project; the Kubernetes layer binds their emails (components/k8s/previewers.py). Default none."""
 
 
 class Project(pulumi.ComponentResource):
     """`ai-infra:gcp:Project`. Children: `<name>-<api>` per API (e.g. `<name>-container`), `<name>-lustre-agent`,
-    `<name>-admin-<hash of the member>` per admin, and `<name>-kms-audit`. Resources that grant the Lustre agent
+    `<name>-admin-<hash of the member>` per admin, `<name>-previewer-<hash of the member>` per previewer, and `<name>-kms-audit`. Resources that grant the Lustre agent
     access depend on this component.
 
     `<name>-kms-audit` turns on the DATA_READ Data Access audit logs of Cloud KMS, so every use of the CMEK keys
@@ -75,6 +81,9 @@ class Project(pulumi.ComponentResource):
             gcp.projects.IAMMember(f"{name}-admin-{member_key(member)}", gcp.projects.IAMMemberArgs(
                 project=args.project, role=CLUSTER_ADMIN_ROLE, member=member),
                 opts=pulumi.ResourceOptions(parent=self, aliases=[pulumi.Alias(name=f"{name}-admin-{index}")]))
+        for member in args.previewers:
+            gcp.projects.IAMMember(f"{name}-previewer-{member_key(member)}", gcp.projects.IAMMemberArgs(
+                project=args.project, role=CLUSTER_VIEWER_ROLE, member=member), opts=child)
         gcp.projects.IAMAuditConfig(f"{name}-kms-audit", gcp.projects.IAMAuditConfigArgs(
             project=args.project, service=KMS_SERVICE,
             audit_log_configs=[gcp.projects.IAMAuditConfigAuditLogConfigArgs(log_type=t) for t in KMS_AUDIT_LOG_TYPES]),

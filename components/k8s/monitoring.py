@@ -53,6 +53,9 @@ class MonitoringArgs:
     storage_class: str | None = None
     """The StorageClass the claims name: the layer's class where it is not the cluster's default (GKE, AKS). Default
     None: no name, the cluster's default class (on EKS the layer's)."""
+    alertmanager_secret: str | None = None
+    """`addons.alerts.alertmanager_secret`: the Secret in `monitoring` Alertmanager takes its configuration from
+    (`self_managed` only). Default None: the chart's, whose receiver is `null`."""
 
 
 class Monitoring(pulumi.ComponentResource):
@@ -73,7 +76,7 @@ class Monitoring(pulumi.ComponentResource):
         self.ready: list[pulumi.Resource] = []
         outputs: dict[str, object] = {"mode": args.mode.value}
         if args.mode is MonitoringMode.SELF_MANAGED:
-            values = kube_prometheus_stack_values(args.cloud, args.storage_class)
+            values = kube_prometheus_stack_values(args.cloud, args.storage_class, args.alertmanager_secret)
             stack = charts.release(f"{name}-prometheus-stack", charts.KUBE_PROMETHEUS_STACK, MONITORING_NAMESPACE, values,
                                    child_opts(self, cluster, [ns, *args.storage]), release_name="kube-prometheus-stack")
             custom_resource(f"{name}-gpu-rules", prometheus_rule(MONITORING_NAMESPACE),

@@ -211,7 +211,21 @@ def crd_upgrade_job() -> dict[str, Any]:
     return {"enabled": True, "image": {"sha": BUSYBOX_SHA, "busybox": {"tag": BUSYBOX_TAG, "sha": BUSYBOX_SHA}}}
 
 
-def kube_prometheus_stack_values(cloud: Cloud, storage_class: str | None = None) -> dict[str, Any]:
+def alertmanager_spec(storage_class: str | None, config_secret: str | None) -> dict[str, Any]:
+    """`alertmanager.alertmanagerSpec`: its volume, and with `config_secret` (`addons.alerts.alertmanager_secret`)
+    the user's Secret as its whole configuration. kube-prometheus-stack 88.5.3: `useExistingSecret: true` stops the
+    chart rendering its own config Secret (templates/alertmanager/secret.yaml) and `configSecret` names the one the
+    Alertmanager object reads (templates/alertmanager/alertmanager.yaml); both are needed, as the operator otherwise
+    reads `alertmanager-<name>`, which then nobody writes. The operator takes the key `alertmanager.yaml` and, if the
+    Secret or key is missing, runs one empty receiver (prometheus-operator API, AlertmanagerSpec.configSecret)."""
+    spec: dict[str, Any] = {"storage": _claim(ALERTMANAGER_VOLUME_GIB, storage_class)}
+    if config_secret is not None:
+        spec |= {"useExistingSecret": True, "configSecret": config_secret}
+    return spec
+
+
+def kube_prometheus_stack_values(cloud: Cloud, storage_class: str | None = None,
+                                 alertmanager_secret: str | None = None) -> dict[str, Any]:
     """kube-prometheus-stack values: load every ServiceMonitor, PodMonitor and PrometheusRule (not only the chart's
     own), Grafana picks up ConfigMaps labelled grafana_dashboard=1 in every namespace, kube-state-metrics exposes our
     pool labels (for per-pool views), and no scraping of control-plane components that EKS, GKE and AKS manage and
@@ -233,7 +247,10 @@ def kube_prometheus_stack_values(cloud: Cloud, storage_class: str | None = None)
 
     Cluster DNS: EKS and AKS run CoreDNS (metrics on 9153, the chart's `coreDns` default); GKE runs kube-dns, whose
     `k8s-app: kube-dns` pods serve metrics on 10054/10055 (dnsmasq, skydns) and nothing on 9153, so there the
-    chart's `kubeDns` scrape replaces `coreDns` (both keys in kube-prometheus-stack 88.5.3 values.yaml)."""
+    chart's `kubeDns` scrape replaces `coreDns` (both keys in kube-prometheus-stack 88.5.3 values.yaml).
+
+    Alerts: Alertmanager uses `alertmanager_secret` as its configuration when given (`alertmanager_spec`), else the
+    chart's, which routes everything to the receiver `null`."""
     gke = cloud is Cloud.GCP
     prometheus: dict[str, Any] = {
         "serviceMonitorSelectorNilUsesHelmValues": False,
@@ -246,7 +263,7 @@ def kube_prometheus_stack_values(cloud: Cloud, storage_class: str | None = None)
     return {
         "crds": {"upgradeJob": crd_upgrade_job()},
         "prometheus": {"prometheusSpec": prometheus},
-        "alertmanager": {"alertmanagerSpec": {"storage": _claim(ALERTMANAGER_VOLUME_GIB, storage_class)}},
+        "alertmanager": {"alertmanagerSpec": alertmanager_spec(storage_class, alertmanager_secret)},
         "grafana": {"sidecar": {"dashboards": {"enabled": True, "label": "grafana_dashboard", "labelValue": "1",
                                                "searchNamespace": "ALL"}}},
         "kube-state-metrics": {"metricLabelsAllowlist": [f"nodes=[{POOL_LABEL},{ACCELERATOR_LABEL},{CAPACITY_LABEL}]"]},

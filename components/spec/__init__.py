@@ -19,6 +19,7 @@ from .compute import (
 from .endpoint import AzureFrontDoorTier, GlobalEndpointSpec, GlobalRouting, InferenceSpec, logs_region
 from .loader import SpecError, load_platform, region_path
 from .network import NatMode, NetworkSpec, TransitEncryption
+from .alerts import AlertsSpec
 from .aws import AwsCloudSpec
 from .azure import AzureCloudSpec
 from .cloud import CloudSpec, RegionSpec

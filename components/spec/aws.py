@@ -79,6 +79,12 @@ class AwsCloudSpec(CloudSpec):
     session on every run: the entry follows whoever runs `pulumi up`, so a run by another role (a second CI pipeline,
     an operator's workstation) replaces the previous deployer's entry and that principal loses access. Set the list
     wherever more than one principal deploys."""
+    previewers: list[str] = []
+    """IAM role ARNs of the pull-request preview identities (`pulumi preview --refresh`), checked like `cluster.admins`.
+    With the Kubernetes layer on, each gets an access entry on every EKS cluster in the Kubernetes group
+    `ai-infra-previewers` (no access policy), which the layer lets read the stack's kinds and the Secrets of the Helm
+    release namespaces. A principal may not also be a deployer or an admin (EKS takes one access entry per principal).
+    Default none: nothing is created."""
 
 
 # --- Pure AWS rules shared with components/aws ---------------------------------------------------------------
@@ -205,6 +211,7 @@ def extra_checks(platform, cloud_spec: AwsCloudSpec) -> list[Issue]:  # noqa: AN
             issues.append(((*base, "regions", region, "cluster", "kubernetes_version"), problem))
     issues += list(_check_global_endpoint(cloud_spec, (*base, "global_endpoint")))
     issues += list(_check_deployers(platform, cloud_spec, (*base, "deployers")))
+    issues += list(_check_previewers(cloud_spec, (*base, "previewers")))
     return issues
 
 
@@ -235,6 +242,21 @@ def _check_deployers(platform, cloud_spec: AwsCloudSpec, path: Path) -> Iterator
             yield (path, f"deployers is empty, so no principal gets cluster-admin on the EKS cluster in {region}, which "
                          "has no admins either, and the Kubernetes layer could not install there; add the deploying role "
                          f"to deployers or to regions.{region}.cluster.admins, or leave deployers out (the running role)")
+
+
+def _check_previewers(cloud_spec: AwsCloudSpec, path: Path) -> Iterator[Issue]:
+    """Previewers are IAM principals EKS can take, and in no other access entry: EKS refuses a second entry for one
+    principal (ResourceInUseException), and the admin's entry would give it cluster-admin anyway."""
+    holders = {arn: "deployers" for arn in cloud_spec.deployers or ()}
+    for region, spec in cloud_spec.regions.items():
+        for arn in spec.cluster.admins if spec.cluster is not None else ():
+            holders.setdefault(arn, f"regions.{region}.cluster.admins")
+    for i, arn in enumerate(cloud_spec.previewers):
+        if problem := iam_principal_problem(arn):
+            yield ((*path, i), problem)
+        elif arn in holders:
+            yield ((*path, i), f"'{arn}' is also in {holders[arn]}; EKS allows one access entry per principal: keep it in "
+                               "one (a previewer reads, an admin or deployer gets cluster-admin)")
 
 
 def _check_global_endpoint(cloud_spec: AwsCloudSpec, path: Path) -> Iterator[Issue]:

@@ -127,6 +127,12 @@ class AzureCloudSpec(CloudSpec):
     """Let the storage account of a bucket linked to a Lustre file system keep shared-key (account key) access on, which
     Azure Managed Lustre's blob integration requires. Every other account has it off. Default false: a Lustre `bucket`
     link on Azure is a config error naming this field. An explicit opt-in; the policy pack reports those accounts."""
+    previewers: list[Guid] = []
+    """Entra object IDs of the pull-request preview service principals or managed identities
+    (`az ad sp show --id <client id> --query id`). Each gets the Azure Kubernetes Service Cluster User Role on every AKS
+    cluster (the program lists the cluster's user kubeconfig on every preview), and with the Kubernetes layer on every
+    cluster lets it read the stack's kinds and the Secrets of the Helm release namespaces (Kubernetes RBAC, which AKS
+    evaluates next to Azure RBAC). Default none: nothing is created."""
 
 
 # --- Pure Azure rules shared with components/azure -------------------------------------------------------

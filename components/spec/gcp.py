@@ -45,6 +45,12 @@ class GcpCloudSpec(CloudSpec):
     enable_apis: bool = True
     """Enable the Google APIs the platform calls (compute, container, cloudkms, ...) on the project; they are
     never disabled on destroy. Default on; turn off where a project factory owns the API list."""
+    previewers: list[str] = []
+    """The pull-request preview identities (`pulumi preview --refresh`): `serviceAccount:<email>` or `user:<email>`.
+    With the Kubernetes layer on, each gets roles/container.clusterViewer on the project (to reach the clusters), and
+    every cluster lets its email read the stack's kinds and the Secrets of the Helm release namespaces (Kubernetes
+    RBAC). Not `group:`: GKE's RBAC sees groups only with Google Groups for RBAC, which the clusters don't use.
+    Default none: nothing is created."""
 
 
 # --- Pure GCP rules shared with components/gcp -------------------------------------------------------------
@@ -201,7 +207,24 @@ def extra_checks(platform, cloud_spec: GcpCloudSpec) -> list[Issue]:  # noqa: AN
         path = (*base, "regions", region)
         issues += list(_check_region(platform, region, spec, path))
     issues += list(_check_endpoint(cloud_spec, base))
+    for i, member in enumerate(cloud_spec.previewers):
+        if problem := previewer_problem(member):
+            issues.append(((*base, "previewers", i), problem))
     return issues
+
+
+_PREVIEWER = re.compile(r"^(serviceAccount|user):[^\s@:]+@[^\s@:]+$")
+
+
+def previewer_problem(member: str) -> str | None:
+    """Why `member` can't be a previewer, or None: GKE's RBAC names it by its email (a User subject)."""
+    if _PREVIEWER.match(member):
+        return None
+    allowed = "allowed: serviceAccount:<email>, user:<email>"
+    if member.startswith("group:"):
+        return (f"`{member}` is not allowed in previewers: GKE's Kubernetes RBAC sees a group only with Google Groups for "
+                f"RBAC; {allowed}")
+    return f"'{member}' is not an IAM member the clusters' Kubernetes RBAC can name; {allowed}"
 
 
 def _check_zone_settings(cloud_spec: GcpCloudSpec, base: Path) -> Iterator[Issue]:

@@ -9,6 +9,7 @@ from pydantic import AfterValidator, Field, ValidationInfo, field_validator, mod
 
 from components.catalog.errors import CLOUD_NAMES
 
+from .alerts import AlertsSpec
 from .aws import AwsCloudSpec
 from .azure import AzureCloudSpec
 from .cloud import CloudSpec
@@ -140,6 +141,18 @@ class AddonsSpec(SpecModel):
     """GPU Operator MIG strategy when a pool uses MIG. Default `single`."""
     monitoring: MonitoringMode = MonitoringMode.SELF_MANAGED
     """Default `self_managed`."""
+    alerts: AlertsSpec = AlertsSpec()
+    """Where the GPU alerts go, per monitoring mode (`AlertsSpec`). Default: no receiver."""
+
+    @model_validator(mode="after")
+    def _alerts_match_mode(self) -> AddonsSpec:
+        issue = self.alerts.mode_issue(self.monitoring is MonitoringMode.SELF_MANAGED)
+        if issue is None and not self.enabled and self.alerts.alertmanager_secret is not None:
+            issue = ("alerts.alertmanager_secret", f"'{self.alerts.alertmanager_secret}' has no effect with "
+                     "addons.enabled: false: kube-prometheus-stack is not installed; remove addons.alerts.alertmanager_secret")
+        if issue is not None:
+            raise FieldError(*issue)
+        return self
 
 
 class Platform(SpecModel):
@@ -176,6 +189,16 @@ class Platform(SpecModel):
     def _some_cloud(self) -> Platform:
         if not self.clouds.items():
             raise FieldError("clouds", "clouds needs at least one of aws, gcp, azure")
+        return self
+
+    @model_validator(mode="after")
+    def _alert_receivers_have_clusters(self) -> Platform:
+        def clusters(cloud: CloudSpec | None) -> bool:
+            return cloud is not None and any(region.cluster is not None for region in cloud.regions.values())
+        issues = self.addons.alerts.cloud_issues(clusters(self.clouds.aws), clusters(self.clouds.azure))
+        if issues:  # one at a time, as a model check can raise only one
+            field, message = issues[0]
+            raise FieldError(f"addons.{field}", message)
         return self
 
     @property

@@ -52,12 +52,14 @@ BASELINE = {"profiles": ["baseline"], "mandatory": ["critical", "high"], "params
 `environment: unknown`: rules that relax dev read each resource's environment tag (a template's dev stack). A team's
 project whose account encrypts EBS by default with a customer key sets ebsDefaultEncryption customer_key in its copy."""
 ALWAYS_ADVISORY = {"azure-aks-kms-etcd", "azure-storage-no-shared-key", "azure-vnet-transit-encryption-enforced",
-                   "global-endpoint-waf"}
+                   "global-endpoint-waf", "k8s-rbac-secrets-read"}
 """Documented exceptions: Azure Managed Lustre's blob integration needs shared-key access on its account; Azure VNet
 encryption cannot drop unencrypted flows yet (every Azure network runs `transit_encryption: monitor`); AKS clusters
 don't turn on the Key Vault KMS plugin yet (a private vault needs API Server VNet Integration and a delegated subnet
 the Azure network layout has no room for: README, Known limits). `global_endpoint.waf: false` is an explicit, named
-opt-in: the pack reports the endpoint it leaves without a web application firewall, and does not block it."""
+opt-in: the pack reports the endpoint it leaves without a web application firewall, and does not block it. So are
+`clouds.<cloud>.previewers`: the pull-request preview's refresh reads the Helm release Secrets, and the pack reports
+each Role that lets it."""
 
 
 def stack_settings(project: Project, stack: str) -> dict:

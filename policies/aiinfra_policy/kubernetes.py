@@ -1,5 +1,5 @@
 """Kubernetes workload rules: privileged or host-network pods (also in patches and ML operators' pod templates), GPU
-limits, internal load balancers (Services and Ingresses), NodePort Services."""
+limits, internal load balancers (Services and Ingresses), NodePort Services, RBAC roles that read Secrets."""
 
 from __future__ import annotations
 
@@ -249,3 +249,29 @@ def no_nodeport(props: Any, ctx: Context) -> Iterator[str]:
     # have public IPs). LoadBalancer Services also get node ports, but `k8s-internal-load-balancer` covers them.
     if need(props, "spec.type", "ClusterIP") == "NodePort":
         yield "a NodePort Service opens its port on every node's address, reachable from wherever the nodes are"
+
+
+RBAC_ROLES = ("kubernetes:rbac.authorization.k8s.io/v1:Role", "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole")
+SECRET_READS = ("get", "list", "watch")
+
+
+@rule("k8s-rbac-secrets-read", "Checks whether Roles and ClusterRoles grant reading Secrets (get, list or watch on "
+      "secrets in the core API group, by name or by a wildcard).",
+      severity="medium", types=RBAC_ROLES,
+      remediation="Grant get on the Secrets a subject needs by resourceNames; read Secrets through a workload's mounted "
+                  "volume instead of the API. ai-infra's own such Roles come with `clouds.<cloud>.previewers` (Helm "
+                  "release Secrets, for the pull-request preview's refresh): an explicit opt-in this rule reports.",
+      # "Minimize access to secrets": 5.1.2 of the CIS Kubernetes Benchmark (v1.6.1 to v1.24), 4.1.2 of the EKS, GKE
+      # and AKS benchmarks.
+      frameworks={"SOC2": ("CC6.1",), "NIST-800-53": ("AC-6",), "CIS": ("Kubernetes 5.1.2",)})
+def rbac_secrets_read(props: Any, ctx: Context) -> Iterator[str]:
+    # A rule with resourceNames reads only the Secrets it names (list and watch too: the client must then select one
+    # by name), which is the least privilege this rule asks for, so it is not reported.
+    for index, grant in enumerate(items(props, "rules")):
+        groups, resources, verbs = (need(grant, key, []) for key in ("apiGroups", "resources", "verbs"))
+        if not ({"", "*"} & set(groups) and {"secrets", "secrets/*", "*"} & set(resources)):
+            continue
+        reads = sorted(set(SECRET_READS) & set(verbs)) if "*" not in verbs else list(SECRET_READS)
+        if reads and not need(grant, "resourceNames", []):
+            scope = "the cluster" if ctx.type.endswith(":ClusterRole") else "its namespace"
+            yield f"rules[{index}] grants {', '.join(reads)} on secrets: whoever it is bound to reads every Secret of {scope}"
