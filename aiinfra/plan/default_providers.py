@@ -7,6 +7,7 @@ for a package the stack's `pulumi:disable-default-providers` config lists.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Collection, Mapping
@@ -14,8 +15,8 @@ from typing import Any
 
 import pulumi
 import semver
-from pulumi.runtime import rpc
 
+from .echo import SECRET, SIG
 from .project import SECRET_PLACEHOLDER
 
 DISABLE_KEY = "pulumi:disable-default-providers"
@@ -68,18 +69,18 @@ def engine_version(version: str, what: str) -> str:
 
 def default_provider_inputs(package: str, version: str, config: Mapping[str, str],
                             secret_keys: Collection[str]) -> dict[str, Any]:
-    """The inputs the engine gives the package's default provider: its version and the stack's `<package>:*` config
-    as the engine passes it (pkg/resource/deploy/target.go, GetPackageConfig): each value as its config text (JSON for
-    an object), marked secret when it is or holds a secure value (whose text is a placeholder: the plan never
-    decrypts)."""
-    inputs: dict[str, Any] = {"version": engine_version(version, f"pulumi:providers:{package}")} if version else {}
+    """The inputs the engine gives the package's default provider: its version (already parsed by
+    `default_provider_name`, which fails a version that is not semantic) and the stack's `<package>:*` config as the
+    engine passes it (pkg/resource/deploy/target.go, GetPackageConfig): each value as its config text (JSON for an
+    object), marked secret when it is or holds a secure value (whose text is a placeholder: the plan never decrypts)."""
+    inputs: dict[str, Any] = {"version": version} if version else {}
     for full, value in config.items():
         namespace, _, field_ = full.partition(":")
         if namespace == package:
             # A secure value, or an object holding one, is marked secret: an object keeps its JSON, whose secure
             # parts the stack file's reading made placeholders (project.py); a scalar is the placeholder itself.
             shown = value if value[:1] in ("{", "[") else SECRET_PLACEHOLDER
-            inputs[field_] = {rpc._special_sig_key: rpc._special_secret_sig, "value": shown} \
+            inputs[field_] = {SIG: SECRET, "value": shown} \
                 if full in secret_keys else value
     return inputs
 
@@ -91,6 +92,18 @@ def denied(package: str, config: Mapping[str, str]) -> bool:
     value = config.get(DISABLE_KEY)
     if package == "pulumi" or value is None or value == "":
         return False
+    for index, item in enumerate(_disabled_list(value)):
+        if not isinstance(item, str):
+            raise ValueError(f"{DISABLE_KEY}[{index}] must be a string, got {json.dumps(item)}")
+        if item.strip() in ("*", package):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=8)
+def _disabled_list(value: str) -> tuple[Any, ...]:
+    """The parsed `pulumi:disable-default-providers` list, parsed once: every registration asks. `denied` checks its
+    items."""
     try:
         items = json.loads(value)
     except ValueError as err:
@@ -99,12 +112,7 @@ def denied(package: str, config: Mapping[str, str]) -> bool:
     if not isinstance(items, list):
         raise ValueError(f"Failed to parse {value}: not a list (config {DISABLE_KEY} takes a list of package names, "
                          "or \"*\" for every package)")
-    for index, item in enumerate(items):
-        if not isinstance(item, str):
-            raise ValueError(f"{DISABLE_KEY}[{index}] must be a string, got {json.dumps(item)}")
-        if item.strip() in ("*", package):
-            return True
-    return False
+    return tuple(items)
 
 
 def denied_message(package: str, what: str) -> str:

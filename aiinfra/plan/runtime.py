@@ -35,8 +35,6 @@ from .transforms import EngineTransforms
 STACK_TYPE = "pulumi:pulumi:Stack"
 
 UNKNOWN = rpc.UNKNOWN
-SECRET_SIG = rpc._special_sig_key  # "4dabf18193072939515e22adb298388d"
-SECRET_VALUE = rpc._special_secret_sig
 _GC_GEN0_THRESHOLD = 100_000
 
 

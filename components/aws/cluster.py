@@ -6,7 +6,6 @@ own IRSA role) that provisions the volumes of the default StorageClass the Kuber
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from components.spec.aws import EKS_KUBERNETES_VERSION
 from components.spec.offerings import kubernetes_version_problem
 
 from .context import AwsContext, render
+from .naming import short_hash
 from .node_group import LaunchTemplateSettings, NodeGroupSettings, autoscaler_tags, launch_template, node_group, system_ami_type
 from .policies import assume_role, ebs_csi_kms, irsa_trust, managed_policy_arn
 from .transit import encrypting_in_transit
@@ -287,12 +287,12 @@ class Cluster(pulumi.ComponentResource):
     def _previewer(self, principal_arn: str) -> None:
         """`<name>-previewer-<hash>`: a STANDARD entry in PREVIEWER_GROUP and no AccessPolicyAssociation (the EKS view
         policies grant no Secrets nor custom resources, which a refresh reads: the layer's RBAC grants them instead)."""
-        aws.eks.AccessEntry(f"{self._name}-previewer-{_principal_key(principal_arn)}", aws.eks.AccessEntryArgs(
+        aws.eks.AccessEntry(f"{self._name}-previewer-{short_hash(principal_arn)}", aws.eks.AccessEntryArgs(
             cluster_name=self.cluster.name, principal_arn=principal_arn, type="STANDARD",
             kubernetes_groups=[PREVIEWER_GROUP], region=self._ctx.region), opts=pulumi.ResourceOptions(parent=self))
 
     def _admin(self, principal_arn: str) -> None:
-        suffix = _principal_key(principal_arn)
+        suffix = short_hash(principal_arn)
         entry = aws.eks.AccessEntry(f"{self._name}-admin-{suffix}", aws.eks.AccessEntryArgs(
             cluster_name=self.cluster.name, principal_arn=principal_arn, type="STANDARD", region=self._ctx.region),
             opts=pulumi.ResourceOptions(parent=self))
@@ -302,11 +302,6 @@ class Cluster(pulumi.ComponentResource):
                 lambda p: f"arn:{p}:eks::aws:cluster-access-policy/{ADMIN_POLICY}"),
             access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"), region=self._ctx.region),
             opts=pulumi.ResourceOptions(parent=self))
-
-
-def _principal_key(principal_arn: str) -> str:
-    """A stable short key of an IAM principal for child names (the ARN's hash: independent of list order)."""
-    return hashlib.sha256(principal_arn.encode()).hexdigest()[:8]
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,9 @@ _HASH = 8
 _RESERVED_PREFIXES = ("xn--", "sthree-", "amzn-s3-demo-")
 
 
-def _digest(*parts: str) -> str:
+def short_hash(*parts: str) -> str:
+    """A stable 8-hex-digit key of `parts` (joined by '/'): bucket name suffixes, and child names keyed by a value
+    rather than a list position (an IAM principal's ARN)."""
     return hashlib.sha256("/".join(parts).encode()).hexdigest()[:_HASH]
 
 
@@ -25,5 +27,5 @@ def bucket_name(environment: str, region: str, name: str, account_id: str, kind:
     if readable.startswith(_RESERVED_PREFIXES):
         readable = f"ai-{readable}"
     readable = readable[: S3_BUCKET_MAX - _HASH - 1].rstrip("-")
-    return f"{readable}-{_digest(account_id, region, environment, kind, name)}"
+    return f"{readable}-{short_hash(account_id, region, environment, kind, name)}"
 

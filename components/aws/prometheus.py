@@ -19,7 +19,6 @@ firing alerts stay in AMP.
 
 from __future__ import annotations
 
-import re
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ import pulumi_aws as aws
 import yaml
 
 from components.k8s.monitoring_objects import rules_yaml, scrape_config_yaml
+from components.spec.alerts import SNS_TOPIC_PATTERN
 
 from .context import AwsContext, render
 from .policies import assume, remote_write, scraper_source_trust, scraper_target_trust
@@ -40,7 +40,6 @@ ALERT_RECEIVER = "sns"
 ALERT_SUBJECT = "[{{ .Status | toUpper }}] {{ .CommonLabels.alertname }}"
 """SNS subjects take at most 100 printable ASCII characters; Alertmanager's default subject lists every label and can
 exceed that (AMP guide, "Configure alert manager to send messages to your Amazon SNS topic")."""
-SNS_TOPIC_REGION = re.compile(r"^arn:[^:]+:sns:([^:]+):")
 
 
 def alertmanager_definition(topic_arn: str) -> str:
@@ -49,13 +48,13 @@ def alertmanager_definition(topic_arn: str) -> str:
     `sigv4.region`, which AMP requires of SNS receivers, set to the topic's region. AMP routes only to topics of the
     workspace's account ("Managing and forwarding alerts ... with alert manager"); the account is not checked here,
     as the offline plan does not know it."""
-    match = SNS_TOPIC_REGION.match(topic_arn)
+    match = SNS_TOPIC_PATTERN.match(topic_arn)
     if match is None:  # the spec validated it; kept for direct callers
         raise ValueError(f"addons.alerts.sns_topic_arn: '{topic_arn}' is not an SNS topic ARN")
     config = {
         "route": {"receiver": ALERT_RECEIVER, "group_by": ["alertname", "node"]},
         "receivers": [{"name": ALERT_RECEIVER, "sns_configs": [
-            {"topic_arn": topic_arn, "sigv4": {"region": match.group(1)}, "subject": ALERT_SUBJECT}]}],
+            {"topic_arn": topic_arn, "sigv4": {"region": match.group(2)}, "subject": ALERT_SUBJECT}]}],
     }
     # The documented form: the configuration as a literal block under `alertmanager_config: |`.
     return "alertmanager_config: |\n" + textwrap.indent(yaml.safe_dump(config, sort_keys=False), "  ")

@@ -34,9 +34,6 @@ DEFAULT_SYSTEM_VM_SIZE = "Standard_D4ds_v5"
 UPGRADE_CHANNELS = {UpgradeChannel.RAPID: "rapid", UpgradeChannel.REGULAR: "stable", UpgradeChannel.STABLE: "patch"}
 # Application ID of "Azure Kubernetes Service AAD Server", the audience of every AKS Entra ID token.
 AKS_AAD_SERVER_ID = "6dae42f8-4368-4678-94ff-3960e28e3630"
-# "Azure Kubernetes Service Cluster User Role": listClusterUserCredential/action only (learn.microsoft.com/azure/
-# role-based-access-control/built-in-roles): the program lists the user kubeconfig on every preview, and Reader has no actions.
-CLUSTER_USER_ROLE = "4abbcc35-e782-43d8-92c5-2d3f1bd2253f"
 _AUDIT_LOG_CATEGORIES = ("kube-audit-admin", "guard", "cluster-autoscaler")
 _DNS_SERVICE_IP_OFFSET = 10
 _INSIGHTS_STREAM = "Microsoft-ContainerInsights-Group-Default"
@@ -80,8 +77,9 @@ class ClusterArgs:
     the default windows across regions; Azure Managed Lustre's window opens with the region's. Default: Sunday 03:00
     UTC for 8 hours, no exclusions."""
     previewers: Sequence[str] = ()
-    """Entra object IDs of the preview service principals (`clouds.azure.previewers`): CLUSTER_USER_ROLE on the cluster,
-    so a preview can read the kubeconfig; what they read inside is the Kubernetes layer's RBAC. Default none."""
+    """Entra object IDs of the preview service principals (`clouds.azure.previewers`): the Azure Kubernetes Service
+    Cluster User role on the cluster, so a preview can read the kubeconfig; what they read inside is the Kubernetes
+    layer's RBAC. Default none."""
     etcd_key: EtcdKeyRef | None = None
     """Encrypt Kubernetes Secrets in etcd with this key (the Key Vault KMS plugin, private vault) and put the API server
     in its `apiserver_subnet_id` (API Server VNet Integration, which KMS with a private vault requires; the node subnet's
@@ -216,13 +214,8 @@ class Cluster(AzureComponent):
             grant(f"{name}-aks-deployer-admin", self, ctx, "aks_rbac_cluster_admin", self.cluster.id, object_id,
                   principal_type=principal_type)
         for object_id in dict.fromkeys(args.previewers):
-            azure_native.authorization.RoleAssignment(
-                f"{name}-aks-previewer-{hashlib.sha256(object_id.encode()).hexdigest()[:8]}",
-                azure_native.authorization.RoleAssignmentArgs(
-                    scope=self.cluster.id, principal_id=object_id, principal_type="ServicePrincipal",
-                    role_definition_id=pulumi.Output.concat("/subscriptions/", ctx.subscription_id,
-                                                            "/providers/Microsoft.Authorization/roleDefinitions/", CLUSTER_USER_ROLE)),
-                opts=pulumi.ResourceOptions(parent=self))
+            grant(f"{name}-aks-previewer-{hashlib.sha256(object_id.encode()).hexdigest()[:8]}", self, ctx,
+                  "aks_cluster_user", self.cluster.id, object_id)
         self._container_insights(name, ctx, args.workspace_id)
         self.cluster_name: pulumi.Output[str] = self.cluster.name
         self.resource_group_name: pulumi.Output[str] = pulumi.Output.from_input(ctx.group)

@@ -31,6 +31,9 @@ ROLES = {
     "storage_blob_data_contributor": "ba92f5b4-2d11-453d-a403-e96b0029c9fe",
     # Data-plane cluster-admin under Azure RBAC for Kubernetes: no control-plane role (Owner included) has it.
     "aks_rbac_cluster_admin": "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b",
+    # "Azure Kubernetes Service Cluster User Role": listClusterUserCredential/action only. A preview lists the user
+    # kubeconfig every run, and Reader has no actions.
+    "aks_cluster_user": "4abbcc35-e782-43d8-92c5-2d3f1bd2253f",
 }
 
 

@@ -22,6 +22,7 @@ from components.spec import (
     region_path,
 )
 from components.spec.azure import AZURE_ZONES, aks_mig_profile, aks_pool_name
+from components.spec.resolve import AKS_SPOT_TAINT
 
 from .base import AzureComponent
 from .cluster import agent_pool_ignored_changes, agent_pool_version
@@ -32,8 +33,8 @@ from .reservations import checked_reservation_group
 # keeps Pulumi from removing them: an AgentPool update is a PUT of the whole pool, and a nodeLabels edit without the
 # label drops it from the nodes (Azure/AKS#3152; cluster-api-provider-azure merges it back into every update for that
 # reason: mergeSystemNodeLabels, PR #2604). Set to AKS's own value, the reserved label is accepted.
-SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
-SPOT_LABEL = {"kubernetes.azure.com/scalesetpriority": "spot"}
+SPOT_TAINT = f"{AKS_SPOT_TAINT.key}={AKS_SPOT_TAINT.value}:{AKS_SPOT_TAINT.effect}"
+SPOT_LABEL = {AKS_SPOT_TAINT.key: AKS_SPOT_TAINT.value}  # the label has the taint's key and value
 _DRIVER = {GpuDriver.CLOUD: "Install", GpuDriver.OPERATOR: "None"}
 _SPOT_ANY_PRICE = -1  # pay up to the on-demand price; evictions happen for capacity, never for price
 

@@ -19,9 +19,10 @@ from components import catalog
 from components.catalog.errors import CLOUD_NAMES, CLOUDS, with_article
 from components.spec.azure import DeployerAccess, no_zones_problem, zonal_regions_nearest_first
 from components.spec.common import (ENVIRONMENT_PATTERN, ENVIRONMENT_RULE, GCP_PROJECT_PATTERN, GCP_PROJECT_RULE,
-                                    GUID_PATTERN, GUID_RULE, NAME_PATTERN, NAME_RULE, Cloud)
+                                    GUID_PATTERN, GUID_RULE, NAME_PATTERN, NAME_RULE, RESERVED_NAMESPACES_RULE, Cloud,
+                                    is_reserved_namespace)
 from components.spec.compute import GpuPoolSpec
-from components.spec.platform import RESERVED_TEAMS_RULE, TeamSpec, is_reserved_team
+from components.spec.platform import TeamSpec
 from components.spec.resolve import resolve_gpu_pool
 
 
@@ -60,9 +61,9 @@ def check_team(team: str, default: str = "research") -> None:
     """The team becomes a Kubernetes namespace: a valid name, and not one the platform or Kubernetes uses."""
     if not re.fullmatch(NAME_PATTERN, team):
         stop("team", f"'{team}' is not a valid team name; team names are {NAME_RULE}", as_name(team, default, NAME_PATTERN, 24))
-    if is_reserved_team(team):
+    if is_reserved_namespace(team):
         stop("team", f"'{team}' is reserved: the team becomes a Kubernetes namespace, and the platform's add-ons or "
-                     f"Kubernetes itself use this one; not allowed: {RESERVED_TEAMS_RULE}", default)
+                     f"Kubernetes itself use this one; not allowed: {RESERVED_NAMESPACES_RULE}", default)
 
 
 def check_cloud(cloud: str, default: str, allowed: tuple[str, ...] = CLOUDS,

@@ -17,7 +17,8 @@ from components.spec import (
     resolve_gpu_pool,
     resolve_tpu,
 )
-from components.spec.platform import RESERVED_TEAM_NAMES
+from components.spec.common import RESERVED_NAMESPACES
+from components.spec.resolve import AKS_SPOT_TAINT
 
 # Namespaces the layer installs into. Team namespaces may not take these names (see `RESERVED_NAMESPACES`).
 GPU_NAMESPACE = "gpu-operator"
@@ -26,7 +27,6 @@ KUEUE_NAMESPACE = "kueue-system"
 MONITORING_NAMESPACE = "monitoring"
 NEURON_NAMESPACE = "kube-system"
 """The Neuron chart puts its device plugin in kube-system whatever the release namespace."""
-RESERVED_NAMESPACES = RESERVED_TEAM_NAMES  # the spec refuses these team names up front
 assert {GPU_NAMESPACE, KUEUE_NAMESPACE, MONITORING_NAMESPACE} <= RESERVED_NAMESPACES
 
 NVIDIA_GPU = "nvidia.com/gpu"
@@ -51,8 +51,6 @@ CAPACITY_LABEL = f"{NODE_LABEL_PREFIX}/capacity"
 GKE_TPU_ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
 GKE_TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
 GKE_SPOT_LABEL = "cloud.google.com/gke-spot"
-# AKS taints every spot pool with this; workloads and device daemons on spot GPUs must tolerate it.
-AKS_SPOT_TAINT = Taint(key="kubernetes.azure.com/scalesetpriority", value="spot", effect="NoSchedule")
 
 
 @dataclass(frozen=True)
@@ -134,7 +132,7 @@ def cluster_view(cloud: Cloud, spec: RegionSpec) -> ClusterView:
         key, value, effect = accelerator_taint(row)
         taints = [Taint(key=key, value=value, effect=effect), *pool.taints]
         if cloud is Cloud.AZURE and pool.capacity is CapacityType.SPOT:
-            taints.append(AKS_SPOT_TAINT)
+            taints.append(AKS_SPOT_TAINT)  # workloads and device daemons on spot GPUs must tolerate it
         gpu_pools.append(GpuPool(
             name=name, accelerator=row.accelerator, vendor=row.vendor, per_node=row.accelerator_count,
             max_nodes=pool.max_nodes, capacity=pool.capacity, sharing=pool.sharing, driver=pool.driver,

@@ -17,10 +17,11 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.spec import TeamSpec
+from components.spec.common import RESERVED_NAMESPACES, is_reserved_namespace
 
 from . import charts
 from .accelerators import CRITICAL_PRIORITY_CLASSES
-from .cluster import KUEUE_NAMESPACE, NVIDIA_GPU, RESERVED_NAMESPACES, TPU_CHIP
+from .cluster import KUEUE_NAMESPACE, NVIDIA_GPU, TPU_CHIP
 from .netpol import ANYWHERE, API_SERVER_PORT, DNS_PORT, ClusterNetwork, outside_cluster
 from .objects import PSA_MODES, RESTRICTED_PSA, child_opts, custom_resource, namespace
 from .queues import Flavor, admissible, cluster_queue, kueue_resources_config, local_queue, quantity, resource_flavor
@@ -99,7 +100,7 @@ def kueue_values(flavor_list: Sequence[Flavor] = ()) -> dict[str, Any]:
 def check_team_names(teams: dict[str, TeamSpec]) -> None:
     """Team namespaces are named after teams; names the platform or Kubernetes uses are refused."""
     for team in teams:
-        if team in RESERVED_NAMESPACES or team.startswith("kube-"):
+        if is_reserved_namespace(team):
             allowed = "any other lower-case name (not default, kube-*, " + ", ".join(sorted(RESERVED_NAMESPACES - {"default"})) + ")"
             raise ValueError(f"team '{team}' would get namespace '{team}', which the platform or Kubernetes uses; allowed: {allowed}")
 

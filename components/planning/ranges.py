@@ -19,6 +19,23 @@ PRIVATE_BLOCKS = (*RFC1918, RFC6598)
 loopback, link-local and the documentation ranges, and not 100.64.0.0/10."""
 PRIVATE_RULE = "a range inside 10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16 (RFC 1918) or 100.64.0.0/10 (RFC 6598)"
 
+# Addresses no client on the internet has, so a public endpoint never sees them as a source; EKS refuses them in
+# publicAccessCidrs ("The block cannot include reserved addresses": docs.aws.amazon.com/eks/latest/userguide/
+# config-cluster-endpoint.html). The RFC 5737 documentation ranges (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24)
+# are not listed: they are the examples docs and tests use for a public egress range.
+NON_PUBLIC_BLOCKS: tuple[tuple[IPv4Network, str], ...] = tuple(sorted((
+    *((block, "private, RFC 1918") for block in RFC1918),
+    (RFC6598, "shared address space, RFC 6598"),
+    (IPv4Network("0.0.0.0/8"), "'this network', RFC 1122"),
+    (IPv4Network("127.0.0.0/8"), "loopback"),
+    (IPv4Network("169.254.0.0/16"), "link-local"),
+    (IPv4Network("192.0.0.0/24"), "IETF protocol assignments, RFC 6890"),
+    (IPv4Network("198.18.0.0/15"), "benchmarking, RFC 2544"),
+    (IPv4Network("224.0.0.0/4"), "multicast"),
+    (IPv4Network("240.0.0.0/4"), "reserved, RFC 1112"),
+), key=lambda entry: entry[0]))
+"""(block, what it is), by address: messages list the blocks a range overlaps in this order."""
+
 # EKS serviceIpv4Cidr: "Within one of the following private IP address blocks: 10.0.0.0/8, 172.16.0.0/12, or
 # 192.168.0.0/16. Doesn't overlap with any CIDR block assigned to the VPC [...]. Between /24 and /12."
 # https://docs.aws.amazon.com/eks/latest/APIReference/API_KubernetesNetworkConfigRequest.html

@@ -12,18 +12,18 @@ import re
 from pydantic import field_validator
 
 from .common import GUID_PATTERN, SpecModel
+from .kube import is_dns_subdomain
 
-SECRET_NAME_MAX = 253
-SECRET_NAME_PATTERN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 SECRET_NAME_RULE = ("a Kubernetes Secret name: at most 253 lower-case letters, digits, '-' and '.', starting and ending "
                     "with a letter or digit")
 """Secret names are DNS subdomains (kubernetes.io/docs/concepts/overview/working-with-objects/names, "DNS Subdomain
-Names")."""
+Names"): `kube.is_dns_subdomain`."""
 
 # SNS topic ARN: arn:<partition>:sns:<region>:<account>:<name>; a standard topic's name is 1-256 letters, digits, '-'
 # and '_' (a FIFO topic adds `.fifo`, which AMP does not take: "a (new or existing) Standard type Amazon SNS topic",
 # docs.aws.amazon.com/prometheus/latest/userguide/AMP-alertmanager-receiver-config.html).
 SNS_TOPIC_PATTERN = re.compile(r"^arn:(aws[-a-z]*):sns:([a-z]{2}(?:-[a-z]+)+-\d+):(\d{12}):([A-Za-z0-9_-]{1,256})$")
+"""Groups: partition, region (what AMP signs its SNS requests for, `sigv4.region`), account, topic name."""
 SNS_TOPIC_RULE = ("a standard SNS topic's ARN, arn:aws:sns:<region>:<12-digit account>:<name> (name: 1 to 256 letters, "
                   "digits, '-' and '_'; FIFO topics are not accepted by Amazon Managed Prometheus)")
 
@@ -66,7 +66,7 @@ class AlertsSpec(SpecModel):
     @field_validator("alertmanager_secret")
     @classmethod
     def _secret_name(cls, value: str | None) -> str | None:
-        if value is not None and (len(value) > SECRET_NAME_MAX or not SECRET_NAME_PATTERN.match(value)):
+        if value is not None and not is_dns_subdomain(value):
             raise ValueError(f"'{value}' is not {SECRET_NAME_RULE}")
         return value
 
@@ -83,12 +83,6 @@ class AlertsSpec(SpecModel):
         if value is not None and not ACTION_GROUP_PATTERN.match(value):
             raise ValueError(f"'{value}' is not {ACTION_GROUP_RULE}")
         return value
-
-    @property
-    def sns_topic_region(self) -> str | None:
-        """The topic's region (from its ARN): what AMP signs its SNS requests for (`sigv4.region`)."""
-        match = SNS_TOPIC_PATTERN.match(self.sns_topic_arn) if self.sns_topic_arn else None
-        return match.group(2) if match else None
 
     def mode_issue(self, self_managed: bool) -> tuple[str, str] | None:
         """(field, message) for the first receiver the monitoring mode never uses, or None."""

@@ -10,34 +10,18 @@ from ipaddress import IPv4Network
 
 from components import catalog
 from components.catalog.errors import CLOUD_NAMES
+from components.planning import ranges
 
 from .aws import EKS_KUBERNETES_VERSION
 from .cloud import CloudSpec, RegionSpec
 from .common import Cloud
 from .compute import ApiAccess, CapacityType, ClusterSpec, GpuPoolSpec
-from .resolve import accelerator_taint, resolve_gpu_pool
+from .resolve import AKS_SPOT_TAINT, accelerator_taint, resolve_gpu_pool
 from .storage import BucketSpec
 
 Path = tuple[str | int, ...]
 Issue = tuple[Path, str]
 
-# Addresses no client on the internet has, so a public endpoint never sees them as a source; EKS refuses them in
-# publicAccessCidrs ("The block cannot include reserved addresses": docs.aws.amazon.com/eks/latest/userguide/
-# config-cluster-endpoint.html). The RFC 5737 documentation ranges (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24)
-# are not listed: they are the examples docs and tests use for a public egress range.
-NON_PUBLIC_BLOCKS: tuple[tuple[IPv4Network, str], ...] = (
-    (IPv4Network("0.0.0.0/8"), "'this network', RFC 1122"),
-    (IPv4Network("10.0.0.0/8"), "private, RFC 1918"),
-    (IPv4Network("100.64.0.0/10"), "shared address space, RFC 6598"),
-    (IPv4Network("127.0.0.0/8"), "loopback"),
-    (IPv4Network("169.254.0.0/16"), "link-local"),
-    (IPv4Network("172.16.0.0/12"), "private, RFC 1918"),
-    (IPv4Network("192.0.0.0/24"), "IETF protocol assignments, RFC 6890"),
-    (IPv4Network("192.168.0.0/16"), "private, RFC 1918"),
-    (IPv4Network("198.18.0.0/15"), "benchmarking, RFC 2544"),
-    (IPv4Network("224.0.0.0/4"), "multicast"),
-    (IPv4Network("240.0.0.0/4"), "reserved, RFC 1112"),
-)
 
 # The most authorized_cidrs entries each cloud takes, by API access, and why. EKS: "Public endpoint access CIDR ranges
 # per cluster: 40", not adjustable (docs.aws.amazon.com/eks/latest/userguide/service-quotas.html); a private endpoint
@@ -58,8 +42,6 @@ AUTHORIZED_CIDR_LIMITS: dict[tuple[Cloud, ApiAccess], tuple[int, str]] = {
 
 GKE_GPU_TAINT_VALUE = "present"
 """The value of the GPU taint on GKE, which GKE puts on GPU nodes itself (components/gcp/gpu_pool.py GPU_TAINT)."""
-AKS_SPOT_TAINT = ("kubernetes.azure.com/scalesetpriority", "spot", "NoSchedule")
-"""The taint AKS puts on every spot pool, which components/azure/gpu_pool.py declares too (SPOT_TAINT)."""
 
 
 def region_issues(cloud: Cloud, region: RegionSpec, path: Path) -> list[Issue]:
@@ -103,7 +85,7 @@ def _cluster_issues(cloud: Cloud, cluster: ClusterSpec, network: IPv4Network, pa
             continue
         first[cidr] = i
         if public:
-            if reserved := [f"{block} ({what})" for block, what in NON_PUBLIC_BLOCKS if cidr.overlaps(block)]:
+            if reserved := [f"{block} ({what})" for block, what in ranges.NON_PUBLIC_BLOCKS if cidr.overlaps(block)]:
                 yield ((*where, i), f"{cidr} is not a public range: it overlaps {' and '.join(reserved)}, addresses no "
                                     "client reaches a public endpoint from (EKS refuses them); list your public egress "
                                     "ranges, or use api_access 'private' for networks that reach the cluster privately")
@@ -130,7 +112,7 @@ def toolkit_taints(cloud: Cloud, pool: GpuPoolSpec) -> dict[tuple[str, str], tup
         pools = "NVIDIA GPU pool" if key == "nvidia.com/gpu" else "AWS Neuron pool"
         found[(key, effect)] = (f"{key}={value}:{effect}", f"the accelerator taint the toolkit sets on every {pools}")
     if cloud is Cloud.AZURE and pool.capacity is CapacityType.SPOT:
-        key, value, effect = AKS_SPOT_TAINT
+        key, value, effect = AKS_SPOT_TAINT.key, AKS_SPOT_TAINT.value, AKS_SPOT_TAINT.effect
         found[(key, effect)] = (f"{key}={value}:{effect}", "the taint AKS sets on every spot pool")
     return found
 

@@ -18,10 +18,16 @@ TOOLKIT_PREFIX = "ai-infra"
 """The prefix of the labels the toolkit puts on every accelerator pool (pool, accelerator, count, capacity)."""
 
 
+def is_dns_subdomain(value: str) -> bool:
+    """A DNS subdomain name: at most 253 characters, dot-separated lower-case DNS labels (label prefixes, Secret names;
+    kubernetes.io/docs/concepts/overview/working-with-objects/names)."""
+    return len(value) <= 253 and _PREFIX.match(value) is not None
+
+
 def qualified_name_problem(key: str, what: str = "label key") -> str | None:
     """Why `key` is not a Kubernetes qualified name (`[prefix/]name`), or None."""
     prefix, _, name = key.rpartition("/")
-    if (prefix and (len(prefix) > 253 or not _PREFIX.match(prefix))) or len(name) > 63 or not _NAME.match(name):
+    if (prefix and not is_dns_subdomain(prefix)) or len(name) > 63 or not _NAME.match(name):
         return (f"{what} {key!r} is not a Kubernetes qualified name: an optional DNS-subdomain prefix (at most 253 "
                 "characters) and '/', then a name of at most 63 letters, digits, '-', '_' or '.', starting and ending "
                 "with a letter or digit")

@@ -214,12 +214,7 @@ def _key_noun(loc: tuple[Any, ...]) -> str:
     pattern = _constraint_of(args[0], "pattern", str) if args else None
     what = PATTERN_RULES[pattern][0] if pattern in PATTERN_RULES else "key"
     if what == "name" and loc and isinstance(loc[-1], str) and loc[-1] in _fields_at(loc[:-1]):
-        *words, last = loc[-1].split("_")  # the field's plural noun, in the singular: gpu_pools -> gpu pool
-        if last.endswith("ies"):
-            last = f"{last[:-3]}y"
-        elif last.endswith("s") and not last.endswith("ss"):
-            last = last[:-1]
-        return " ".join([*words, last, "name"])
+        return f"{_entry_noun(loc)} name"  # the field's plural noun, in the singular: gpu_pools -> gpu pool name
     return what
 
 

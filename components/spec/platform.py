@@ -14,7 +14,7 @@ from .aws import AwsCloudSpec
 from .azure import AzureCloudSpec
 from .cloud import CloudSpec
 from .common import (
-    RESERVED_NAMESPACES, RESERVED_NAMESPACES_RULE, Cloud, ComplianceProfile, Environment, FieldError, LabelKey, LabelValue,
+    RESERVED_NAMESPACES_RULE, Cloud, ComplianceProfile, Environment, FieldError, LabelKey, LabelValue,
     Name, SpecModel, is_reserved_namespace, null_not_in_schema, refuse_null_block,
 )
 from .gcp import GcpCloudSpec
@@ -76,23 +76,11 @@ class CloudsSpec(SpecModel):
         return [(cloud, spec) for cloud in Cloud if (spec := getattr(self, cloud.value)) is not None]
 
 
-RESERVED_TEAM_NAMES = RESERVED_NAMESPACES
-"""Namespaces the Kubernetes layer installs into, or the clusters' own add-ons use (common.RESERVED_NAMESPACES), plus
-kube-* and gke-*: a team namespace may not take them (its quota, network policies and deletion would land on the
-add-on)."""
-RESERVED_TEAMS_RULE = RESERVED_NAMESPACES_RULE
-"""The reserved team names, as messages list them."""
-
-
-def is_reserved_team(team: str) -> bool:
-    """Whether `team` is a namespace a team may not take (RESERVED_TEAM_NAMES, kube-* or gke-*)."""
-    return is_reserved_namespace(team)
-
-
 def _unreserved(team: str) -> str:
-    if is_reserved_team(team):
+    # A team namespace may not take a reserved one: its quota, network policies and deletion would land on the add-on.
+    if is_reserved_namespace(team):
         raise ValueError(f"team name '{team}' is reserved for a namespace the Kubernetes layer or the clusters' add-ons "
-                         f"use; not allowed: {RESERVED_TEAMS_RULE}")
+                         f"use; not allowed: {RESERVED_NAMESPACES_RULE}")
     return team
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from components import catalog
 
 from .common import Cloud
-from .compute import GpuPoolSpec, TpuSliceSpec
+from .compute import GpuPoolSpec, Taint, TpuSliceSpec
 from .storage import LustreSpec
 
 
@@ -94,3 +94,8 @@ def accelerator_taint(row: catalog.GpuInstance) -> tuple[str, str, str]:
     if row.vendor == "aws-neuron":
         return ("aws.amazon.com/neuron", "true", "NoSchedule")
     return ("nvidia.com/gpu", "true", "NoSchedule")
+
+
+AKS_SPOT_TAINT = Taint(key="kubernetes.azure.com/scalesetpriority", value="spot", effect="NoSchedule")
+"""The taint AKS puts on every spot pool (learn.microsoft.com/azure/aks/spot-node-pool): the Azure GPU pool declares
+it, the Kubernetes layer tolerates it, and the spec checks refuse a pool taint that clashes with it."""

@@ -12,6 +12,7 @@ import yaml
 from helpers import platform_dict
 
 from aiinfra.plan.runtime import PlanResult
+from components.aws.prometheus import alertmanager_definition
 from components.spec import SpecError, load_platform
 
 DEFINITION = "aws:amp/alertManagerDefinition:AlertManagerDefinition"
@@ -90,7 +91,9 @@ def test_a_malformed_topic_arn_is_refused(arn: str) -> None:
 def test_other_partitions_are_accepted() -> None:
     gov = "arn:aws-us-gov:sns:us-gov-west-1:123456789012:gpu-alerts"
     data = platform_dict({"aws": copy.deepcopy(REGIONS)}, addons={"monitoring": "managed", "alerts": {"sns_topic_arn": gov}})
-    assert load_platform(data).addons.alerts.sns_topic_region == "us-gov-west-1"
+    topic = load_platform(data).addons.alerts.sns_topic_arn
+    config = yaml.safe_load(yaml.safe_load(alertmanager_definition(topic))["alertmanager_config"])
+    assert config["receivers"][0]["sns_configs"][0]["sigv4"] == {"region": "us-gov-west-1"}
 
 
 def test_a_topic_without_an_eks_cluster_is_refused() -> None:

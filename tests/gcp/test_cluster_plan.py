@@ -7,7 +7,9 @@ import pulumi
 import yaml
 from gcp.support import COMPLIANCE, PROD_GCP, PROJECT, by_name, gcp_platform, plan_platform
 
-from aiinfra.plan.runtime import SECRET_SIG, SECRET_VALUE, UNKNOWN, PlanResult, run_program
+from aiinfra.plan.echo import SECRET as SECRET_VALUE
+from aiinfra.plan.echo import SIG as SECRET_SIG
+from aiinfra.plan.runtime import UNKNOWN, PlanResult, run_program
 from components.gcp.cluster import kubeconfig
 from components.spec import load_platform
 

@@ -9,7 +9,9 @@ import pulumi
 import pulumi_aws as aws
 from spine.probe_pack import probe_pack
 
-from aiinfra.plan.runtime import SECRET_SIG, SECRET_VALUE, UNKNOWN, run_program
+from aiinfra.plan.echo import SECRET as SECRET_VALUE
+from aiinfra.plan.echo import SIG as SECRET_SIG
+from aiinfra.plan.runtime import UNKNOWN, run_program
 
 CONFIG = {"aws:region": "us-east-2", "aws:defaultTags": '{"tags": {"team": "ml"}}', "aws:secretKey": "s3cr3t", "demo:x": "1"}
 

@@ -16,7 +16,8 @@ from helpers import write_program
 from aiinfra.cli import main
 from aiinfra.plan.project import ProjectError, load_project
 from aiinfra.plan.program import plan_stack
-from aiinfra.plan.runtime import SECRET_SIG, UNKNOWN
+from aiinfra.plan.echo import SIG as SECRET_SIG
+from aiinfra.plan.runtime import UNKNOWN
 
 PROGRAM = Path(__file__).resolve().parents[1] / "data" / "programs" / "invokes"
 RECORD_FIELDS = {"urn", "type", "name", "parent", "provider", "custom", "protect", "retainOnDelete",

@@ -6,7 +6,9 @@ import pulumi
 import pulumi_aws as aws
 
 from aiinfra.plan.project import SECRET_PLACEHOLDER
-from aiinfra.plan.runtime import SECRET_SIG, SECRET_VALUE, UNKNOWN, run_program
+from aiinfra.plan.echo import SECRET as SECRET_VALUE
+from aiinfra.plan.echo import SIG as SECRET_SIG
+from aiinfra.plan.runtime import UNKNOWN, run_program
 
 CONFIG = {"demo:token": SECRET_PLACEHOLDER, "demo:port": SECRET_PLACEHOLDER, "demo:settings": SECRET_PLACEHOLDER,
           "demo:plain": "visible", "aws:region": "us-east-1"}

@@ -8,7 +8,7 @@ import pytest
 
 from aiinfra.plan.program import plan_stack
 from aiinfra.plan.project import ProjectError, load_project, load_stack_config
-from aiinfra.plan.runtime import SECRET_SIG
+from aiinfra.plan.echo import SIG as SECRET_SIG
 
 PROGRAM = Path(__file__).resolve().parents[1] / "data" / "programs" / "project-config"
 
