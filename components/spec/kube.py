@@ -21,13 +21,13 @@ TOOLKIT_PREFIX = "ai-infra"
 def is_dns_subdomain(value: str) -> bool:
     """A DNS subdomain name: at most 253 characters, dot-separated lower-case DNS labels (label prefixes, Secret names;
     kubernetes.io/docs/concepts/overview/working-with-objects/names)."""
-    return len(value) <= 253 and _PREFIX.match(value) is not None
+    return len(value) <= 253 and _PREFIX.fullmatch(value) is not None
 
 
 def qualified_name_problem(key: str, what: str = "label key") -> str | None:
     """Why `key` is not a Kubernetes qualified name (`[prefix/]name`), or None."""
     prefix, _, name = key.rpartition("/")
-    if (prefix and not is_dns_subdomain(prefix)) or len(name) > 63 or not _NAME.match(name):
+    if (prefix and not is_dns_subdomain(prefix)) or len(name) > 63 or not _NAME.fullmatch(name):
         return (f"{what} {key!r} is not a Kubernetes qualified name: an optional DNS-subdomain prefix (at most 253 "
                 "characters) and '/', then a name of at most 63 letters, digits, '-', '_' or '.', starting and ending "
                 "with a letter or digit")
@@ -36,7 +36,7 @@ def qualified_name_problem(key: str, what: str = "label key") -> str | None:
 
 def label_value_problem(value: str, what: str = "label value") -> str | None:
     """Why `value` is not a Kubernetes label value, or None."""
-    if len(value) > 63 or not _VALUE.match(value):
+    if len(value) > 63 or not _VALUE.fullmatch(value):
         return (f"{what} {value!r} is not a Kubernetes label value: at most 63 letters, digits, '-', '_' or '.', "
                 "starting and ending with a letter or digit (or empty)")
     return None
