@@ -72,8 +72,8 @@ class ClusterArgs:
     must encrypt in transit, checked at preview (components/aws/transit.py). Default off: any type."""
     deployers: Sequence[str] = ()
     """IAM role or user ARNs deploying (`clouds.aws.deployers`, else the role running the deployment: its session's
-    issuer). They get cluster-admin like `spec.admins`, so the Kubernetes layer can install into the cluster.
-    Default: admins only."""
+    issuer; the spec requires the list with previewers, whose preview runs as the previewer). They get cluster-admin
+    like `spec.admins`, so the Kubernetes layer can install into the cluster. Default: admins only."""
     previewers: Sequence[str] = ()
     """IAM role ARNs of the preview identities (`clouds.aws.previewers`, with the Kubernetes layer on): an access entry
     each in PREVIEWER_GROUP, with no access policy, so they read only what the layer's RBAC grants. Default none."""

@@ -64,7 +64,8 @@ class ClusterArgs:
     network_policy: AksNetworkPolicy = AksNetworkPolicy.CILIUM
     """Default Cilium on Azure CNI overlay."""
     deployer: tuple[pulumi.Input[str], str] | None = None
-    """(Entra object ID, principal type `User` or `ServicePrincipal`) of whoever runs the deployment. It gets the Azure
+    """(Entra object ID, principal type `User` or `ServicePrincipal`) of the deployer: `clouds.azure.deployer_object_id`,
+    else whoever runs the deployment (required with previewers, whose preview would re-point it). It gets the Azure
     Kubernetes Service RBAC Cluster Admin role on the cluster, so the Kubernetes layer can install into it: with Azure
     RBAC for Kubernetes no subscription role (Owner included) reaches the Kubernetes API. Default none (the deployer
     is in an admin group)."""

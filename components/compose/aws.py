@@ -101,7 +101,8 @@ def build(platform: Platform, cloud_spec: AwsCloudSpec) -> CloudResult:
 
 
 def _deployers(cloud_spec: AwsCloudSpec, provider: aws.Provider) -> tuple[str, ...]:
-    """`clouds.aws.deployers` when set; else the IAM role or user running this deployment. EKS access entries take the
+    """`clouds.aws.deployers` when set (always with previewers: a preview runs as the previewer, see
+    components/spec/aws.py); else the IAM role or user running this deployment. EKS access entries take the
     role's ARN (with its path), not the caller's STS session ARN, which the session context resolves. Plain values, not
     Outputs: the access entries' names are derived from them, and one principal must not get two entries (a deployer
     may also be in `admins`)."""

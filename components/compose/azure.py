@@ -105,7 +105,7 @@ def build(platform: Platform, cloud_spec: AzureCloudSpec) -> CloudResult:
                 workspace_id=network.workspace.id,
                 admin_group_object_ids=list(dict.fromkeys([*cloud_spec.admin_group_object_ids, *spec.cluster.admins])),
                 network_policy=cloud_spec.network_policy, managed_prometheus=managed_prometheus,
-                deployer=_deployer(cloud_spec.deployer, client.object_id), maintenance=region_maintenance,
+                deployer=_deployer(cloud_spec, client.object_id), maintenance=region_maintenance,
                 etcd_key=etcd_key, previewers=cloud_spec.previewers))
             pools = [
                 GpuPool(f"{name}-{pool_name}", GpuPoolArgs(
@@ -197,10 +197,12 @@ def _lustre(name: str, ctx: AzureContext, spec: RegionSpec, network: Network, va
     return file_systems
 
 
-def _deployer(access: DeployerAccess, object_id: pulumi.Output[str]) -> tuple[pulumi.Output[str], str] | None:
-    """The deployer's object ID and principal type for its cluster-admin role assignment; None when a group grants it."""
+def _deployer(cloud_spec: AzureCloudSpec, running: pulumi.Output[str]) -> tuple[pulumi.Input[str], str] | None:
+    """The deployer's object ID (`deployer_object_id`, else the running identity's) and principal type for its
+    cluster-admin role assignment; None when a group grants it."""
     types = {DeployerAccess.SERVICE_PRINCIPAL: "ServicePrincipal", DeployerAccess.USER: "User"}
-    return (object_id, types[access]) if access in types else None
+    access = cloud_spec.deployer
+    return (cloud_spec.deployer_object_id or running, types[access]) if access in types else None
 
 
 def _origin(region: str, spec: RegionSpec, network: Network, cluster: Cluster, pls_name: str, public: bool,

@@ -1,12 +1,19 @@
 """What the pull-request preview identities may read in a cluster, so `pulumi preview --refresh` can read every object
-of the Kubernetes layer.
+of the Kubernetes layer, and no more.
 
-A refresh GETs every object of the stack (and the Deployment, DaemonSet and Service read awaiters list pods,
-replicasets and endpoints). Kubernetes' `view` role covers the namespaced workload kinds, but no Secrets, no RBAC
-objects, no cluster-scoped kinds (PersistentVolumes, StorageClasses, PriorityClasses) and no custom resources. And
-pulumi-kubernetes reads a `helm.sh/v3` Release through Helm's storage driver (`secret` by default): it lists the
-Secrets `sh.helm.release.v1.<release>.v<N>` in the release's namespace. RBAC can't narrow `list` by label or name, so
-the previewers read every Secret of the Helm release namespaces (and only there).
+A refresh GETs every object of the stack, and for a few kinds its read awaiter lists related objects in the object's
+namespace (pulumi-kubernetes provider/pkg/await: a Deployment's ReplicaSets, Pods and PersistentVolumeClaims; a
+StatefulSet's, DaemonSet's or Job's Pods; a Service's Endpoints; an Ingress's Endpoints and Services). No awaiter reads a
+subresource (pods/log, pods/exec): so the ClusterRole `ai-infra-previewer` gets get/list/watch on exactly the kinds the
+layer registers plus those awaiter kinds, never a subresource, and never Secrets. Not Kubernetes `view`, which also
+reads pods/log, every ConfigMap and every other kind `view` aggregates: a previewer runs unreviewed pull-request code,
+and pod logs can hold inference requests.
+
+pulumi-kubernetes reads a `helm.sh/v3` Release through Helm's storage driver (`secret` by default): it lists the Secrets
+`sh.helm.release.v1.<release>.v<N>` in the release's namespace. RBAC can't narrow `list` by label or name, so the
+previewers read every Secret of the Helm release namespaces (and only there): in `monitoring` that includes the
+Alertmanager configuration of `addons.alerts.alertmanager_secret` (receiver credentials), in `kube-system` every Secret
+kept there.
 
 `LayerRecord` is a `transformations` callback on the layer's components of one cluster, which their children inherit:
 it sees every object the layer registers, synchronously, so the kinds and the release namespaces granted here follow
@@ -34,22 +41,25 @@ HELM_STORAGE_VERBS = ["get", "list"]
 """Helm's secret driver: Get of a release lists its Secrets by label, then reads them."""
 ROLE_NAME = "ai-infra-previewer"
 HELM_ROLE_NAME = "ai-infra-previewer-helm"
-VIEW_BINDING_NAME = "ai-infra-previewers-view"
 EKS_GROUP = "ai-infra-previewers"
 """The Kubernetes group of the previewers' EKS access entries (components/aws/cluster.py). EKS refuses group names
 starting with system:, eks:, aws:, amazon: or iam: (CreateAccessEntry, kubernetesGroups)."""
 
-# What the built-in ClusterRole `view` reads (kubernetes plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go,
-# system:aggregate-to-view), as (API group, resource).
-VIEW_RESOURCES = frozenset(
-    [("", r) for r in ("pods", "replicationcontrollers", "serviceaccounts", "services", "endpoints",
-                       "persistentvolumeclaims", "configmaps", "limitranges", "resourcequotas", "bindings", "events",
-                       "namespaces")]
-    + [("apps", r) for r in ("controllerrevisions", "statefulsets", "daemonsets", "deployments", "replicasets")]
-    + [("autoscaling", "horizontalpodautoscalers"), ("batch", "jobs"), ("batch", "cronjobs"),
-       ("policy", "poddisruptionbudgets"), ("networking.k8s.io", "networkpolicies"), ("networking.k8s.io", "ingresses"),
-       ("discovery.k8s.io", "endpointslices")]
-    + [("extensions", r) for r in ("daemonsets", "deployments", "ingresses", "replicasets", "networkpolicies")])
+SECRETS = ("", "secrets")
+"""Never in the ClusterRole: the previewers read Secrets only in the Helm release namespaces (the namespaced Roles)."""
+# What each kind's read awaiter lists besides the object itself, as (API group, resource) (pulumi-kubernetes
+# provider/pkg/await, awaiters.go `awaitRead`: deployment.go Read lists replicasets, pods and persistentvolumeclaims;
+# statefulset.go, daemonset.go and job.go list pods; service.go lists endpoints; ingress.go endpoints and services).
+# Other kinds have no read awaiter: a GET only. The awaiters log a failed List and go on with an empty one, so a
+# missing grant here shows as an object the refresh finds not ready, not as Forbidden.
+AWAITED = {
+    ("apps", "deployments"): (("apps", "replicasets"), ("", "pods"), ("", "persistentvolumeclaims")),
+    ("apps", "statefulsets"): (("", "pods"),),
+    ("apps", "daemonsets"): (("", "pods"),),
+    ("batch", "jobs"): (("", "pods"),),
+    ("", "services"): (("", "endpoints"),),
+    ("networking.k8s.io", "ingresses"): (("", "endpoints"), ("", "services")),
+}
 
 # Kinds whose resource name is not the regular plural (the CRD's spec.names.plural).
 _IRREGULAR_PLURALS = {"ClusterRules": "clusterrules", "Rules": "rules", "GlobalRules": "globalrules"}
@@ -75,16 +85,17 @@ def plural(kind: str) -> str:
     return lower + "s"
 
 
-def extra_rules(types: Sequence[str]) -> list[tuple[str, list[str]]]:
-    """(API group, resources) that the layer's `types` need beyond `view`, by group; Releases are read through Helm's
-    storage instead (the namespaces' Roles)."""
+def read_rules(types: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """(API group, resources) a refresh of objects of `types` reads, by group: each kind, and what its read awaiter lists
+    (AWAITED). Releases are read through Helm's storage instead (the namespaces' Roles); Secrets never cluster-wide."""
     by_group: dict[str, set[str]] = {}
     for token in types:
         if not token.startswith("kubernetes:") or token == RELEASE_TYPE:
             continue
-        group, resource = resource_of(token)
-        if (group, resource) not in VIEW_RESOURCES:
-            by_group.setdefault(group, set()).add(resource)
+        kind = resource_of(token)
+        for group, resource in (kind, *AWAITED.get(kind, ())):
+            if (group, resource) != SECRETS:
+                by_group.setdefault(group, set()).add(resource)
     return [(group, sorted(resources)) for group, resources in sorted(by_group.items())]
 
 
@@ -138,9 +149,9 @@ def subjects(kind: str, names: Sequence[str]) -> list[k8s.rbac.v1.SubjectArgs]:
 
 
 class Previewers(pulumi.ComponentResource):
-    """`ai-infra:kubernetes:Previewers`. Children: `<name>-previewers-view` (ClusterRoleBinding to `view`),
-    `<name>-previewer` (ClusterRole: get/list/watch on the layer's kinds `view` lacks, and its ClusterRoleBinding), and
-    per Helm release namespace `<name>-previewer-helm-<namespace>` (Role: get/list on secrets, and its RoleBinding)."""
+    """`ai-infra:kubernetes:Previewers`. Children: `<name>-previewer` (ClusterRole: get/list/watch on the layer's kinds
+    and what their read awaiters list, and its ClusterRoleBinding), and per Helm release namespace
+    `<name>-previewer-helm-<namespace>` (Role: get/list on secrets, every Secret of the namespace, and its RoleBinding)."""
 
     TYPE = "ai-infra:kubernetes:Previewers"
 
@@ -149,9 +160,7 @@ class Previewers(pulumi.ComponentResource):
         record, cluster, who = args.record, args.cluster, list(args.subjects)
         meta = lambda n, ns=None: k8s.meta.v1.ObjectMetaArgs(name=n, namespace=ns, labels=MANAGED_BY)  # noqa: E731
         ref = lambda kind, n: k8s.rbac.v1.RoleRefArgs(api_group="rbac.authorization.k8s.io", kind=kind, name=n)  # noqa: E731
-        k8s.rbac.v1.ClusterRoleBinding(f"{name}-previewers-view", metadata=meta(VIEW_BINDING_NAME),
-                                       role_ref=ref("ClusterRole", "view"), subjects=who, opts=child_opts(self, cluster))
-        self.rules = extra_rules(sorted(record.types | set(OWN_TYPES)))  # the refresh reads these objects too
+        self.rules = read_rules(sorted(record.types | set(OWN_TYPES)))  # the refresh reads these objects too
         role = k8s.rbac.v1.ClusterRole(f"{name}-previewer", metadata=meta(ROLE_NAME), rules=[
             k8s.rbac.v1.PolicyRuleArgs(api_groups=[group], resources=resources, verbs=READ)
             for group, resources in self.rules], opts=child_opts(self, cluster))

@@ -48,7 +48,11 @@ class AlertsSpec(SpecModel):
     `receivers`; credentials from other keys of it, mounted under `/etc/alertmanager/config/`). kube-prometheus-stack's
     Alertmanager then uses it (`alertmanager.alertmanagerSpec.useExistingSecret` and `configSecret`) instead of the
     chart's configuration, whose receiver is `null`. A missing Secret or key leaves Alertmanager with one empty
-    receiver (the Prometheus Operator's fallback). Default: none, the chart's `null` receiver."""
+    receiver (the Prometheus Operator's fallback). With `clouds.<cloud>.previewers` the pull-request preview identities
+    read every Secret of `monitoring` (a Helm release namespace, whose release records a refresh reads), this one
+    included, and unreviewed pull-request code runs as them: give the receivers credentials that can
+    only post alerts (a dedicated webhook or integration key), never a shared or broader one. Default: none, the
+    chart's `null` receiver."""
     sns_topic_arn: str | None = None
     """`addons.monitoring: managed` with EKS clusters: a standard SNS topic of the deploying account, the receiver of
     an alert manager definition on every cluster's Amazon Managed Prometheus workspace (AMP's only receiver; it routes

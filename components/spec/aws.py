@@ -78,13 +78,15 @@ class AwsCloudSpec(CloudSpec):
     `[]`: no entry besides `admins`. Default: the role (or user) running the deployment, read from the caller's
     session on every run: the entry follows whoever runs `pulumi up`, so a run by another role (a second CI pipeline,
     an operator's workstation) replaces the previous deployer's entry and that principal loses access. Set the list
-    wherever more than one principal deploys."""
+    wherever more than one principal deploys, and wherever `previewers` is set (required there: a preview runs the
+    program as the previewer, which would otherwise be the one granted cluster-admin)."""
     previewers: list[str] = []
     """IAM role ARNs of the pull-request preview identities (`pulumi preview --refresh`), checked like `cluster.admins`.
     With the Kubernetes layer on, each gets an access entry on every EKS cluster in the Kubernetes group
     `ai-infra-previewers` (no access policy), which the layer lets read the stack's kinds and the Secrets of the Helm
-    release namespaces. A principal may not also be a deployer or an admin (EKS takes one access entry per principal).
-    Default none: nothing is created."""
+    release namespaces (in `monitoring` that includes `addons.alerts.alertmanager_secret`, the receivers' credentials).
+    A principal may not also be a deployer or an admin (EKS takes one access entry per principal), and `deployers` must
+    be set. Default none: nothing is created."""
 
 
 # --- Pure AWS rules shared with components/aws ---------------------------------------------------------------
@@ -246,7 +248,15 @@ def _check_deployers(platform, cloud_spec: AwsCloudSpec, path: Path) -> Iterator
 
 def _check_previewers(cloud_spec: AwsCloudSpec, path: Path) -> Iterator[Issue]:
     """Previewers are IAM principals EKS can take, and in no other access entry: EKS refuses a second entry for one
-    principal (ResourceInUseException), and the admin's entry would give it cluster-admin anyway."""
+    principal (ResourceInUseException), and the admin's entry would give it cluster-admin anyway. And the deployers are
+    explicit: the preview runs the program as a previewer, so the default (the running role) would show the deployer's
+    cluster-admin entry moving to the previewer, and a later `pulumi up` from that plan would grant it."""
+    if cloud_spec.previewers and cloud_spec.deployers is None:
+        yield (path[:-1] + ("deployers",),
+               f"not set, while previewers lists {', '.join(cloud_spec.previewers)}: the preview runs the program as a "
+               "previewer; without deployers the running role would be granted cluster-admin (the preview would move "
+               "the deployer's EKS access entry to the previewer); allowed: the IAM role ARNs that run `pulumi up` (for "
+               "example [arn:aws:iam::<account>:role/<deploy role>]), or [] to leave cluster-admin to each cluster's admins")
     holders = {arn: "deployers" for arn in cloud_spec.deployers or ()}
     for region, spec in cloud_spec.regions.items():
         for arn in spec.cluster.admins if spec.cluster is not None else ():

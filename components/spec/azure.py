@@ -106,6 +106,11 @@ class AzureCloudSpec(CloudSpec):
     deployer: DeployerAccess = DeployerAccess.SERVICE_PRINCIPAL
     """How whoever runs `pulumi up` gets cluster-admin on the AKS clusters. Default `service_principal`: a role assignment
     to the deploying service principal. Set `user` to deploy from a workstation as yourself."""
+    deployer_object_id: Guid | None = None
+    """Entra object ID of the principal that gets the cluster-admin role assignment (`deployer` `service_principal` or
+    `user`; `az ad sp show --id <client id> --query id -o tsv`). Default: the identity running the program, read on
+    every run, so a run as another principal re-points the assignment to it. Required with `previewers`: a preview runs
+    the program as the previewer, which would otherwise be the one granted cluster-admin."""
     network_policy: AksNetworkPolicy = AksNetworkPolicy.CILIUM
     """AKS network policy engine. Default `cilium` (Azure CNI overlay powered by Cilium)."""
     etcd_encryption: EtcdEncryption = EtcdEncryption.PLATFORM_KEY
@@ -132,7 +137,8 @@ class AzureCloudSpec(CloudSpec):
     (`az ad sp show --id <client id> --query id`). Each gets the Azure Kubernetes Service Cluster User Role on every AKS
     cluster (the program lists the cluster's user kubeconfig on every preview), and with the Kubernetes layer on every
     cluster lets it read the stack's kinds and the Secrets of the Helm release namespaces (Kubernetes RBAC, which AKS
-    evaluates next to Azure RBAC). Default none: nothing is created."""
+    evaluates next to Azure RBAC; in `monitoring` that includes `addons.alerts.alertmanager_secret`, the receivers'
+    credentials). Needs `deployer_object_id`, or `deployer` `admin_group`. Default none: nothing is created."""
 
 
 # --- Pure Azure rules shared with components/azure -------------------------------------------------------
@@ -288,7 +294,30 @@ def extra_checks(platform, cloud_spec: AzureCloudSpec) -> list[Issue]:  # noqa: 
                            f"{region} has a cluster; allowed: platform_key, or no cluster in {region}"))
         issues += list(_check_region(cloud_spec, spec, (*base, "regions", region)))
     issues += list(_check_front_door(cloud_spec, (*base, "global_endpoint")))
+    issues += list(_check_deployer(cloud_spec, base))
     return issues
+
+
+def _check_deployer(cloud_spec: AzureCloudSpec, base: Path) -> Iterator[Issue]:
+    """With previewers the deployer's role assignment may not follow the running identity: the preview runs as a
+    previewer and would show each cluster's `-aks-deployer-admin` re-pointed (replaced) to it, which a later `pulumi up`
+    of that plan would grant."""
+    deployer, object_id = cloud_spec.deployer, cloud_spec.deployer_object_id
+    if deployer is DeployerAccess.ADMIN_GROUP and object_id is not None:
+        yield ((*base, "deployer_object_id"), f"'{object_id}' is given, but deployer 'admin_group' makes no role assignment "
+                                              "(the deployer reaches the clusters through an admin group); allowed: remove "
+                                              "deployer_object_id, or deployer service_principal or user")
+    elif cloud_spec.previewers and object_id is None and deployer is not DeployerAccess.ADMIN_GROUP:
+        yield ((*base, "deployer_object_id"),
+               f"not set, while previewers lists {', '.join(cloud_spec.previewers)} and deployer is '{deployer.value}': "
+               "the preview runs the program as a previewer; without deployer_object_id the running principal would be "
+               "granted cluster-admin (the preview would re-point each cluster's deployer role assignment to the "
+               "previewer); allowed: the object ID of the principal that runs `pulumi up` (`az ad sp show --id "
+               "<AZURE_CLIENT_ID> --query id -o tsv`), or deployer 'admin_group'")
+    for i, previewer in enumerate(cloud_spec.previewers):
+        if previewer == object_id:
+            yield ((*base, "previewers", i), f"'{previewer}' is also deployer_object_id; a previewer reads, the deployer gets "
+                                             "cluster-admin: give the preview its own service principal")
 
 
 def _check_front_door(cloud_spec: AzureCloudSpec, path: Path) -> Iterator[Issue]:

@@ -15,7 +15,7 @@ from helpers import run_platform
 from aiinfra.plan.program import plan_stack
 from aiinfra.plan.project import load_project
 from aiinfra.plan.runtime import PlanResult
-from components.k8s.previewers import RELEASE_TYPE, VIEW_RESOURCES, extra_rules, plural, resource_of
+from components.k8s.previewers import RELEASE_TYPE, plural, read_rules, resource_of
 from components.spec import SpecError, load_platform
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,8 +90,16 @@ def test_bindings_name_the_clouds_subject(plan: PlanResult, cluster: str, subjec
     assert len(bindings) >= 3
     expected = [{**subject, "apiGroup": "rbac.authorization.k8s.io"}]
     assert all(b.inputs["subjects"] == expected for b in bindings)
-    view = next(b for b in bindings if b.name == f"{cluster}-previewers-view")
-    assert view.inputs["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"}
+    role = next(b for b in bindings if b.name == f"{cluster}-previewer")
+    assert role.inputs["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "ai-infra-previewer"}
+
+
+def test_no_binding_to_a_built_in_role(plan: PlanResult) -> None:
+    """Kubernetes `view` reads pods/log (pod logs: inference requests) and every ConfigMap: the previewers get only the
+    toolkit's own roles."""
+    refs = {b.inputs["roleRef"]["name"] for t in (CLUSTER_BINDING, HELM_BINDING) for b in plan.of_type(t) if "previewer" in b.name}
+    assert refs == {"ai-infra-previewer", "ai-infra-previewer-helm"}
+    assert not [b.name for b in plan.of_type(CLUSTER_BINDING) if b.name.endswith("-previewers-view")]
 
 
 def test_one_secrets_role_per_helm_release_namespace(plan: PlanResult) -> None:
@@ -118,21 +126,54 @@ def test_helm_roles_wait_for_their_namespace(plan: PlanResult) -> None:
     assert any(by_urn[d].type == RELEASE_TYPE for d in kueue.dependencies)  # the chart creates kueue-system
 
 
-def test_every_kind_of_the_prod_plan_is_readable_by_the_previewers(plan: PlanResult) -> None:
-    """Fails when the layer registers a kind outside the recorder (or the recorder misses one): neither `view` nor the
-    previewer ClusterRole would cover it, and the preview's refresh would be Forbidden."""
+def _cluster_roles(plan: PlanResult) -> dict[str, set[tuple[str, str]]]:
+    """Per cluster, the (API group, resource) pairs the previewer ClusterRole lets read (get and list)."""
     granted: dict[str, set[tuple[str, str]]] = {}
     for role in plan.of_type(CLUSTER_ROLE):
         if role.name.endswith("-previewer"):
             granted[_cluster(role)] = {(g, res) for rule in role.inputs["rules"] for g in rule["apiGroups"]
                                        for res in rule["resources"] if set(rule["verbs"]) >= {"get", "list"}}
+    return granted
+
+
+def test_every_kind_of_the_prod_plan_is_readable_by_the_previewers(plan: PlanResult) -> None:
+    """Fails when the layer registers a kind outside the recorder (or the recorder misses one): the ClusterRole alone
+    must cover it (Secrets only through a Helm release namespace's Role), or the preview's refresh would be Forbidden."""
+    granted = _cluster_roles(plan)
+    helm = {(_cluster(r), r.inputs["metadata"]["namespace"]) for r in plan.of_type(HELM_ROLE) if "previewer" in r.name}
     uncovered = []
     for record in plan.resources:
         if not record.type.startswith("kubernetes:") or record.type == RELEASE_TYPE:
             continue
-        if resource_of(record.type) not in VIEW_RESOURCES | granted[_cluster(record)]:
+        if record.type == "kubernetes:core/v1:Secret":
+            covered = (_cluster(record), record.inputs["metadata"].get("namespace")) in helm
+        else:
+            covered = resource_of(record.type) in granted[_cluster(record)]
+        if not covered:
             uncovered.append(f"{record.type} ({record.name})")
     assert not uncovered
+
+
+def test_the_read_awaiters_lists_are_granted(plan: PlanResult) -> None:
+    """A refresh of a Deployment lists ReplicaSets, Pods and PersistentVolumeClaims, of a DaemonSet its Pods, of a
+    Service its Endpoints (pulumi-kubernetes provider/pkg/await): the clusters with those kinds grant the lists, and
+    only they (westeurope has a Service and neither a Deployment nor a DaemonSet: no pods)."""
+    granted = _cluster_roles(plan)
+    assert {("apps", "replicasets"), ("", "pods"), ("", "persistentvolumeclaims")} <= granted["prod-us-central1"]  # autoneg
+    assert ("", "pods") in granted["prod-eastus2"]  # the Lustre CSI node DaemonSets
+    assert ("", "endpoints") in granted["prod-westeurope"]  # the inference Service
+    assert not {("", "pods"), ("apps", "replicasets")} & granted["prod-westeurope"]
+
+
+def test_no_subresource_and_no_secret_in_the_cluster_role(plan: PlanResult) -> None:
+    """pods/log would let pull-request code read every pod's logs (inference requests); Secrets are read only in the
+    Helm release namespaces."""
+    for role in plan.of_type(CLUSTER_ROLE):
+        if role.name.endswith("-previewer"):
+            resources = {res for rule in role.inputs["rules"] for res in rule["resources"]}
+            assert not [r for r in resources if "/" in r or r == "*"], role.name
+            assert not [rule for rule in role.inputs["rules"] if "secrets" in rule["resources"] and "" in rule["apiGroups"]]
+            assert all(rule["verbs"] == ["get", "list", "watch"] for rule in role.inputs["rules"])
 
 
 def test_kind_plurals_and_groups() -> None:
@@ -141,7 +182,14 @@ def test_kind_plurals_and_groups() -> None:
     assert resource_of("kubernetes:scheduling.k8s.io/v1:PriorityClass") == ("scheduling.k8s.io", "priorityclasses")
     assert resource_of("kubernetes:networking.k8s.io/v1:NetworkPolicy") == ("networking.k8s.io", "networkpolicies")
     assert plural("ClusterRules") == "clusterrules" and plural("Ingress") == "ingresses"
-    assert extra_rules(["kubernetes:apps/v1:Deployment", RELEASE_TYPE, "ai-infra:kubernetes:Monitoring"]) == []
+
+
+def test_read_rules_are_the_kinds_and_their_awaiters_lists() -> None:
+    assert read_rules(["kubernetes:apps/v1:Deployment", RELEASE_TYPE, "ai-infra:kubernetes:Monitoring"]) == [
+        ("", ["persistentvolumeclaims", "pods"]), ("apps", ["deployments", "replicasets"])]
+    assert read_rules(["kubernetes:core/v1:Service", "kubernetes:core/v1:ConfigMap"]) == [
+        ("", ["configmaps", "endpoints", "services"])]
+    assert read_rules(["kubernetes:core/v1:Secret", "kubernetes:batch/v1:Job"]) == [("", ["pods"]), ("batch", ["jobs"])]
 
 
 @pytest.mark.parametrize("stack", ["dev", "staging"])
