@@ -100,3 +100,11 @@ def write_program(root: Path, source: str, stack_file: str = "config: {}\n") -> 
     (root / "Pulumi.dev.yaml").write_text(stack_file)
     (root / "__main__.py").write_text(source)
     return root
+
+
+def stack_platform(stack: str) -> dict[str, Any]:
+    """A fresh copy of the `ai-infra:platform` value of `stacks/Pulumi.<stack>.yaml`."""
+    import yaml
+
+    path = Path(__file__).resolve().parents[1] / "stacks" / f"Pulumi.{stack}.yaml"
+    return copy.deepcopy(yaml.safe_load(path.read_text())["config"]["ai-infra:platform"])

@@ -3,14 +3,12 @@ RBAC that lets `pulumi preview --refresh` read every object of the layer (compon
 
 from __future__ import annotations
 
-import copy
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from helpers import run_platform
+from helpers import run_platform, stack_platform
 
 from aiinfra.plan.program import plan_stack
 from aiinfra.plan.project import load_project
@@ -29,7 +27,7 @@ CLUSTER_BINDING = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"
 
 
 def prod_config() -> dict[str, Any]:
-    return copy.deepcopy(yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())["config"]["ai-infra:platform"])
+    return stack_platform("prod")
 
 
 @pytest.fixture(scope="module")

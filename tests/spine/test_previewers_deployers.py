@@ -5,13 +5,12 @@ planner's caller-identity placeholders answered with the preview identity) grant
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+from helpers import stack_platform
 
 from aiinfra.plan import runtime
 from aiinfra.plan.program import plan_stack
@@ -33,7 +32,7 @@ AKS_CLUSTER_USER = "/roleDefinitions/4abbcc35-e782-43d8-92c5-2d3f1bd2253f"
 
 
 def prod_config() -> dict[str, Any]:
-    return copy.deepcopy(yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())["config"]["ai-infra:platform"])
+    return stack_platform("prod")
 
 
 def _issues(config: dict[str, Any]) -> dict[str, str]:
