@@ -108,3 +108,14 @@ def stack_platform(stack: str) -> dict[str, Any]:
 
     path = Path(__file__).resolve().parents[1] / "stacks" / f"Pulumi.{stack}.yaml"
     return copy.deepcopy(yaml.safe_load(path.read_text())["config"]["ai-infra:platform"])
+
+
+def spec_issues(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """The (config path, message) pairs `load_platform` refuses `data` with; the test fails if it loads."""
+    import pytest
+
+    from components.spec import SpecError, load_platform
+
+    with pytest.raises(SpecError) as caught:
+        load_platform(data)
+    return caught.value.issues

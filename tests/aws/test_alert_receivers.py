@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import platform_dict
+from helpers import platform_dict, spec_issues
 
 from aiinfra.plan.runtime import PlanResult
 from components.aws.prometheus import alertmanager_definition
-from components.spec import SpecError, load_platform
+from components.spec import load_platform
 
 DEFINITION = "aws:amp/alertManagerDefinition:AlertManagerDefinition"
 TOPIC = "arn:aws:sns:us-east-1:123456789012:gpu-alerts"
@@ -68,10 +68,7 @@ def test_without_a_topic_nothing_changes(alerted: PlanResult, silent: PlanResult
 
 
 def issues(aws: dict[str, Any], alerts: dict[str, Any], **top: Any) -> list[tuple[str, str]]:
-    data = platform_dict({"aws": copy.deepcopy(aws)}, addons={"monitoring": "managed", "alerts": alerts}, **top)
-    with pytest.raises(SpecError) as caught:
-        load_platform(data)
-    return caught.value.issues
+    return spec_issues(platform_dict({"aws": copy.deepcopy(aws)}, addons={"monitoring": "managed", "alerts": alerts}, **top))
 
 
 @pytest.mark.parametrize("arn", [

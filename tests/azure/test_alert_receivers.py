@@ -8,10 +8,10 @@ import copy
 from typing import Any
 
 import pytest
-from helpers import platform_dict
+from helpers import platform_dict, spec_issues
 
 from aiinfra.plan.runtime import PlanResult
-from components.spec import SpecError, load_platform
+from components.spec import load_platform
 
 RULE_GROUP = "azure-native:alertsmanagement:PrometheusRuleGroup"
 NAME = "prod-eastus2"
@@ -48,10 +48,8 @@ def test_without_an_action_group_no_rule_has_actions_and_nothing_else_changes(al
 
 
 def issues(azure: dict[str, Any], alerts: dict[str, Any]) -> list[tuple[str, str]]:
-    data = platform_dict({"azure": copy.deepcopy(azure)}, addons={"enabled": False, "monitoring": "managed", "alerts": alerts})
-    with pytest.raises(SpecError) as caught:
-        load_platform(data)
-    return caught.value.issues
+    return spec_issues(platform_dict({"azure": copy.deepcopy(azure)},
+                                     addons={"enabled": False, "monitoring": "managed", "alerts": alerts}))
 
 
 @pytest.mark.parametrize("value", [

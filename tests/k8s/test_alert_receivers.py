@@ -8,12 +8,12 @@ import copy
 from typing import Any
 
 import pytest
-from helpers import platform_dict
+from helpers import platform_dict, spec_issues
 from k8s.layer import StandInCluster, make_spec, plan_layer
 
 from aiinfra.plan.runtime import PlanResult, run_program
 from components.k8s.monitoring import Monitoring, MonitoringArgs
-from components.spec import Cloud, MonitoringMode, SpecError, load_platform
+from components.spec import Cloud, MonitoringMode
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 SECRET = "gpu-alertmanager"
@@ -59,9 +59,7 @@ def test_the_layer_passes_the_spec_secret_to_every_cluster() -> None:
 # --- What the spec refuses ----------------------------------------------------------------------------------------
 
 def error(addons: dict[str, Any], clouds: dict[str, Any] | None = None) -> list[tuple[str, str]]:
-    with pytest.raises(SpecError) as caught:
-        load_platform(platform_dict(copy.deepcopy(clouds or {"aws": AWS_REGION}), addons=addons))
-    return caught.value.issues
+    return spec_issues(platform_dict(copy.deepcopy(clouds or {"aws": AWS_REGION}), addons=addons))
 
 
 def test_a_secret_name_must_be_a_kubernetes_name() -> None:

@@ -26,13 +26,9 @@ CLUSTER_ROLE = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"
 CLUSTER_BINDING = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"
 
 
-def prod_config() -> dict[str, Any]:
-    return stack_platform("prod")
-
-
 @pytest.fixture(scope="module")
 def plan() -> PlanResult:
-    config = prod_config()
+    config = stack_platform("prod")
     config["clouds"]["aws"]["previewers"] = [AWS_PREVIEWER]
     config["clouds"]["gcp"]["previewers"] = [f"serviceAccount:{GCP_EMAIL}"]
     config["clouds"]["azure"]["previewers"] = [AZURE_PREVIEWER]
@@ -199,7 +195,7 @@ def test_no_previewers_no_urn_changes(stack: str) -> None:
 
 def test_prod_without_its_previewers_loses_exactly_their_resources() -> None:
     with_them = {r.urn for r in plan_stack(load_project(ROOT), "prod").resources}
-    config = prod_config()
+    config = stack_platform("prod")
     for cloud in ("aws", "gcp", "azure"):
         del config["clouds"][cloud]["previewers"]
     without = {r.urn for r in run_platform(load_platform(config), stack="prod").resources}
@@ -208,7 +204,7 @@ def test_prod_without_its_previewers_loses_exactly_their_resources() -> None:
 
 
 def _issues(cloud: str, previewers: list[str], **changes: Any) -> dict[str, str]:
-    config = prod_config()
+    config = stack_platform("prod")
     config["clouds"][cloud]["previewers"] = previewers
     config["clouds"][cloud].update(changes)
     try:
@@ -219,7 +215,7 @@ def _issues(cloud: str, previewers: list[str], **changes: Any) -> dict[str, str]
 
 
 def test_an_eks_admin_or_deployer_cannot_also_preview() -> None:
-    admin = prod_config()["clouds"]["aws"]["regions"]["us-east-1"]["cluster"]["admins"][0]
+    admin = stack_platform("prod")["clouds"]["aws"]["regions"]["us-east-1"]["cluster"]["admins"][0]
     assert _issues("aws", [admin]) == {"platform.clouds.aws.previewers[0]": (
         f"'{admin}' is also in regions.us-east-1.cluster.admins; EKS allows one access entry per principal: keep it in one "
         "(a previewer reads, an admin or deployer gets cluster-admin)")}

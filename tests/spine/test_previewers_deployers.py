@@ -31,10 +31,6 @@ ROLE_ASSIGNMENT = "azure-native:authorization:RoleAssignment"
 AKS_CLUSTER_USER = "/roleDefinitions/4abbcc35-e782-43d8-92c5-2d3f1bd2253f"
 
 
-def prod_config() -> dict[str, Any]:
-    return stack_platform("prod")
-
-
 def _issues(config: dict[str, Any]) -> dict[str, str]:
     try:
         load_platform(config)
@@ -44,14 +40,14 @@ def _issues(config: dict[str, Any]) -> dict[str, str]:
 
 
 def test_prod_names_its_deployers() -> None:
-    clouds = prod_config()["clouds"]
+    clouds = stack_platform("prod")["clouds"]
     assert clouds["aws"]["deployers"] == [AWS_DEPLOYER] and clouds["aws"]["previewers"] == [AWS_PREVIEWER]
     assert clouds["azure"]["deployer_object_id"] == AZURE_DEPLOYER and clouds["azure"]["previewers"] == [AZURE_PREVIEWER]
-    assert _issues(prod_config()) == {}
+    assert _issues(stack_platform("prod")) == {}
 
 
 def test_aws_previewers_need_explicit_deployers() -> None:
-    config = prod_config()
+    config = stack_platform("prod")
     del config["clouds"]["aws"]["deployers"]
     assert _issues(config) == {"platform.clouds.aws.deployers": (
         f"not set, while previewers lists {AWS_PREVIEWER}: the preview runs the program as a previewer; without "
@@ -66,7 +62,7 @@ def test_aws_previewers_need_explicit_deployers() -> None:
 
 
 def test_azure_previewers_need_a_deployer_that_is_not_the_running_identity() -> None:
-    config = prod_config()
+    config = stack_platform("prod")
     del config["clouds"]["azure"]["deployer_object_id"]
     assert _issues(config) == {"platform.clouds.azure.deployer_object_id": (
         f"not set, while previewers lists {AZURE_PREVIEWER} and deployer is 'service_principal': the preview runs the "
@@ -82,12 +78,12 @@ def test_azure_previewers_need_a_deployer_that_is_not_the_running_identity() -> 
 
 
 def test_azure_deployer_object_id_needs_a_role_assignment_and_is_no_previewer() -> None:
-    config = prod_config()
+    config = stack_platform("prod")
     config["clouds"]["azure"].update(deployer="admin_group", admin_group_object_ids=["0f0e0d0c-0b0a-4908-8706-050403020100"])
     assert _issues(config) == {"platform.clouds.azure.deployer_object_id": (
         f"'{AZURE_DEPLOYER}' is given, but deployer 'admin_group' makes no role assignment (the deployer reaches the "
         "clusters through an admin group); allowed: remove deployer_object_id, or deployer service_principal or user")}
-    config = prod_config()
+    config = stack_platform("prod")
     config["clouds"]["azure"]["previewers"] = [AZURE_DEPLOYER]
     assert _issues(config) == {"platform.clouds.azure.previewers[0]": (
         f"'{AZURE_DEPLOYER}' is also deployer_object_id; a previewer reads, the deployer gets cluster-admin: give the "

@@ -9,9 +9,9 @@ from typing import Any
 import pulumi
 import pytest
 import yaml
-from helpers import DELETE, change, platform_dict, run_platform
+from helpers import DELETE, change, platform_dict, run_platform, spec_issues
 
-from components.spec import SpecError, load_platform
+from components.spec import load_platform
 from components.spec.common import RESERVED_NAMESPACES_RULE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,10 +27,7 @@ def staging(*changes: tuple[str, Any]) -> dict[str, Any]:
     return data
 
 
-def issues(data: dict[str, Any]) -> list[tuple[str, str]]:
-    with pytest.raises(SpecError) as caught:
-        load_platform(data)
-    return caught.value.issues
+issues = spec_issues
 
 
 def test_the_staging_stack_loads() -> None:
