@@ -5,14 +5,22 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import hypothesis.strategies._internal.regex  # noqa: F401 (see below)
+import importlib
+import pkgutil
+
+import hypothesis
 import pytest
 from helpers import platform_dict
 from hypothesis import settings
 
-# Imported here, at the shallow stack of collection: hypothesis loads it lazily on a test's first `st.from_regex`, and
-# pytest's assertion rewriting then parses it deep inside that test's stack, where CPython 3.11.7's parser can fail
-# with "SystemError: AST constructor recursion depth mismatch" (fixed in later 3.11 releases). Seen once in CI.
+# Every hypothesis module imported here, at the shallow stack of collection. Hypothesis loads some lazily (the regex
+# strategy on a first `st.from_regex`, the optimiser on a first shrink or target phase), and pytest's assertion
+# rewriting (hypothesis is a pytest plugin) then parses them deep inside a test's stack, where CPython 3.11.7's parser
+# can fail with "SystemError: AST constructor recursion depth mismatch" (fixed in later 3.11 releases): a test failing
+# at random under xdist. Its optional extras (numpy, pandas, ...) are left out.
+for _module in pkgutil.walk_packages(hypothesis.__path__, "hypothesis."):
+    if not _module.name.startswith(("hypothesis.extra", "hypothesis.vendor")):
+        importlib.import_module(_module.name)
 
 # No per-example deadline: the first example of a property test may import a provider SDK module
 # (seconds on a cold machine), which the default 200 ms deadline turns into a flaky failure.

@@ -28,6 +28,7 @@ from .echo import SpecialValue, echo_properties, known_only
 from .engine_options import options_of
 from .invokes import placeholder_result
 from .masking import mask_secrets
+from .order import dependency_order
 from .secrets import secure_config_as_unknowns
 from .stacktrace import apply_error_origins, sdk_stack_traces
 from .transforms import EngineTransforms
@@ -390,7 +391,9 @@ def run_program(
 
         with sdk_stack_traces(), secure_config_as_unknowns(), apply_error_origins():
             _sync_await(run_pulumi_func(lambda: body()))
-        return PlanResult(project=project, stack=stack, resources=monitor.records, outputs=outputs,
+        stacks = [r.urn for r in monitor.records if r.type == STACK_TYPE]
+        resources = dependency_order(monitor.records, _urn, lambda record: [*stacks, *_after(record)])
+        return PlanResult(project=project, stack=stack, resources=resources, outputs=outputs,
                           config=dict(config or {}), secret_keys=secret_keys, diagnostics=engine.diagnostics)
     finally:
         gc.set_threshold(*gc_threshold)
@@ -399,6 +402,19 @@ def run_program(
         _cancel_pending(loop)
         asyncio.set_event_loop(None)
         loop.close()
+
+
+def _urn(record: ResourceRecord) -> str:
+    return record.urn
+
+
+def _after(record: ResourceRecord) -> list[str]:
+    """The URNs the engine steps through before this resource: its parent, its provider (a reference is
+    "<urn>::<id>"), what it depends on, and the resource whose deletion deletes it. (And the stack, which the
+    program registers before anything else.)"""
+    provider = record.provider.rsplit("::", 1)[0] if record.provider else ""
+    property_dependencies = (urn for urns in record.propertyDependencies.values() for urn in urns)
+    return [record.parent, provider, *record.dependencies, *property_dependencies, record.deletedWith]
 
 
 def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:

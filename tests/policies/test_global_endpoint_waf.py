@@ -198,10 +198,10 @@ def test_an_external_http_backend_service_without_cloud_armor_is_reported() -> N
         gcp.compute.BackendService("tcp-proxy", load_balancing_scheme="EXTERNAL_MANAGED", protocol="TCP")
         gcp.compute.RegionBackendService("passthrough", region="us-central1", load_balancing_scheme="EXTERNAL", protocol="UDP")
 
-    assert findings(preview_stack(build)) == [
-        ("managed", f"backend service of an external load balancer (loadBalancingScheme EXTERNAL_MANAGED, protocol HTTP) {NO_ARMOR}"),
+    assert findings(preview_stack(build)) == [  # in the plan's order: by type, then name
         ("classic", f"backend service of an external load balancer (loadBalancingScheme EXTERNAL, protocol HTTPS) {NO_ARMOR}"),
         ("default-scheme", f"backend service of an external load balancer (loadBalancingScheme EXTERNAL_MANAGED, protocol HTTP) {NO_ARMOR}"),
+        ("managed", f"backend service of an external load balancer (loadBalancingScheme EXTERNAL_MANAGED, protocol HTTP) {NO_ARMOR}"),
         ("regional", f"backend service of an external load balancer (loadBalancingScheme EXTERNAL_MANAGED, protocol HTTP2) {NO_ARMOR}")]
 
 
@@ -294,14 +294,14 @@ def test_front_door_classic_and_public_application_gateways_without_waf_are_repo
         gateway("legacy", "WAF_v2", web_application_firewall_configuration={
             "enabled": True, "firewall_mode": "Prevention", "rule_set_type": "OWASP", "rule_set_version": "3.2"})
 
-    assert findings(preview_stack(build)) == [
+    assert findings(preview_stack(build)) == [  # in the plan's order: by type, then name
         ("classic", "Front Door (classic) frontend endpoints bare have no webApplicationFirewallPolicyLink; link a Front Door WAF policy to each"),
+        ("one-listener", "Application Gateway with a public frontend IP (fe) has no WAF: no WAF policy (firewallPolicy) on it or "
+                         "on every listener; use tier WAF_v2 with a firewallPolicy (an ApplicationGatewayWebApplicationFirewallPolicy)"),
         ("std", "Application Gateway with a public frontend IP (fe) has no WAF: sku tier Standard_v2; use tier WAF_v2 with a "
                 "firewallPolicy (an ApplicationGatewayWebApplicationFirewallPolicy)"),
         ("waf-no-policy", "Application Gateway with a public frontend IP (fe) has no WAF: no WAF policy (firewallPolicy) on it or "
-                          "on every listener; use tier WAF_v2 with a firewallPolicy (an ApplicationGatewayWebApplicationFirewallPolicy)"),
-        ("one-listener", "Application Gateway with a public frontend IP (fe) has no WAF: no WAF policy (firewallPolicy) on it or "
-                         "on every listener; use tier WAF_v2 with a firewallPolicy (an ApplicationGatewayWebApplicationFirewallPolicy)")]
+                          "on every listener; use tier WAF_v2 with a firewallPolicy (an ApplicationGatewayWebApplicationFirewallPolicy)")]
 
 
 # --- metadata and configs ---
