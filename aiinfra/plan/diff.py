@@ -3,11 +3,13 @@ component, with the old and new value of each changed input.
 
 What the engine would do with a changed resource is worked out as it does, from what the plan records: the program's
 `ignoreChanges` paths are reset to the base's values before comparing (pkg/resource/deploy/step_generator.go,
-processIgnoreChanges); a change at or under one of the resource's `replaceOnChanges` paths replaces it (azure-native
-classes put the properties their API cannot update there, e.g. an AgentPool's osDiskSizeGB); and so does a change to a
-property the provider itself cannot update in place (force_new.py, a small table of the types that hold data or take
-long to create). Any other change is an update. Secret values are compared and shown masked, so a base planned before
-the plan masked them (plaintext) and a head that does (`[secret]`) agree.
+processIgnoreChanges); a change at or under one of the resource's `replaceOnChanges` paths replaces it (the program's
+own resource options, e.g. an AgentPool's osDiskSizeGB, set by components/azure/gpu_pool.py; the azure-native classes
+set none); and so does a change to a property the provider itself cannot update in place (force_new.py and
+force_new_azure.py, a table of the types that hold data or take long to create: the bridged providers' ForceNew
+fields, and what the azure-native provider replaces on at Diff time, e.g. an AgentPool's vmSize or
+gpuInstanceProfile, an AmlFilesystem's storageCapacityTiB). Any other change is an update. Secret values are compared
+and shown masked, so a base planned before the plan masked them (plaintext) and a head that does (`[secret]`) agree.
 """
 
 from __future__ import annotations

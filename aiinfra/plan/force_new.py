@@ -1,13 +1,17 @@
-"""Which input changes make a provider replace a resource rather than update it, for bridged types that hold data
-or take long to create, and for Kubernetes objects. An azure-native class lists its own (replaceOnChanges), so it
-needs no entry here.
+"""Which input changes make a provider replace a resource rather than update it, for bridged types and azure-native
+types that hold data or take long to create, and for Kubernetes objects. An azure-native class does not list them
+(the pinned SDK sets no replaceOnChanges): the azure-native provider decides at Diff time, from its own metadata, so
+those types have entries too (force_new_azure.py).
 """
 
 from __future__ import annotations
 
-# Input properties a change to which makes the provider replace the resource, for bridged types that hold data or
-# take long to create (wire names, as the plan records them). Each entry was read in the provider's source; what
-# could not be confirmed for the provider versions this project pins is left out (and shows as an update):
+from .force_new_azure import AZURE_NATIVE_FORCE_NEW
+
+# Input properties a change to which makes the provider replace the resource, for bridged (and, below, azure-native)
+# types that hold data or take long to create (wire names, as the plan records them). Each entry was read in the
+# provider's source; what could not be confirmed for the provider versions this project pins is left out (and shows
+# as an update):
 #   aws:eks/nodeGroup:NodeGroup: ForceNew in
 #     https://github.com/hashicorp/terraform-provider-aws/blob/012e0a32f0686212f447447fd3d81c3d0ce256ad/internal/service/eks/node_group.go
 #   aws:eks/cluster:Cluster: ForceNew in
@@ -78,6 +82,8 @@ FORCE_NEW: dict[str, tuple[str, ...]] = {
     "kubernetes:core/v1:ConfigMap": ("data", "binaryData"),
     "kubernetes:core/v1:ResourceQuota": ("spec.scopes",),
     "kubernetes:helm.sh/v3:Release": ("name", "namespace"),
+    # azure-native: sources and what was left out in force_new_azure.py.
+    **AZURE_NATIVE_FORCE_NEW,
 }
 _KUBERNETES_IDENTITY = ("metadata.name", "metadata.namespace")
 

@@ -1,0 +1,82 @@
+"""The azure-native part of force_new.FORCE_NEW: the input changes the azure-native provider answers with a replacement.
+
+The azure-native SDK classes carry no `replaceOnChanges` (pulumi-azure-native 3.29.0's Python SDK has none); the
+provider decides at Diff time, from metadata built into its binary. Its Diff (provider/pkg/provider/diff.go,
+calculateDetailedDiff) replaces the resource when an input changes that is
+  1. a PUT path parameter ("All the parameters that are part of the resource path cause a replacement"): the resource
+     group, the resource's own name and its parents' names, a role assignment's scope (subscriptionId is the
+     provider's, not an input), or
+  2. a property with ForceNew in the metadata, at the top level (the flattened `properties.*` are top-level) or one
+     level down (`networkProfile.serviceCidr`; "if the parent property causes a replacement, all child properties
+     cause a replacement"). The generator (provider/pkg/gen/properties.go, forceNew and propChangeForcesRecreate) sets
+     ForceNew on a top-level property whose REST spec has `x-ms-mutability` with "create" but not "update" (the
+     mutability of a $ref'd definition counts, and so does one written beside the $ref: openapi ResolveSchema merges
+     sibling extensions), and on any property named in replacement.go's forceNewMap for the resource. A non-updatable
+     property inside a type does not replace (properties.go: "a non-updatable property at a subtype level ... does not
+     mandate the replacement of the whole resource"): the provider sends the update and Azure refuses or ignores it.
+Sources read (the pinned SDK is pulumi-azure-native 3.29.0, released 2026-10-16, uv.lock):
+  https://github.com/pulumi/pulumi-azure-native/blob/1b7112af33c62b247daed1028686bf279f4d5e69/provider/pkg/gen/replacement.go
+    forceNewMap after pulumi/pulumi-azure-native#4771 (merged 2026-07-16, so in 3.29.0): a ManagedCluster's
+    networkProfile replaces only through the listed sub-properties (before it, f8d3054ad7a51690d78c6418a507ecd0a97bf847,
+    any networkProfile change replaced), and an AgentPool's networkProfile.nodePublicIPTags replaces
+  provider/pkg/provider/diff.go (calculateDetailedDiff, findForceNew, calculateChangesAndReplacements), read at
+    pulumi/pulumi-azure-native 1b99ef0b634254a11e6182e278313b0542176bc2 and the v2 module's later copy (no v3 copy
+    was stored; the path-parameter and ForceNew rules are the same in every copy read)
+  provider/pkg/gen/properties.go (genProperties, forceNew, propChangeForcesRecreate) and provider/pkg/openapi
+    (ResolveSchema), v2 module, pulumi/pulumi-azure-native
+  https://github.com/Azure/azure-rest-api-specs/blob/18a3afb601dd34a6a0a8d915ba3ca1f27d899ef1/specification/storagecache/resource-manager/Microsoft.StorageCache/stable/2024-03-01/amlfilesystem.json
+    (AmlFilesystem is REST API 2024-03-01 in the pinned SDK): storageCapacityTiB, filesystemSubnet and zones are
+    x-ms-mutability [read, create]; so are the definitions SkuName (sku) and AmlFilesystemIdentity (identity);
+    location comes from common-types v3 TrackedResource, [read, create] at
+    https://github.com/Azure/azure-rest-api-specs/blob/05432ee0bc8a3feb5bc0f6fd21f49bb7aeaf13af/specification/common-types/resource-management/v3/types.json
+    encryptionSettings and maintenanceWindow are updatable (AmlFilesystemUpdate); hsm.settings is [read, create] but
+    one level inside `hsm`, so a change is sent as an update, which Azure does not apply
+  https://github.com/Azure/azure-rest-api-specs/blob/5a2abff0f2e61dac85740375816a18d468786b7b/specification/storage/resource-manager/Microsoft.Storage/stable/2024-01-01/storage.json
+    StorageAccountCreateParameters and StorageAccountPropertiesCreateParameters carry no x-ms-mutability: only
+    forceNewMap's isHnsEnabled and location
+  Path parameter names: the SDK's own (pulumi_azure_native 3.29.0 `*Args`, e.g. publicIpAddressName).
+Not confirmed, so left out (a change shows as an update): body properties of Vault, Key (its `properties` is a type,
+so kty/keySize/curveName are one level in and do not replace by the rule above), DiskEncryptionSet, BlobContainer,
+NatGateway, Subnet, Workspace, PrivateZone, VirtualNetworkLink, UserAssignedIdentity and the x-ms-mutability of
+ManagedCluster/AgentPool 2025-09-01 top-level properties (their REST specs were not read); the `location` of those not
+in forceNewMap. Not expressible as paths: adding an input the old state already held with that value is no replacement
+(calculateChangesAndReplacements), and a resourceGroupName or location change of case or spaces only is no change.
+"""
+
+from __future__ import annotations
+
+_RG = "resourceGroupName"
+_NETWORK_PROFILE = tuple(f"networkProfile.{name}" for name in (
+    "serviceCidr", "serviceCidrs", "dnsServiceIP", "networkMode", "networkPlugin", "networkPluginMode", "podCidr",
+    "networkDataplane", "networkPolicy", "outboundType"))
+
+AZURE_NATIVE_FORCE_NEW: dict[str, tuple[str, ...]] = {
+    # Data and long creations first.
+    "azure-native:storagecache:AmlFilesystem": (_RG, "amlFilesystemName", "location", "storageCapacityTiB",
+                                                "filesystemSubnet", "zones", "sku", "identity"),
+    "azure-native:storage:StorageAccount": (_RG, "accountName", "isHnsEnabled", "location"),
+    "azure-native:storage:BlobContainer": (_RG, "accountName", "containerName"),
+    "azure-native:keyvault:Vault": (_RG, "vaultName"),
+    "azure-native:keyvault:Key": (_RG, "vaultName", "keyName"),
+    "azure-native:compute:DiskEncryptionSet": (_RG, "diskEncryptionSetName"),
+    "azure-native:containerservice:ManagedCluster": (_RG, "resourceName", "diskEncryptionSetID", "dnsPrefix",
+                                                     "fqdnSubdomain", "linuxProfile", "location", "nodeResourceGroup",
+                                                     "windowsProfile", *_NETWORK_PROFILE),
+    "azure-native:containerservice:AgentPool": (_RG, "resourceName", "agentPoolName", "gpuInstanceProfile", "vmSize",
+                                                "networkProfile.nodePublicIPTags"),
+    "azure-native:network:VirtualNetwork": (_RG, "virtualNetworkName", "location"),
+    "azure-native:network:Subnet": (_RG, "virtualNetworkName", "subnetName"),
+    "azure-native:network:PrivateEndpoint": (_RG, "privateEndpointName", "subnet"),
+    "azure-native:network:PublicIPAddress": (_RG, "publicIpAddressName", "location", "publicIPAddressVersion",
+                                             "publicIPPrefix", "sku"),
+    "azure-native:network:NatGateway": (_RG, "natGatewayName"),
+    "azure-native:operationalinsights:Workspace": (_RG, "workspaceName"),
+    "azure-native:privatedns:PrivateZone": (_RG, "privateZoneName"),
+    "azure-native:privatedns:VirtualNetworkLink": (_RG, "privateZoneName", "virtualNetworkLinkName"),
+    "azure-native:resources:ResourceGroup": (_RG, "location"),
+    "azure-native:managedidentity:UserAssignedIdentity": (_RG, "resourceName"),
+    # forceNewMap's "name" under the "// sku" comment is sku.name (pulumi/pulumi-azure-native#2230).
+    "azure-native:cdn:Profile": (_RG, "profileName", "location", "sku.name"),
+    "azure-native:authorization:RoleAssignment": ("scope", "roleAssignmentName", "principalId"),
+}
+"""Wire (SDK camelCase) input paths a change at or under which makes azure-native replace the resource."""
