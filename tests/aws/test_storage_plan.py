@@ -28,6 +28,10 @@ def test_buckets_block_public_access_and_use_sse_kms_with_bucket_keys(prod_plan:
         logging = prod_plan.one("aws:s3/bucketLogging:BucketLogging", f"{EAST}-{bucket}-logging")
         assert logging.inputs["targetPrefix"] == f"s3/{bucket}/"
         assert prod_plan.one("aws:s3/bucketPolicy:BucketPolicy", f"{EAST}-log-archive-policy").urn in logging.dependencies
+        # The policy waits for the public access block: S3 can refuse the two at once (409 OperationAborted,
+        # hashicorp/terraform-provider-aws#7628), and teardown removes them in the opposite order.
+        public_access = prod_plan.one("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock", f"{EAST}-{bucket}-public-access")
+        assert public_access.urn in prod_plan.one("aws:s3/bucketPolicy:BucketPolicy", f"{EAST}-{bucket}-policy").dependencies
 
 
 def test_bucket_names_are_stable_and_tagged_with_class_and_zone(prod_plan: PlanResult) -> None:
@@ -73,6 +77,8 @@ def test_log_bucket_uses_sse_s3_and_admits_log_delivery_only(prod_plan: PlanResu
     assert rule["applyServerSideEncryptionByDefault"] == {"sseAlgorithm": "AES256"}  # the only option S3/ELB log delivery supports
     lifecycle = one(prod_plan, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", f"{EAST}-log-archive-lifecycle")
     assert lifecycle["rules"][0]["expiration"] == {"days": 365}
+    # The bucket is versioned: expiration only adds a delete marker, the log itself goes 30 days later.
+    assert lifecycle["rules"][0]["noncurrentVersionExpiration"] == {"noncurrentDays": 30}
     bucket = prod_plan.one("aws:s3/bucket:Bucket", f"{EAST}-log-archive-bucket")
     assert bucket.protect and bucket.retainOnDelete
 

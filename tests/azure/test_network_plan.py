@@ -26,6 +26,7 @@ def test_nsg_denies_inbound_from_the_internet_on_every_subnet(prod_plan: PlanRes
     for subnet in subnets:
         assert subnet.inputs["networkSecurityGroup"] == {"id": "prod-eastus2-nsg-id"}
         assert subnet.inputs["defaultOutboundAccess"] is False
+        assert subnet.inputs["privateEndpointNetworkPolicies"] == "Enabled"  # the NSG applies to private endpoints too
 
 
 def test_subnets_are_disjoint_blocks_of_the_network_created_one_at_a_time(prod_plan: PlanResult) -> None:

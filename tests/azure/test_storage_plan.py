@@ -13,7 +13,8 @@ def test_bucket_account_is_private_https_only_and_uses_the_cmk(prod_plan: PlanRe
     assert account["enableHttpsTrafficOnly"] is True and account["minimumTlsVersion"] == "TLS1_2"
     assert account["allowBlobPublicAccess"] is False and account["allowSharedKeyAccess"] is False
     assert account["publicNetworkAccess"] == "Disabled"
-    assert account["networkRuleSet"]["defaultAction"] == "Deny"
+    # No trusted-services exception: nothing but the private endpoint reaches the data.
+    assert account["networkRuleSet"] == {"defaultAction": "Deny", "bypass": "None"}
     encryption = account["encryption"]
     assert encryption["keySource"] == "Microsoft.Keyvault"
     assert encryption["keyVaultProperties"]["keyName"] == "cmk"
@@ -123,3 +124,11 @@ def test_lustre_imports_from_and_exports_to_its_bucket(prod_plan: PlanResult, pr
     assert zone_group.urn in fs.dependencies
     link = prod_plan.one("azure-native:privatedns:VirtualNetworkLink", "prod-eastus2-dns-blob-link")
     assert link.urn in zone_group.dependencies
+
+
+def test_every_storage_account_defaults_to_entra_id_authorization(prod_plan: PlanResult) -> None:
+    # Lustre-linked accounts keep shared keys on for Azure Managed Lustre; the portal and tools still default to
+    # Microsoft Entra ID rather than the keys.
+    accounts = prod_plan.of_type(ACCOUNT)
+    assert len(accounts) >= 4 and any(a.inputs["allowSharedKeyAccess"] for a in accounts)
+    assert all(a.inputs["defaultToOAuthAuthentication"] is True for a in accounts)

@@ -20,8 +20,8 @@ NAMESPACE = "kubernetes:core/v1:Namespace"
 CLUSTER = "test-us-central1"
 
 
-def plan_with(teams: dict[str, Any], namespace: str = "inference") -> PlanResult:
-    spec = load_platform(platform_dict({"gcp": cloud_config("gcp")}, teams=teams))
+def plan_with(teams: dict[str, Any], namespace: str = "inference", **top: Any) -> PlanResult:
+    spec = load_platform(platform_dict({"gcp": cloud_config("gcp")}, teams=teams, **top))
 
     def program() -> None:
         [handle] = handles(spec)
@@ -71,3 +71,10 @@ def test_only_the_team_named_like_the_service_namespace_gets_the_alias() -> None
                          f"{CLUSTER}-inference-namespace")
     assert serving.aliases == [service_namespace] and research.aliases == []
     assert not [r for r in plan.of_type(NAMESPACE) if r.parent.endswith(f"InferenceService::{CLUSTER}-inference")]
+
+
+def test_a_protected_environment_keeps_the_services_namespace_when_inference_is_removed() -> None:
+    # Removing `inference` from a region (or renaming its namespace) would otherwise delete the namespace, and with it
+    # the serving Deployments, Secrets and claims users put there.
+    assert namespace_of(plan_with(TEAMS)).retainOnDelete is True  # environment `test`: protected
+    assert namespace_of(plan_with(TEAMS, protect_stateful=False)).retainOnDelete is False
