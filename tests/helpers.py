@@ -110,6 +110,17 @@ def stack_platform(stack: str) -> dict[str, Any]:
     return copy.deepcopy(yaml.safe_load(path.read_text())["config"]["ai-infra:platform"])
 
 
+def edited_stack_plan(stack: str, edits: dict[str, Any]) -> dict[str, Any]:
+    """The plan document (`aiinfra plan --json`) of the stack's platform with `edits` ({/-separated path: value},
+    see `change`) applied: the head of a day-2 `--diff` against `edited_stack_plan(stack, {})`."""
+    from components.spec import load_platform
+
+    config = stack_platform(stack)
+    for path, value in edits.items():
+        config = change(config, path, value)
+    return run_platform(load_platform(config), stack=stack).to_json()
+
+
 def spec_issues(data: dict[str, Any]) -> list[tuple[str, str]]:
     """The (config path, message) pairs `load_platform` refuses `data` with; the test fails if it loads."""
     import pytest

@@ -8,10 +8,9 @@ import json
 from typing import Any
 
 import pytest
-from helpers import change, run_platform, stack_platform
+from helpers import edited_stack_plan
 
 from aiinfra.plan.diff import diff_plans
-from components.spec import load_platform
 
 AWS = "clouds/aws/regions/us-east-1"
 GCP = "clouds/gcp/regions/us-central1"
@@ -19,10 +18,7 @@ AZURE = "clouds/azure/regions/eastus2"
 
 
 def plan(edits: dict[str, Any]) -> dict[str, Any]:
-    config = stack_platform("prod")
-    for path, value in edits.items():
-        config = change(config, path, value)
-    return run_platform(load_platform(config), stack="prod").to_json()
+    return edited_stack_plan("prod", edits)
 
 
 @pytest.fixture(scope="module")

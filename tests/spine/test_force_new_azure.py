@@ -8,21 +8,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from helpers import change, run_platform, stack_platform
+from helpers import edited_stack_plan
 
 from aiinfra.plan.diff import diff_plans
 from aiinfra.plan.force_new import FORCE_NEW, force_new_paths
-from components.spec import load_platform
 
 EASTUS2 = "clouds/azure/regions/eastus2"
 WESTEUROPE = "clouds/azure/regions/westeurope"
 
 
 def plan(edits: dict[str, Any]) -> dict[str, Any]:
-    config = stack_platform("prod")
-    for path, value in edits.items():
-        config = change(config, path, value)
-    return run_platform(load_platform(config), stack="prod").to_json()
+    return edited_stack_plan("prod", edits)
 
 
 @pytest.fixture(scope="module")
