@@ -17,13 +17,9 @@ GCP = "clouds/gcp/regions/us-central1"
 AZURE = "clouds/azure/regions/eastus2"
 
 
-def plan(edits: dict[str, Any]) -> dict[str, Any]:
-    return edited_stack_plan("prod", edits)
-
-
 @pytest.fixture(scope="module")
 def base() -> dict[str, Any]:
-    return plan({})
+    return edited_stack_plan("prod", {})
 
 
 def changed(diff: dict[str, Any]) -> dict[str, dict[str, tuple[str, str]]]:
@@ -33,7 +29,7 @@ def changed(diff: dict[str, Any]) -> dict[str, dict[str, tuple[str, str]]]:
 
 
 def test_scaling_pools_growing_lustre_retiering_and_quotas_update_in_place(base: dict[str, Any]) -> None:
-    diff = diff_plans(base, plan({
+    diff = diff_plans(base, edited_stack_plan("prod", {
         f"{AWS}/gpu_pools/l4-serve/max_nodes": 24, f"{AWS}/gpu_pools/l4-serve/min_nodes": 3,
         f"{GCP}/gpu_pools/l4-serve/max_nodes": 12,
         f"{AZURE}/gpu_pools/a100-serve/max_nodes": 8, f"{AZURE}/gpu_pools/a100-serve/min_nodes": 2,
@@ -61,7 +57,7 @@ def test_scaling_pools_growing_lustre_retiering_and_quotas_update_in_place(base:
 
 
 def test_relabelling_the_cost_center_only_retags(base: dict[str, Any]) -> None:
-    head = plan({"labels/cost_center": "cc-ml-prod-2"})
+    head = edited_stack_plan("prod", {"labels/cost_center": "cc-ml-prod-2"})
     diff = diff_plans(base, head)
     assert {k: diff["counts"][k] for k in ("added", "replaced", "removed")} == {"added": 0, "replaced": 0, "removed": 0}
     updates = changed(diff)

@@ -17,14 +17,10 @@ EASTUS2 = "clouds/azure/regions/eastus2"
 WESTEUROPE = "clouds/azure/regions/westeurope"
 
 
-def plan(edits: dict[str, Any]) -> dict[str, Any]:
-    return edited_stack_plan("prod", edits)
-
-
 @pytest.fixture(scope="module")
 def diff() -> dict[str, Any]:
-    base = plan({})
-    head = plan({
+    base = edited_stack_plan("prod", {})
+    head = edited_stack_plan("prod", {
         f"{EASTUS2}/gpu_pools/h100-train/accelerator": "a100-80gb",  # vmSize
         f"{EASTUS2}/gpu_pools/a100-serve/sharing/mig_profile": "2g.20gb",  # gpuInstanceProfile
         f"{EASTUS2}/lustre/train/size_gib": 32768,  # storageCapacityTiB 16 -> 32
