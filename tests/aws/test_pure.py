@@ -26,7 +26,7 @@ from components.aws.node_group import (
     system_ami_type,
 )
 from components.spec import CapacityType, GpuPoolSpec, Placement, SpecError, Tiering, load_platform
-from components.spec.aws import WarmStorageClass, placement_group, single_subnet
+from components.spec.aws import WarmStorageClass, lustre_zone_index, placement_group, single_subnet
 
 AWS_ROWS = catalog.instance_types("aws")
 names = st.from_regex(r"[a-z][a-z0-9-]{0,23}", fullmatch=True)
@@ -216,3 +216,15 @@ def test_too_few_zones_is_a_clear_deploy_time_error() -> None:
     assert _first_zones(["us-west-1a", "us-west-1c", "us-west-1d"], 2, "us-west-1") == ["us-west-1a", "us-west-1c"]
     with pytest.raises(pulumi.RunError, match=r"regions.us-west-1.network.zones: 3, but us-west-1 has 2 standard availability zones .*us-west-1a, us-west-1c"):
         _first_zones(["us-west-1a", "us-west-1c"], 3, "us-west-1")
+
+
+@pytest.mark.parametrize("zones", [("us-east-1b", "us-east-1c"), ("us-east-1c", "us-east-1b")], ids=["b-then-c", "c-then-b"])
+def test_lustre_goes_in_the_first_zone_when_pinned_pools_are_in_different_zones(zones: tuple[str, str]) -> None:
+    """Pools pinned to two zones share none: Lustre goes in the first zone (subnet_ids[0]), not one of theirs."""
+    pools = {f"p{i}": {"accelerator": "l4", "max_nodes": 1, "zones": [zone]} for i, zone in enumerate(zones)}
+    data = platform_dict({"aws": {"regions": {"us-east-1": {"network": {"cidr": "10.9.0.0/16"}, "cluster": {}, "gpu_pools": pools}}}})
+    spec = load_platform(data).clouds.aws.regions["us-east-1"]
+    assert lustre_zone_index(spec, ["us-east-1a", "us-east-1b", "us-east-1c"]) == 0
+    one_zone = load_platform(platform_dict({"aws": {"regions": {"us-east-1": {
+        "network": {"cidr": "10.9.0.0/16"}, "cluster": {}, "gpu_pools": {"p": {**pools["p0"]}}}}}})).clouds.aws.regions["us-east-1"]
+    assert lustre_zone_index(one_zone, ["us-east-1a", "us-east-1b", "us-east-1c"]) == ["us-east-1b", "us-east-1c"].index(zones[0]) + 1

@@ -340,3 +340,29 @@ def test_no_deployers_needs_an_admin_on_every_cluster_for_the_kubernetes_layer(p
     assert _issues(change(prod_config, "deployers", []), addons={"enabled": False}) == {}
     with_admins = change(change(prod_config, "deployers", []), "regions/eu-west-1/cluster/admins", ["arn:aws:iam::123456789012:role/a"])
     assert _issues(with_admins) == {}
+
+
+# --- Mutation review gaps ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("given", [{"domain": "infer.example.com"}, {"hosted_zone_id": "Z0123456789ABCDEFGHIJ"}],
+                         ids=["domain-only", "zone-only"])
+def test_latency_dns_needs_both_domain_and_hosted_zone_id(prod_config: dict[str, Any], given: dict[str, str]) -> None:
+    """One without the other would reach components/aws/endpoint.py's assert at preview."""
+    config = change(prod_config, "global_endpoint", {"routing": "latency_dns", **given})
+    assert _issues(config) == {f"{G}.routing": ["routing 'latency_dns' needs domain and hosted_zone_id"]}
+
+
+def test_ia_at_29_days_is_refused_and_30_loads(prod_config: dict[str, Any]) -> None:
+    """S3: "Days' in Transition action must be greater than or equal to 30 for storageClass 'STANDARD_IA'"."""
+    path = f"{R}/buckets/ckpt/tiering/warm_after_days"
+    assert _issues(change(prod_config, path, 29)) == {f"{E}.buckets.ckpt.tiering.warm_after_days": [
+        "got 29; S3 moves objects to STANDARD_IA no sooner than 30 days after creation; set 30 or more, or warm_storage_class "
+        "'intelligent_tiering' (no minimum age)"]}
+    assert _issues(change(prod_config, path, 30)) == {}
+
+
+def test_a_pool_may_not_name_more_zones_than_the_network_spans(prod_config: dict[str, Any]) -> None:
+    zones = ["us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d"]
+    assert _issues(change(prod_config, f"{R}/gpu_pools/l4-spot/zones", zones)) == {
+        f"{E}.gpu_pools.l4-spot.zones": ["4 zones given; this network spans 3"]}
+    assert _issues(change(prod_config, f"{R}/gpu_pools/l4-spot/zones", zones[:3])) == {}

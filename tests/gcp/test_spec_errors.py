@@ -239,6 +239,13 @@ EXACT = [
      f"'V5P-Res' is not a Compute Engine reservation; allowed: {RESERVATION_FORMS}"),
     ("reservation-name-too-long", f"{R}/gpu_pools/train/reservation", "r" * 64, f"{U}.gpu_pools.train.reservation",
      f"'{'r' * 64}' is not a Compute Engine reservation; allowed: {RESERVATION_FORMS}"),
+    # Mutation review gaps: the bounds themselves.
+    ("tpu-capacity-block", f"{R}/tpu_slices/serve/capacity", "capacity_block", f"{U}.tpu_slices.serve.capacity",
+     "capacity 'capacity_block' is AWS-only; TPU slices take on_demand, spot, reserved, flex_start or queued"),
+    ("flow-logs-kept-3651-days", "regions/europe-west4/network/flow_log_retention_days", 3651, f"{W}.network.flow_log_retention_days",
+     "got 3651; Cloud Logging buckets keep logs 1 to 3650 days"),
+    ("domain-254-characters", "global_endpoint/domain", ".".join(["a" * 63] * 3 + ["a" * 62]), f"{G}.global_endpoint.domain",
+     f"'{'.'.join(['a' * 63] * 3 + ['a' * 62])}' is not a host name (it has 254 characters); {MANAGED}; allowed: {HOST_RULE}"),
 ]
 
 
@@ -264,6 +271,7 @@ ACCEPTED = [
     ("tpu-vm-app-engine-default-account", VM_ACCOUNT, f"{PROJECT}@appspot.gserviceaccount.com"),
     ("reservation-shared-from-another-project", f"{R}/gpu_pools/train/reservation", "projects/capacity-hub/reservations/a3-res"),
     ("reservation-63-characters", f"{R}/gpu_pools/train/reservation", "r" * 63),
+    ("flow-logs-kept-3650-days", "regions/europe-west4/network/flow_log_retention_days", 3650),
 ]
 
 
