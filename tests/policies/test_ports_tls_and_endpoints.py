@@ -89,3 +89,24 @@ def test_gke_control_plane_with_ip_endpoints_off_is_not_public(ip_endpoints: dic
 def test_gke_ip_endpoints_unknown_in_preview_is_not_passed() -> None:
     props = {**PRIVATE_NODES, "controlPlaneEndpointsConfig": {"ipEndpointsConfig": {"enabled": UNKNOWN}}}
     assert "controlPlaneEndpointsConfig.ipEndpointsConfig.enabled" in unknown_reported("gcp-gke-private-cluster", GKE, props)
+
+
+@pytest.mark.parametrize(("blocks", "expected"), [
+    (["0.0.0.0/0"], [PUBLIC_ENDPOINT]),
+    (["203.0.113.0/24", "::/0"], [PUBLIC_ENDPOINT]),
+    ([], [PUBLIC_ENDPOINT]),
+    (["203.0.113.0/24"], []),
+])
+def test_gke_authorized_networks_open_to_the_internet_are_no_allowlist(blocks: list, expected: list) -> None:
+    props = {"privateClusterConfig": {"enablePrivateNodes": True, "enablePrivateEndpoint": False},
+             "masterAuthorizedNetworksConfig": {"cidrBlocks": [{"cidrBlock": b} for b in blocks]}}
+    assert run_resource("gcp-gke-private-cluster", GKE, props) == expected
+
+
+def test_azure_nsg_deny_rules_open_nothing() -> None:
+    deny = {**nsg_rule("*", "deny-all"), "access": "Deny", "priority": 4096}
+    assert run_resource("azure-nsg-no-open-admin-ingress", NSG, {"securityRules": [deny]}) == []
+    assert run_resource("azure-nsg-no-open-admin-ingress", NSG_RULE, {**deny, "sourceAddressPrefix": "Internet"}) == []
+    ssh = {**nsg_rule("Tcp", "ssh"), "destinationPortRange": "22"}
+    assert run_resource("azure-nsg-no-open-admin-ingress", NSG, {"securityRules": [deny, ssh]}) == [
+        "rule ssh allows the internet to port 22"]

@@ -107,3 +107,36 @@ def test_an_instance_that_names_no_subnet_lands_in_the_default_vpc(props: dict, 
 def test_a_launch_template_without_a_subnet_is_not_flagged() -> None:
     # The subnet comes from the Auto Scaling group or node group that uses the template.
     assert run_resource("aws-ec2-no-public-ip", "aws:ec2/launchTemplate:LaunchTemplate", {"imageId": "ami-1"}) == []
+
+
+def test_ssh_and_rdp_open_to_ipv6_anywhere_are_reported() -> None:
+    inline = {"ingress": [{"protocol": "tcp", "fromPort": 22, "toPort": 22, "ipv6CidrBlocks": ["::/0"]}]}
+    assert run_resource("aws-security-group-no-open-admin-ingress", "aws:ec2/securityGroup:SecurityGroup", inline) == [
+        "ingress from ::/0 to port 22"]
+    rule = {"ipProtocol": "tcp", "fromPort": 3389, "toPort": 3389, "cidrIpv6": "::/0"}
+    assert run_resource("aws-security-group-no-open-admin-ingress", "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
+                        rule) == ["ingress from ::/0 to port 3389"]
+    scoped = {**rule, "cidrIpv6": "2001:db8::/32"}
+    assert run_resource("aws-security-group-no-open-admin-ingress", "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
+                        scoped) == []
+
+
+@pytest.mark.parametrize(("nics", "expected"), [
+    ([{"associatePublicIpAddress": "true"}], ["a network interface gets a public IP address"]),
+    ([{"associatePublicIpAddress": "True"}], ["a network interface gets a public IP address"]),
+    ([{"associatePublicIpAddress": "false"}], []),
+    ([{"deviceIndex": 0}], []),
+])
+def test_launch_template_network_interfaces_with_a_public_ip_are_reported(nics: list, expected: list) -> None:
+    # EKS node groups and autoscaling groups launch every instance from the template's interfaces.
+    assert run_resource("aws-ec2-no-public-ip", "aws:ec2/launchTemplate:LaunchTemplate", {"networkInterfaces": nics}) == expected
+
+
+def test_a_public_default_object_acl_is_reported() -> None:
+    # defaultAcl applies to every object written to the bucket later.
+    assert run_resource("gcp-no-public-iam-members", "gcp:storage/bucketACL:BucketACL", {"bucket": "b", "defaultAcl": "publicRead"}) == [
+        "grants READER (defaultAcl publicRead) to allUsers"]
+    assert run_resource("gcp-no-public-iam-members", "gcp:storage/defaultObjectACL:DefaultObjectACL",
+                        {"bucket": "b", "roleEntities": ["OWNER:project-owners-1", "READER:allAuthenticatedUsers"]}) == [
+        "grants READER to allAuthenticatedUsers"]
+    assert run_resource("gcp-no-public-iam-members", "gcp:storage/bucketACL:BucketACL", {"bucket": "b", "defaultAcl": "private"}) == []

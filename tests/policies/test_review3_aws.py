@@ -294,3 +294,9 @@ def test_a_listener_rule_naming_a_known_listener_arn_is_matched_to_it() -> None:
 ])
 def test_cis_ids_name_the_benchmark_controls_the_rules_check(rule: str, cis: tuple[str, ...] | None) -> None:
     assert RULES[rule].frameworks.get("CIS") == cis
+
+
+@pytest.mark.parametrize("key", ["alias/aws/elasticfilesystem", "arn:aws:kms:us-east-1:123456789012:alias/aws/elasticfilesystem"])
+def test_efs_with_the_aws_managed_key_is_reported(key: str) -> None:
+    assert run_resource("aws-efs-encryption", "aws:efs/fileSystem:FileSystem", {"encrypted": True, "kmsKeyId": key}) == [
+        f"kmsKeyId {key}: the file system uses the AWS-managed EFS key; name a customer-managed key"]

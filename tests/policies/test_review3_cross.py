@@ -384,3 +384,20 @@ def test_the_pack_runs_the_stack_parts_in_analyze_stack() -> None:
     assert {("gpu-cap-per-pool", "gpu-ng", "mandatory"), ("allowed-accelerators", "gpu-ng", "mandatory"),
             ("accelerator-pool-tainted", "gpu-ng", "mandatory")} <= found
     assert not any("can't run" in v.message for v in report.violations if v.policy == "gpu-cap-per-pool")
+
+
+@pytest.mark.parametrize(("location", "allowed", "outside"), [
+    ("eastus2", ["eastus"], True),  # a different Azure region, not a zone of eastus
+    ("westus3", ["westus"], True),
+    ("europe-west10", ["europe-west1"], True),  # Berlin, not Belgium
+    ("europe-west12", ["europe-west1"], True),
+    ("europe-west1-b", ["europe-west1"], False),  # a zone of an allowed region
+    ("eastus", ["eastus"], False),
+])
+def test_a_region_whose_name_extends_an_allowed_one_is_outside(location: str, allowed: list, outside: bool) -> None:
+    bucket = resource("gcp:storage/bucket:Bucket", {"location": location}, "data")
+    expected = [(bucket.urn, f"region {location} is outside the allowed regions {', '.join(allowed)}")] if outside else []
+    assert run_stack("data-residency", [bucket], {"allowedRegions": allowed}) == expected
+    tagged = resource("gcp:storage/bucket:Bucket", {"location": location, "labels": {"data-zone": "z"}}, "zoned")
+    found = run_stack("data-zone-residency", [tagged], {"dataZones": {"z": allowed}})
+    assert found == ([(tagged.urn, f"data-zone z data is in {location}; allowed: {', '.join(allowed)}")] if outside else [])

@@ -162,3 +162,11 @@ def test_an_eks_group_sized_by_its_launch_template_is_left_to_the_stack() -> Non
     template = resource("aws:ec2/launchTemplate:LaunchTemplate", {"id": "lt-1", "instanceType": "p5.48xlarge"}, "lt")
     assert run_stack("gpu-cap-per-environment", [template, *stack], {"maxGpusPerEnvironment": 64}) == [
         (None, "accelerator pools can scale to 160 accelerators in total; the environment cap is 64")]
+
+
+def test_a_smaller_model_in_an_eks_group_is_checked_too() -> None:
+    # The largest model (h100-80gb) is allowed; the group may still launch a10g instances.
+    found = run_resource("allowed-accelerators", EKS_POOL, eks_group("p5.48xlarge", "g5.12xlarge"), {"allowedAccelerators": ["h100-80gb"]})
+    assert found == ["accelerator a10g is not allowed here; allowed: h100-80gb"]
+    assert run_resource("allowed-accelerators", EKS_POOL, eks_group("p5.48xlarge", "g5.12xlarge"),
+                        {"allowedAccelerators": ["h100-80gb", "a10g"]}) == []

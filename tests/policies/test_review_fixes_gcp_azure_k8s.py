@@ -11,6 +11,7 @@ from pathlib import Path
 import pulumi_azure_native as azure
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
+import pytest
 from policy_helpers import RULES, UNKNOWN, run_resource, unknown_reported
 
 from aiinfra.plan.runtime import run_program
@@ -214,3 +215,26 @@ def test_storage_cmk_key_source_is_case_insensitive() -> None:
     sources = ("Microsoft.KeyVault", "microsoft.keyvault", "Microsoft.Keyvault", "Microsoft.Storage")
     assert each("azure-storage-cmk", "sa", {s: build(s) for s in sources}) == {
         "Microsoft.KeyVault": [], "microsoft.keyvault": [], "Microsoft.Keyvault": [], "Microsoft.Storage": ["the account uses Microsoft-managed keys"]}
+
+
+AKS_CLUSTER = "azure-native:containerservice:ManagedCluster"
+AKS_PUBLIC = "the API server is public without authorized IP ranges"
+
+
+@pytest.mark.parametrize(("ranges", "expected"), [
+    (["0.0.0.0/0"], [AKS_PUBLIC]),  # an "allowlist" of the whole internet is none
+    (["10.0.0.0/8", "0.0.0.0/0"], [AKS_PUBLIC]),
+    ([], [AKS_PUBLIC]),
+    (["10.0.0.0/8"], []),
+])
+def test_aks_authorized_ip_ranges_must_not_include_the_internet(ranges: list, expected: list) -> None:
+    props = {"apiServerAccessProfile": {"enablePrivateCluster": False, "authorizedIPRanges": ranges}}
+    assert run_resource("azure-aks-private-api", AKS_CLUSTER, props) == expected
+
+
+def test_aks_inline_agent_pool_profiles_with_public_ips_are_reported() -> None:
+    # The system pool is always declared inline on the ManagedCluster, never as an AgentPool resource.
+    pools = [{"name": "system", "enableNodePublicIP": True}, {"name": "gpu", "enableNodePublicIP": False}]
+    assert run_resource("azure-agentpool-no-public-ip", AKS_CLUSTER, {"agentPoolProfiles": pools}) == [
+        "pool system gives nodes public IPs"]
+    assert run_resource("azure-agentpool-no-public-ip", AKS_CLUSTER, {"agentPoolProfiles": [{"name": "system"}]}) == []

@@ -242,3 +242,38 @@ def test_azure_vnet_transit_encryption_off_is_reported(encryption: dict | None, 
     props = {"addressSpace": {"addressPrefixes": ["10.0.0.0/16"]}, **({"encryption": encryption} if encryption else {})}
     found = run_resource("azure-vnet-transit-encryption-enforced", "azure-native:network:VirtualNetwork", props)
     assert (reported is None and not found) or (reported is not None and len(found) == 1 and reported in found[0])
+
+
+@pytest.mark.parametrize("key", ["blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets"])
+def test_each_public_access_block_flag_is_required(key: str) -> None:
+    props = {**dict.fromkeys(["blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets"], True), key: False}
+    assert run_resource("aws-s3-public-access-block", "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock", props) == [
+        f"public access block leaves {key} off; all four must be true"]
+
+
+@pytest.mark.parametrize("props", [{"publicAccessPrevention": "enforced"},
+                                   {"uniformBucketLevelAccess": False, "publicAccessPrevention": "enforced"}])
+def test_a_bucket_without_uniform_bucket_level_access_is_reported(props: dict) -> None:
+    assert run_resource("gcp-storage-bucket-private", "gcp:storage/bucket:Bucket", props) == [
+        "uniform bucket-level access is off (object ACLs can make objects public)"]
+
+
+def test_power_user_access_is_an_admin_attachment() -> None:
+    power = "arn:aws:iam::aws:policy/PowerUserAccess"
+    assert run_resource("aws-iam-no-admin-attachment", "aws:iam/rolePolicyAttachment:RolePolicyAttachment", {"policyArn": power}) == [
+        "attaches PowerUserAccess"]
+    assert run_resource("aws-iam-no-admin-attachment", "aws:iam/role:Role",
+                        {"assumeRolePolicy": "{}", "managedPolicyArns": ["arn:aws:iam::aws:policy/ReadOnlyAccess", power]}) == [
+        "attaches PowerUserAccess"]
+
+
+EKS_PUBLIC = "the EKS API endpoint is public to the whole internet (publicAccessCidrs includes 0.0.0.0/0 or is unset)"
+
+
+@pytest.mark.parametrize(("props", "expected"), [
+    ({}, [EKS_PUBLIC]),  # EKS's default: a public endpoint open to 0.0.0.0/0
+    ({"vpcConfig": {"subnetIds": ["s"]}}, [EKS_PUBLIC]),
+    ({"vpcConfig": {"subnetIds": ["s"], "publicAccessCidrs": ["203.0.113.0/24"]}}, []),
+])
+def test_an_eks_endpoint_left_unset_is_public(props: dict, expected: list) -> None:
+    assert run_resource("aws-eks-private-endpoint", "aws:eks/cluster:Cluster", props) == expected

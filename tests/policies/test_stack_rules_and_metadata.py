@@ -281,3 +281,24 @@ def test_without_jsonschema_the_config_check_says_what_to_install(monkeypatch: p
     monkeypatch.setitem(sys.modules, "jsonschema", None)  # as where only pulumi-policy was installed
     with pytest.raises(PolicyError, match=r"needs jsonschema, part of the `policy` extra: install ai-infra\[policy\]"):
         evaluate_pack(PACK, [], config={}, project="p", stack="t")
+
+
+BLOCKING = {"dev": set(), "staging": {"critical", "high"}, "baseline": {"critical", "high"},
+            "prod": {"critical", "high", "medium", "low"}}
+"""Which severities block in each committed config: written out here, not read from gen_config, so a change to the
+generator's table (with the configs regenerated to match it) fails this test."""
+NEVER_BLOCKING = {"azure-aks-kms-etcd", "azure-storage-no-shared-key", "azure-vnet-transit-encryption-enforced",
+                  "global-endpoint-waf", "k8s-rbac-secrets-read"}
+"""The documented exceptions, advisory in every environment."""
+
+
+@pytest.mark.parametrize("env", sorted(BLOCKING))
+def test_each_environment_blocks_the_severities_it_should(env: str) -> None:
+    config = json.loads((PACK / "config" / f"{env}.json").read_text())
+    assert set(config) == set(RULES)
+    levels = {name: value if isinstance(value, str) else value["enforcementLevel"] for name, value in config.items()}
+    enabled = {name: level for name, level in levels.items() if level != "disabled"}
+    assert enabled
+    wrong = {name: level for name, level in enabled.items()
+             if level != ("mandatory" if RULES[name].severity in BLOCKING[env] and name not in NEVER_BLOCKING else "advisory")}
+    assert wrong == {}
