@@ -391,7 +391,7 @@ def run_program(
 
         with sdk_stack_traces(), secure_config_as_unknowns(), apply_error_origins():
             _sync_await(run_pulumi_func(lambda: body()))
-        stacks = [r.urn for r in monitor.records if r.type == STACK_TYPE]
+        stacks = [r.urn for r in monitor.records if r.type == STACK_TYPE]  # registered before anything else
         resources = dependency_order(monitor.records, _urn, lambda record: [*stacks, *_after(record)])
         return PlanResult(project=project, stack=stack, resources=resources, outputs=outputs,
                           config=dict(config or {}), secret_keys=secret_keys, diagnostics=engine.diagnostics)
@@ -410,8 +410,7 @@ def _urn(record: ResourceRecord) -> str:
 
 def _after(record: ResourceRecord) -> list[str]:
     """The URNs the engine steps through before this resource: its parent, its provider (a reference is
-    "<urn>::<id>"), what it depends on, and the resource whose deletion deletes it. (And the stack, which the
-    program registers before anything else.)"""
+    "<urn>::<id>"), what it depends on, and the resource whose deletion deletes it."""
     provider = record.provider.rsplit("::", 1)[0] if record.provider else ""
     property_dependencies = (urn for urns in record.propertyDependencies.values() for urn in urns)
     return [record.parent, provider, *record.dependencies, *property_dependencies, record.deletedWith]
