@@ -277,3 +277,24 @@ EKS_PUBLIC = "the EKS API endpoint is public to the whole internet (publicAccess
 ])
 def test_an_eks_endpoint_left_unset_is_public(props: dict, expected: list) -> None:
     assert run_resource("aws-eks-private-endpoint", "aws:eks/cluster:Cluster", props) == expected
+
+
+# --- From a mutation review: the clauses the cases above leave free ---
+
+def test_each_eks_control_plane_log_type_is_required() -> None:
+    for missing in ("api", "audit", "authenticator"):
+        kept = [t for t in ("api", "audit", "authenticator") if t != missing]
+        assert run_resource("aws-eks-control-plane-logs", "aws:eks/cluster:Cluster",
+                            {"enabledClusterLogTypes": kept}) == [f"control-plane logs {missing} are off"]
+
+
+def test_an_fsx_file_system_without_a_deployment_type_is_scratch_1() -> None:
+    # The FSx API's default deployment type is SCRATCH_1, which takes no customer-managed key even with kmsKeyId set.
+    found = run_resource("aws-fsx-lustre-cmk", "aws:fsx/lustreFileSystem:LustreFileSystem", {"kmsKeyId": KEY})
+    assert found == ["SCRATCH_1 cannot use a customer-managed key (AWS-owned keys only); keep regulated data off it"]
+
+
+def test_a_gcp_subnet_without_private_google_access_is_reported() -> None:
+    found = run_resource("gcp-subnet-flow-logs", "gcp:compute/subnetwork:Subnetwork",
+                         {"logConfig": {"aggregationInterval": "INTERVAL_5_SEC"}})
+    assert found == ["Private Google Access is off: nodes need NAT to reach Google APIs"]
