@@ -208,6 +208,12 @@ def test_imds_of_an_instance_whose_template_is_outside_the_stack_must_be_set_on_
     assert [m for _, m in stack_part("aws-launch-template-imdsv2", [after])] == [
         "metadataOptions are httpTokens optional, httpPutResponseHopLimit 2 (launch template lt-0123external is not in "
         "this stack); require IMDSv2 with a hop limit of 1 on the instance or in the template"]
+    # IMDSv2 required is not enough: a hop limit of 2 lets a container on the node reach the instance's credentials.
+    hops = resource(INSTANCE, {"launchTemplate": {"id": "lt-0123external"}, "metadataOptions": {
+        "httpEndpoint": "enabled", "httpTokens": "required", "httpPutResponseHopLimit": 2}}, "vm")
+    assert [m for _, m in stack_part("aws-launch-template-imdsv2", [hops])] == [
+        "metadataOptions are httpTokens required, httpPutResponseHopLimit 2 (launch template lt-0123external is not in "
+        "this stack); require IMDSv2 with a hop limit of 1 on the instance or in the template"]
 
 
 def test_a_public_ip_of_an_instance_whose_template_is_outside_the_stack_must_be_ruled_out_on_the_instance() -> None:

@@ -110,6 +110,17 @@ def test_an_unencrypted_efs_file_system_is_reported() -> None:
     assert run_resource("aws-efs-encryption", type_, {"encrypted": True, "kmsKeyId": KEY}) == []
 
 
+def test_a_log_bucket_is_exempt_for_sse_s3_only() -> None:
+    # S3 log delivery writes only to SSE-S3 buckets: that alone is exempt; aws:kms on a log bucket still needs a CMK.
+    def sse(algorithm: str) -> dict:
+        return {"rules": [{"applyServerSideEncryptionByDefault": {"sseAlgorithm": algorithm}}]}
+    assert run_resource("aws-s3-kms-encryption", SSE, sse("AES256"), resource_name="access-logs-encryption") == []
+    assert run_resource("aws-s3-kms-encryption", SSE, sse("aws:kms"), resource_name="access-logs-encryption") == [
+        "aws:kms without kmsMasterKeyId uses the AWS-managed key; name a customer-managed key"]
+    assert run_resource("aws-s3-kms-encryption", SSE, sse("AES256"), resource_name="datasets-encryption") == [
+        "default encryption is AES256; use aws:kms with a customer-managed key"]
+
+
 @pytest.mark.parametrize("key", ["alias/aws/s3", "arn:aws:kms:us-east-1:123456789012:alias/aws/s3"])
 def test_the_aws_managed_s3_key_by_alias_is_not_customer_managed(key: str) -> None:
     sse = {"rules": [{"applyServerSideEncryptionByDefault": {"sseAlgorithm": "aws:kms", "kmsMasterKeyId": key}}]}

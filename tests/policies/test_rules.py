@@ -298,3 +298,14 @@ def test_a_gcp_subnet_without_private_google_access_is_reported() -> None:
     found = run_resource("gcp-subnet-flow-logs", "gcp:compute/subnetwork:Subnetwork",
                          {"logConfig": {"aggregationInterval": "INTERVAL_5_SEC"}})
     assert found == ["Private Google Access is off: nodes need NAT to reach Google APIs"]
+
+
+@pytest.mark.parametrize(("node_config", "reported"), [
+    ({"spot": True}, False), ({"preemptible": True}, False), ({}, True)], ids=["spot", "preemptible", "on-demand"])
+def test_a_dev_gke_pool_kept_running_may_be_spot_or_preemptible(node_config: dict, reported: bool) -> None:
+    # Preemptible VMs are GKE's older spot: a dev pool of them that keeps a node running is no on-demand cost.
+    pool = {"location": "us-central1-a", "initialNodeCount": 1, "autoscaling": {"minNodeCount": 1, "maxNodeCount": 2},
+            "nodeConfig": {"machineType": "g2-standard-8", "guestAccelerators": [{"type": "nvidia-l4", "count": 1}],
+                           **node_config}}
+    found = run_resource("dev-pools-spot-or-scale-to-zero", "gcp:container/nodePool:NodePool", pool, {"environment": "dev"})
+    assert bool(found) is reported and all("on-demand" in m for m in found), found
