@@ -309,3 +309,14 @@ def test_a_dev_gke_pool_kept_running_may_be_spot_or_preemptible(node_config: dic
                            **node_config}}
     found = run_resource("dev-pools-spot-or-scale-to-zero", "gcp:container/nodePool:NodePool", pool, {"environment": "dev"})
     assert bool(found) is reported and all("on-demand" in m for m in found), found
+
+
+@pytest.mark.parametrize(("statement", "found"), [
+    ({"Action": "*:*", "Resource": "arn:aws:s3:::b"}, ["a statement allows every action (Action: *)"]),
+    ({"Action": "s3:*", "NotResource": "arn:aws:s3:::secret/*"}, ["a statement allows s3:* on every resource"]),
+    ({"Action": "s3:*", "NotResource": "*"}, []),  # allows no resource at all
+    ({"NotAction": "iam:*", "NotResource": "*"}, []),
+], ids=["star-colon-star", "not-resource-one", "not-resource-star", "not-action-not-resource-star"])
+def test_wildcard_actions_and_not_resource(statement: dict, found: list[str]) -> None:
+    policy = json.dumps({"Statement": [{"Effect": "Allow", **statement}]})
+    assert run_resource("aws-iam-no-wildcard-policy", "aws:iam/rolePolicy:RolePolicy", {"policy": policy}) == found
