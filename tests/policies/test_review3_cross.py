@@ -392,6 +392,8 @@ def test_the_pack_runs_the_stack_parts_in_analyze_stack() -> None:
     ("europe-west10", ["europe-west1"], True),  # Berlin, not Belgium
     ("europe-west12", ["europe-west1"], True),
     ("europe-west1-b", ["europe-west1"], False),  # a zone of an allowed region
+    ("us-east-1a", ["us-east-1"], False),  # an AWS zone: a letter, no dash
+    ("us-east-12", ["us-east-1"], True),  # a digit is another region, not a zone
     ("eastus", ["eastus"], False),
 ])
 def test_a_region_whose_name_extends_an_allowed_one_is_outside(location: str, allowed: list, outside: bool) -> None:
