@@ -130,3 +130,9 @@ def test_the_aks_spot_taint_is_refused_on_an_azure_spot_pool() -> None:
 def test_a_choice_in_another_case_gets_the_spelling_to_write(path: str, value: str, where: str, message: str) -> None:
     # difflib's ratio for a change of case alone is below its cutoff: the case-insensitive match gives the hint.
     assert spec_issues(set_path(valid(), path, value)) == [(where, message)]
+
+
+def test_the_whole_internet_at_a_public_endpoint_gets_its_own_message() -> None:
+    data = set_path(valid(), f"{A}/cluster", {"api_access": "public_restricted", "authorized_cidrs": ["0.0.0.0/0"]})
+    assert spec_issues(data) == [(f"{AWS_REGION}.cluster.authorized_cidrs", "authorized_cidrs entry 0.0.0.0/0 opens the API "
+                                  "server to the whole internet; list your egress ranges")]
