@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from .force_new import force_new_paths
+from .force_new import SHRINK_REPLACES, force_new_paths
 from .masking import SECRET_SHOWN, is_secret, mask_secrets
 from .property_paths import MISSING, covers, format_path, get_at, parse_path, reset
 
@@ -123,9 +123,11 @@ def _changed_entry(old: dict[str, Any], new: dict[str, Any], before: str, urn: s
         return None
     replace_on = [p for p in map(parse_path, [*(new.get("replaceOnChanges") or []), *force_new_paths(new["type"])]) if p]
     replacing = []
-    for path, _, _ in changes:
-        # At or under a replace path; or a whole object changed that holds one whose value differs.
-        if any(covers(p, path) or (covers(path, p) and get_at(old_inputs, p) != get_at(new_inputs, p)) for p in replace_on):
+    shrink = SHRINK_REPLACES.get(new["type"], ())
+    for path, before_value, after_value in changes:
+        # At or under a replace path; or a whole object changed that holds one whose value differs; or a size made smaller.
+        if any(covers(p, path) or (covers(path, p) and get_at(old_inputs, p) != get_at(new_inputs, p)) for p in replace_on) \
+                or (format_path(path) in shrink and _smaller(after_value, before_value)):
             replacing.append(format_path(path))
     entry: dict[str, Any] = {
         "urn": urn, "type": new["type"], "action": "replace" if replacing else "update",
@@ -138,6 +140,11 @@ def _changed_entry(old: dict[str, Any], new: dict[str, Any], before: str, urn: s
         entry["notes"].append(f"provider settings changed: the {users} resource{'s' if users != 1 else ''} using this "
                               "provider may update, or be replaced where they cannot take the change in place")
     return entry
+
+
+def _smaller(new: Any, old: Any) -> bool:
+    numbers = (int, float)
+    return all(isinstance(v, numbers) and not isinstance(v, bool) for v in (new, old)) and new < old
 
 
 def diff_plans(base: dict[str, Any], head: dict[str, Any]) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from .force_new_azure import AZURE_NATIVE_FORCE_NEW
 #   aws:fsx/lustreFileSystem:LustreFileSystem: ForceNew in
 #     https://github.com/hashicorp/terraform-provider-aws/blob/06ee53d9fed4877dc55cefbe3ba1423b863eda61/internal/service/fsx/lustre_file_system.go
 #     (perUnitStorageThroughput is left out: ForceNew there, but pulumi-aws 7.51's own docs say it can be changed
-#     unless efaEnabled is set; a smaller storageCapacity replaces too, which a table of paths cannot express)
+#     unless efaEnabled is set; a smaller storageCapacity replaces too: SHRINK_REPLACES below)
 #   aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation: ForceNew in
 #     https://github.com/hashicorp/terraform-provider-aws/blob/a0edd9bd24d4d2b75c517880f2c149c8994bd02c/internal/service/fsx/data_repository_association.go
 #   aws:s3/bucket:Bucket, aws:s3/bucketV2:BucketV2 (both aws_s3_bucket): ForceNew in
@@ -86,6 +86,13 @@ FORCE_NEW: dict[str, tuple[str, ...]] = {
     **AZURE_NATIVE_FORCE_NEW,
 }
 _KUBERNETES_IDENTITY = ("metadata.name", "metadata.namespace")
+
+SHRINK_REPLACES: dict[str, tuple[str, ...]] = {
+    # resourceLustreFileSystemSchemaCustomizeDiff (lustre_file_system.go, same commit as above): "force a new resource
+    # if the new storage capacity is less than the old one"; FSx grows a file system in place and cannot shrink it.
+    "aws:fsx/lustreFileSystem:LustreFileSystem": ("storageCapacity",),
+}
+"""Numeric inputs a smaller value of which replaces the resource, while a larger one updates it."""
 
 
 def force_new_paths(type_: str) -> tuple[str, ...]:

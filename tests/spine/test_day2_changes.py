@@ -72,3 +72,14 @@ def test_relabelling_the_cost_center_only_retags(base: dict[str, Any]) -> None:
     # AWS resources take the new tag from the provider's default tags, so they are not each rewritten here.
     assert updates["prod-aws"] == {"defaultTags.tags.cost-center": ('"cc-ml-prod"', '"cc-ml-prod-2"')}
     assert "prod-us-east-1-train-fs" not in updates
+
+
+
+def test_shrinking_fsx_replaces_the_file_system(base: dict[str, Any]) -> None:
+    # FSx for Lustre cannot shrink: terraform-provider-aws forces a new file system for a smaller storage_capacity (a
+    # larger one is the in-place update above). Prod protects it, so the reviewer reads that `pulumi up` refuses.
+    diff = diff_plans(base, edited_stack_plan("prod", {f"{AWS}/lustre/train/size_gib": 2400}))
+    replaced = {e["urn"].split("::")[-1]: e for g in diff["components"].values() for e in g["replaced"]}
+    assert list(replaced) == ["prod-us-east-1-train-fs"]
+    fs = replaced["prod-us-east-1-train-fs"]
+    assert fs["replaceBecause"] == ["storageCapacity"] and "protected: `pulumi up` will fail" in fs["notes"]
