@@ -34,12 +34,33 @@ Sources read (the pinned SDK is pulumi-azure-native 3.29.0, released 2026-10-16,
   https://github.com/Azure/azure-rest-api-specs/blob/5a2abff0f2e61dac85740375816a18d468786b7b/specification/storage/resource-manager/Microsoft.Storage/stable/2024-01-01/storage.json
     StorageAccountCreateParameters and StorageAccountPropertiesCreateParameters carry no x-ms-mutability: only
     forceNewMap's isHnsEnabled and location
+  https://github.com/Azure/azure-rest-api-specs/blob/cd1a17dc3f61db6c461fbe5f952f872d98556b39/specification/containerservice/resource-manager/Microsoft.ContainerService/aks/stable/2025-09-01/managedClusters.json
+    (ManagedCluster and AgentPool are REST API 2025-09-01 in the pinned SDK): no definition ManagedCluster,
+    ManagedClusterProperties (flattened), ManagedClusterAgentPoolProfileProperties (an AgentPool's flattened
+    properties) or any definition they $ref carries x-ms-mutability (the file's only one is ManagedNamespace.location):
+    none create-only beyond forceNewMap's; a ManagedCluster's location is [read, create] from common-types v5
+    TrackedResource, https://github.com/Azure/azure-rest-api-specs/blob/e18652588ea9f6668aeaedb19918b58025398ab1/specification/common-types/resource-management/v5/types.json
+    (an AgentPool is a SubResource, with no location)
+  https://github.com/Azure/azure-rest-api-specs/blob/7eaa7f26cae7bb4865d7cfdc55677c8450719d10/specification/keyvault/resource-manager/Microsoft.KeyVault/stable/2024-11-01/keyvault.json
+    (Vault is REST API 2024-11-01): its `properties` is not flattened (the SDK's Vault takes `properties`, so its fields
+    are one level in), location and tags carry no x-ms-mutability, and createMode is [create, update]: none
+    create-only. (The TypeSpec openapi.json of that version, 165ec6c46eabf1f3120ad1b99e8cbd8ac97630e7, flattens
+    `properties` and takes location from TrackedResource; the SDK's shape is keyvault.json's, not it.)
+  https://github.com/Azure/azure-rest-api-specs/blob/905cfe708def78b68f3e67801862982580720fe4/specification/compute/resource-manager/Microsoft.Compute/DiskRP/stable/2024-03-02/diskEncryptionSet.json
+    (DiskEncryptionSet is REST API 2024-03-02): EncryptionSetProperties (flattened), EncryptionSetIdentity and the
+    compute common-types v1 Resource (location, tags;
+    https://github.com/Azure/azure-rest-api-specs/blob/23ae785c0b7571422dda749b594fce33656f6471/specification/compute/resource-manager/Microsoft.Compute/common-types/v1/common.json)
+    carry no x-ms-mutability: none create-only
+  https://github.com/Azure/azure-rest-api-specs/blob/16c9ca7681ac3c81b41c6159d60e8bfabb32bc65/specification/msi/resource-manager/Microsoft.ManagedIdentity/stable/2023-01-31/ManagedIdentity.json
+    (UserAssignedIdentity is REST API 2023-01-31): the PUT body Identity is allOf common-types v4 TrackedResource,
+    whose location is [read, create]
+    (https://github.com/Azure/azure-rest-api-specs/blob/b8d93149913bfd224f1e1046994976eb1cd7f9e6/specification/common-types/resource-management/v4/types.json);
+    its flattened properties are read-only
   Path parameter names: the SDK's own (pulumi_azure_native 3.29.0 `*Args`, e.g. publicIpAddressName).
-Not confirmed, so left out (a change shows as an update): body properties of Vault, Key (its `properties` is a type,
-so kty/keySize/curveName are one level in and do not replace by the rule above), DiskEncryptionSet, BlobContainer,
-NatGateway, Subnet, Workspace, PrivateZone, VirtualNetworkLink, UserAssignedIdentity and the x-ms-mutability of
-ManagedCluster/AgentPool 2025-09-01 top-level properties (their REST specs were not read); the `location` of those not
-in forceNewMap. Not expressible as paths: adding an input the old state already held with that value is no replacement
+Not confirmed, so left out (a change shows as an update): body properties of Key (its `properties` is a type, so
+kty/keySize/curveName are one level in and do not replace by the rule above), BlobContainer, NatGateway, Subnet,
+Workspace, PrivateZone and VirtualNetworkLink (their REST specs were not read), and so the `location` of these where
+forceNewMap does not list it. Not expressible as paths: adding an input the old state already held with that value is no replacement
 (calculateChangesAndReplacements), and a resourceGroupName or location change of case or spaces only is no change.
 """
 
@@ -74,7 +95,7 @@ AZURE_NATIVE_FORCE_NEW: dict[str, tuple[str, ...]] = {
     "azure-native:privatedns:PrivateZone": (_RG, "privateZoneName"),
     "azure-native:privatedns:VirtualNetworkLink": (_RG, "privateZoneName", "virtualNetworkLinkName"),
     "azure-native:resources:ResourceGroup": (_RG, "location"),
-    "azure-native:managedidentity:UserAssignedIdentity": (_RG, "resourceName"),
+    "azure-native:managedidentity:UserAssignedIdentity": (_RG, "resourceName", "location"),
     # forceNewMap's "name" under the "// sku" comment is sku.name (pulumi/pulumi-azure-native#2230).
     "azure-native:cdn:Profile": (_RG, "profileName", "location", "sku.name"),
     "azure-native:authorization:RoleAssignment": ("scope", "roleAssignmentName", "principalId"),
