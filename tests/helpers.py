@@ -14,6 +14,10 @@ BASE_PLATFORM: dict[str, Any] = {
 }
 
 
+AZURE_ONLY = {"azure": {"regions": {"eastus2": {"network": {"cidr": "10.50.0.0/16", "transit_encryption": "monitor"}}}}}
+"""The `clouds` of the smallest Azure-only platform (pass to `platform_dict`)."""
+
+
 def platform_dict(clouds: dict[str, Any], **top: Any) -> dict[str, Any]:
     """A valid platform config with the given clouds and top-level overrides (deep-copied)."""
     data = copy.deepcopy(BASE_PLATFORM)

@@ -127,7 +127,7 @@ def _changed_entry(old: dict[str, Any], new: dict[str, Any], before: str, urn: s
     for path, before_value, after_value in changes:
         # At or under a replace path; or a whole object changed that holds one whose value differs; or a size made smaller.
         if any(covers(p, path) or (covers(path, p) and get_at(old_inputs, p) != get_at(new_inputs, p)) for p in replace_on) \
-                or (format_path(path) in shrink and _smaller(after_value, before_value)):
+                or (shrink and format_path(path) in shrink and _smaller(after_value, before_value)):
             replacing.append(format_path(path))
     entry: dict[str, Any] = {
         "urn": urn, "type": new["type"], "action": "replace" if replacing else "update",

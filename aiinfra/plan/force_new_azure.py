@@ -60,8 +60,9 @@ Sources read (the pinned SDK is pulumi-azure-native 3.29.0, released 2026-10-16,
 Not confirmed, so left out (a change shows as an update): body properties of Key (its `properties` is a type, so
 kty/keySize/curveName are one level in and do not replace by the rule above), BlobContainer, NatGateway, Subnet,
 Workspace, PrivateZone and VirtualNetworkLink (their REST specs were not read), and so the `location` of these where
-forceNewMap does not list it. Not expressible as paths: adding an input the old state already held with that value is no replacement
-(calculateChangesAndReplacements), and a resourceGroupName or location change of case or spaces only is no change.
+forceNewMap does not list it. Not expressible as paths: adding an input the old state already held with that value is
+no replacement (calculateChangesAndReplacements), and a resourceGroupName or location change of case or spaces only is
+no change.
 """
 
 from __future__ import annotations

@@ -8,18 +8,13 @@ from typing import Any
 import pytest
 from helpers import change as set_path
 from helpers import full_platform_dict as valid
-from helpers import platform_dict, spec_issues
+from helpers import AZURE_ONLY, platform_dict, spec_issues
 
 from components.planning.ranges import NON_PUBLIC_BLOCKS
 from components.spec import load_platform
 
 AWS_REGION = "platform.clouds.aws.regions.us-east-1"
 A = "clouds/aws/regions/us-east-1"
-EXTRA_LIMIT = ("got {n} extra labels; at most 38 are allowed: AWS and Azure allow 50 tags per resource, the platform sets 5 of "
-               "its own (environment, owner, team, cost-center, managed-by) and a resource carries up to 7 more (an EKS "
-               "cluster's EBS volume: the 7 tags of the EBS CSI driver)")
-
-
 def test_a_network_smaller_than_a_22_is_refused_and_a_22_loads() -> None:
     # plan_subnets needs a /22 for 3 zones of subnets: a /23 would fail at preview with a bare ValueError and no path.
     assert spec_issues(set_path(valid(), f"{A}/network/cidr", "10.10.0.0/23")) == [(
@@ -32,18 +27,6 @@ def test_a_system_pool_with_min_above_max_is_refused() -> None:
     # EKS, GKE and AKS refuse a scaling config with min > max at `pulumi up`.
     assert spec_issues(set_path(valid(), f"{A}/cluster/system_pool", {"min_nodes": 5, "max_nodes": 2})) == [
         (f"{AWS_REGION}.cluster.system_pool.max_nodes", "max_nodes (2) must be >= min_nodes (5)")]
-
-
-AZURE_ONLY = {"azure": {"regions": {"eastus2": {"network": {"cidr": "10.50.0.0/16", "transit_encryption": "monitor"}}}}}
-
-
-@pytest.mark.parametrize("clouds", [{"aws": valid()["clouds"]["aws"]}, AZURE_ONLY], ids=["aws-only", "azure-only"])
-def test_an_aws_or_azure_only_platform_has_38_extra_labels_to_fill(clouds: dict[str, Any]) -> None:
-    # Azure also takes 50 tags per resource: an Azure-only platform gets the 38-label limit, not GCP's 56.
-    data = platform_dict(clouds)
-    fits = {f"label-{i}": "x" for i in range(38)}
-    assert load_platform(set_path(data, "labels/extra", fits)).labels.extra == fits
-    assert spec_issues(set_path(data, "labels/extra", {**fits, "one-more": "x"})) == [("platform.labels.extra", EXTRA_LIMIT.format(n=39))]
 
 
 def test_tiering_ages_may_not_be_equal() -> None:
