@@ -56,13 +56,41 @@ Sources read (the pinned SDK is pulumi-azure-native 3.29.0, released 2026-10-16,
     whose location is [read, create]
     (https://github.com/Azure/azure-rest-api-specs/blob/b8d93149913bfd224f1e1046994976eb1cd7f9e6/specification/common-types/resource-management/v4/types.json);
     its flattened properties are read-only
+  https://github.com/Azure/azure-rest-api-specs/blob/e816204e2ba6f8c19d4cba728c5e271cc64b76ab/specification/keyvault/resource-manager/Microsoft.KeyVault/stable/2024-11-01/keys.json
+    (Key is REST API 2024-11-01): the PUT (Keys_CreateIfNotExist, which "does not update existing keys") takes
+    KeyCreateParameters: tags and a `properties` that is not flattened (kty, keySize, curveName are one level in); no
+    definition in the file carries x-ms-mutability: none create-only
+  https://github.com/Azure/azure-rest-api-specs/blob/bb756a3644f7488f33d30643244dc51a9ba72577/specification/storage/resource-manager/Microsoft.Storage/stable/2024-01-01/blob.json
+    (BlobContainer is REST API 2024-01-01): ContainerProperties (flattened) and ImmutableStorageWithVersioning carry no
+    x-ms-mutability (immutableStorageWithVersioning is described as set at creation, not marked so), and forceNewMap
+    lists BlobContainer with no property: none create-only
+  https://github.com/Azure/azure-rest-api-specs/blob/cd1a17dc3f61db6c461fbe5f952f872d98556b39/specification/network/resource-manager/Microsoft.Network/Network/stable/2024-05-01/natGateway.json
+    (NatGateway and Subnet are REST API 2024-05-01): NatGateway (sku, zones), NatGatewayPropertiesFormat (flattened)
+    and NatGatewaySku carry no x-ms-mutability, nor does network.json's Resource, where location and tags come from
+    (https://github.com/Azure/azure-rest-api-specs/blob/ea83a2a3e90ca3f0420e9d0ef55a811523541aba/specification/network/resource-manager/Microsoft.Network/stable/2024-05-01/network.json):
+    none create-only, location included (forceNewMap lists location for VirtualNetwork and PublicIPAddress only)
+  https://github.com/Azure/azure-rest-api-specs/blob/4e8108cc8dd608db81c7d08502613e5917032ab7/specification/network/resource-manager/Microsoft.Network/stable/2024-05-01/virtualNetwork.json
+    Subnet and SubnetPropertiesFormat (flattened) carry no x-ms-mutability, nor do the definitions its object
+    properties $ref: RouteTable and NetworkSecurityGroup (routeTable.json bed389ea6ceb56335f95c29b7126f6fc656e6e87,
+    networkSecurityGroup.json c93887028b4d26ea3c19a1c5be394b4f69e636c3, same directory), SubResource (network.json);
+    forceNewMap lists Subnet with no property: none create-only. defaultOutboundAccess "cannot be updated for an
+    existing subnet", says its description, but it is not marked so: a change is sent as an update
+  https://github.com/Azure/azure-rest-api-specs/blob/0dcfa37f9e6838328ebfae44ceb216b6ee066949/specification/operationalinsights/resource-manager/Microsoft.OperationalInsights/stable/2023-09-01/Workspaces.json
+    (Workspace is REST API 2023-09-01; the same definitions at c09d4df400a5d4c19b64b2fdb957eff3d23c50f5):
+    WorkspaceProperties (flattened), WorkspaceSku, WorkspaceCapping, WorkspaceFeatures and Identity carry no
+    x-ms-mutability; location is [read, create] from common-types v2 TrackedResource,
+    https://github.com/Azure/azure-rest-api-specs/blob/01efba9ffbbfb58c9e9d69859153127379cb00d9/specification/common-types/resource-management/v2/types.json
+  https://github.com/Azure/azure-rest-api-specs/blob/9989e1327d146e134d5080a3db3f1f909156ba1c/specification/privatedns/resource-manager/Microsoft.Network/PrivateDns/stable/2024-06-01/privatedns.json
+    (PrivateZone and VirtualNetworkLink are REST API 2024-06-01): both declare location [read, create] (tags [read,
+    update, create]); PrivateZoneProperties is read-only, and VirtualNetworkLinkProperties' virtualNetwork,
+    registrationEnabled and resolutionPolicy carry no x-ms-mutability. The copy at the older path
+    (.../Microsoft.Network/stable/2024-06-01/privatedns.json at 0ebdc78c9d2bf020990c4182f395a3cc99c3ead1, before
+    resolutionPolicy) has location [read, create] too, from its own TrackedResource
   Path parameter names: the SDK's own (pulumi_azure_native 3.29.0 `*Args`, e.g. publicIpAddressName).
-Not confirmed, so left out (a change shows as an update): body properties of Key (its `properties` is a type, so
-kty/keySize/curveName are one level in and do not replace by the rule above), BlobContainer, NatGateway, Subnet,
-Workspace, PrivateZone and VirtualNetworkLink (their REST specs were not read), and so the `location` of these where
-forceNewMap does not list it. Not expressible as paths: adding an input the old state already held with that value is
-no replacement (calculateChangesAndReplacements), and a resourceGroupName or location change of case or spaces only is
-no change.
+Not confirmed: which azure-rest-api-specs commit the 3.29.0 generator read (the SDK does not record it); each copy read
+above has the inputs of the SDK's `*Args` (e.g. resolutionPolicy, defaultDataCollectionRuleResourceId).
+Not expressible as paths: adding an input the old state already held with that value is no replacement
+(calculateChangesAndReplacements), and a resourceGroupName or location change of case or spaces only is no change.
 """
 
 from __future__ import annotations
@@ -92,9 +120,9 @@ AZURE_NATIVE_FORCE_NEW: dict[str, tuple[str, ...]] = {
     "azure-native:network:PublicIPAddress": (_RG, "publicIpAddressName", "location", "publicIPAddressVersion",
                                              "publicIPPrefix", "sku"),
     "azure-native:network:NatGateway": (_RG, "natGatewayName"),
-    "azure-native:operationalinsights:Workspace": (_RG, "workspaceName"),
-    "azure-native:privatedns:PrivateZone": (_RG, "privateZoneName"),
-    "azure-native:privatedns:VirtualNetworkLink": (_RG, "privateZoneName", "virtualNetworkLinkName"),
+    "azure-native:operationalinsights:Workspace": (_RG, "workspaceName", "location"),
+    "azure-native:privatedns:PrivateZone": (_RG, "privateZoneName", "location"),
+    "azure-native:privatedns:VirtualNetworkLink": (_RG, "privateZoneName", "virtualNetworkLinkName", "location"),
     "azure-native:resources:ResourceGroup": (_RG, "location"),
     "azure-native:managedidentity:UserAssignedIdentity": (_RG, "resourceName", "location"),
     # forceNewMap's "name" under the "// sku" comment is sku.name (pulumi/pulumi-azure-native#2230).
