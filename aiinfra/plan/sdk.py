@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import keyword
 import re
 
 
@@ -19,8 +20,9 @@ def sdk_class(token: str, suffix: str = "") -> type | None:
         group, _, version = module.partition("/")
         module_path = f"{base}.{group.split('.')[0]}.{version}"
     else:  # <module>/<file> or <module>
-        module = module.split("/")[0]
-        module_path = base if module in ("index", "") else f"{base}.{module.replace('-', '_')}"
+        module = module.split("/")[0].replace("-", "_")
+        # Pulumi's Python codegen appends "_" to a module named like a Python keyword (aws:lambda -> pulumi_aws.lambda_).
+        module_path = base if module in ("index", "") else f"{base}.{module}{'_' if keyword.iskeyword(module) else ''}"
     snake = re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
     class_name = name[:1].upper() + name[1:] + suffix
     # The package first: the provider SDKs load their modules lazily, and importing a submodule of a module not yet

@@ -177,3 +177,20 @@ def test_gke_versions_are_gke_shaped_and_our_version_check_stays_unanswered() ->
     # secure kernel module loading floor (components/gcp/offerings.py signed_modules_channel): offline, every one does.
     floor = gke_version_key(SIGNED_MODULES_VERSION)
     assert all(gke_version_key(v) >= floor for v in outputs["defaults"].values())
+
+
+def test_a_module_named_like_a_python_keyword_has_typed_placeholders_and_computed_outputs() -> None:
+    """`aws:lambda/...` lives in `pulumi_aws.lambda_` (the codegen appends "_" to keywords): a looked-up function's
+    ARN is a placeholder a Permission can take, not None, and a Function's computed outputs are unknown in a plan."""
+    from aiinfra.plan.outputs import computed_properties
+
+    def program() -> None:
+        fn = aws.lambda_.get_function(function_name="rotate")
+        aws.lambda_.Permission("invoke", function=fn.arn, action="lambda:InvokeFunction", principal="sns.amazonaws.com")
+        pulumi.export("arn", fn.arn)
+
+    result = plan(program)
+    assert result.outputs["arn"].startswith("arn:aws:lambda:us-east-1:123456789012:function:")
+    [permission] = [r for r in result.resources if r.type == "aws:lambda/permission:Permission"]
+    assert permission.inputs["function"] == result.outputs["arn"]
+    assert "arn" in computed_properties("aws:lambda/function:Function")
