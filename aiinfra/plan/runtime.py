@@ -395,6 +395,9 @@ def run_program(
         resources = dependency_order(monitor.records, _urn, lambda record: [*stacks, *_after(record)])
         return PlanResult(project=project, stack=stack, resources=resources, outputs=outputs,
                           config=dict(config or {}), secret_keys=secret_keys, diagnostics=engine.diagnostics)
+    except BaseException:
+        loop.set_exception_handler(_unless_never_retrieved)
+        raise
     finally:
         gc.set_threshold(*gc_threshold)
         pulumi.runtime.set_all_config({}, [])
@@ -424,6 +427,15 @@ def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
         task.cancel()
     if pending:
         loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+
+
+def _unless_never_retrieved(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The loop's exception handler once its program failed: the futures that failed with it (one per output of each
+    resource the error stopped) are never awaited again, and when they are collected, later in a process that goes on
+    (tests, the bench), asyncio would log each as "Future exception was never retrieved", an echo of the error
+    already raised."""
+    if context.get("message") != "Future exception was never retrieved":
+        loop.default_exception_handler(context)
 
 
 async def _maybe_await(value: Any) -> None:

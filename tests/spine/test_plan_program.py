@@ -499,3 +499,21 @@ def test_a_program_error_raised_while_registrations_wait_is_reported_alone(tmp_p
     assert run.returncode == 1
     assert run.stderr == ("error: platform.clouds.aws.regions.us-west-1.network.zones: 3, but us-west-1 has 2 standard "
                           "availability zones (us-west-1a, us-west-1b); allowed: 2\n")
+
+
+def test_a_failed_programs_leftover_futures_log_nothing_when_collected(caplog: pytest.LogCaptureFixture) -> None:
+    """The outputs of the resources a refused registration stopped fail with its error and are never awaited; in a
+    process that goes on after the plan (a test run, the bench) asyncio would log each, once collected, as "Future
+    exception was never retrieved" under the error the plan already raised."""
+    import gc
+
+    import pulumi_aws as aws
+
+    from aiinfra.plan.runtime import run_program
+
+    config = {"aws:region": "us-east-1", "pulumi:disable-default-providers": '["aws"]'}
+    with pytest.raises(pulumi.RunError, match="Default provider for 'aws' disabled"):
+        run_program(lambda: [aws.s3.Bucket(f"b{i}") for i in range(3)], project="p", stack="s", config=config)
+    with caplog.at_level("ERROR", logger="asyncio"):
+        gc.collect()
+    assert [r.getMessage() for r in caplog.records if "never retrieved" in r.getMessage()] == []
