@@ -134,3 +134,23 @@ def spec_issues(data: dict[str, Any]) -> list[tuple[str, str]]:
     with pytest.raises(SpecError) as caught:
         load_platform(data)
     return caught.value.issues
+
+
+PLAN_STACK_URN = "urn:pulumi:prod::ai-infra::pulumi:pulumi:Stack::ai-infra-prod"
+"""The stack URN of the hand-made prod plan documents `plan_record` and `base_and_head` build (diff tests)."""
+
+
+def plan_record(type_: str, name: str, inputs: dict, parent: str = PLAN_STACK_URN, **options: Any) -> dict:
+    """One resource of a hand-made plan document (`aiinfra plan --json` form), a custom resource with no options set
+    unless `options` sets them."""
+    return {"urn": f"urn:pulumi:prod::ai-infra::{type_}::{name}", "type": type_, "name": name, "parent": parent,
+            "custom": True, "provider": "", "protect": False, "retainOnDelete": False, "ignoreChanges": [],
+            "replaceOnChanges": [], "inputs": inputs, **options}
+
+
+def base_and_head(*records: dict) -> tuple[dict, dict]:
+    """A base plan of prod holding the stack and `records`, and a copy of it to edit as the head."""
+    stack = {"urn": PLAN_STACK_URN, "type": "pulumi:pulumi:Stack", "name": "ai-infra-prod", "parent": "",
+             "custom": False, "inputs": {}}
+    base = {"project": "ai-infra", "stack": "prod", "resources": [stack, *copy.deepcopy(records)]}
+    return base, copy.deepcopy(base)

@@ -7,6 +7,8 @@ import json
 import shutil
 from pathlib import Path
 
+from helpers import PLAN_STACK_URN as STACK_URN, base_and_head as _plans, plan_record as _record
+
 from aiinfra.cli import main
 from aiinfra.plan.diff import diff_plans, render_diff_text
 from aiinfra.plan.markdown import GITHUB_COMMENT_LIMIT, MARKER, combine, render_markdown
@@ -176,21 +178,6 @@ def test_a_comment_within_the_limit_is_left_whole() -> None:
 
 
 # --- what the engine would do with a change: update, replace, ignore -------------------------------------------------
-
-STACK_URN = "urn:pulumi:prod::ai-infra::pulumi:pulumi:Stack::ai-infra-prod"
-
-
-def _record(type_: str, name: str, inputs: dict, **options: object) -> dict:
-    return {"urn": f"urn:pulumi:prod::ai-infra::{type_}::{name}", "type": type_, "name": name, "parent": STACK_URN,
-            "custom": True, "provider": "", "protect": False, "retainOnDelete": False, "ignoreChanges": [],
-            "replaceOnChanges": [], "inputs": inputs, **options}
-
-
-def _plans(*records: dict) -> tuple[dict, dict]:
-    stack = {"urn": STACK_URN, "type": "pulumi:pulumi:Stack", "name": "ai-infra-prod", "parent": "", "custom": False,
-             "inputs": {}}
-    base = {"project": "ai-infra", "stack": "prod", "resources": [stack, *records]}
-    return base, copy.deepcopy(base)
 
 
 def _only_entry(diff: dict) -> dict:

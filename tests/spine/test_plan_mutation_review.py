@@ -4,11 +4,9 @@ outputs the policy pack sees (outputs.py)."""
 
 from __future__ import annotations
 
-import copy
-from typing import Any
-
 import pulumi
 import pytest
+from helpers import PLAN_STACK_URN as STACK_URN, base_and_head as _plans, plan_record as _record
 
 from aiinfra.plan.diff import diff_plans
 from aiinfra.plan.markdown import MARKER, combine, render_markdown
@@ -18,20 +16,6 @@ from aiinfra.plan.project import SECRET_PLACEHOLDER
 from aiinfra.plan.runtime import UNKNOWN, run_program
 
 SIG, SECRET = "4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270"
-STACK_URN = "urn:pulumi:prod::ai-infra::pulumi:pulumi:Stack::ai-infra-prod"
-
-
-def _record(type_: str, name: str, inputs: dict, **options: Any) -> dict:
-    return {"urn": f"urn:pulumi:prod::ai-infra::{type_}::{name}", "type": type_, "name": name, "parent": STACK_URN,
-            "custom": True, "provider": "", "protect": False, "retainOnDelete": False, "ignoreChanges": [],
-            "replaceOnChanges": [], "inputs": inputs, **options}
-
-
-def _plans(*records: dict) -> tuple[dict, dict]:
-    stack = {"urn": STACK_URN, "type": "pulumi:pulumi:Stack", "name": "ai-infra-prod", "parent": "", "custom": False,
-             "inputs": {}}
-    base = {"project": "ai-infra", "stack": "prod", "resources": [stack, *copy.deepcopy(records)]}
-    return base, copy.deepcopy(base)
 
 
 def _comment(base: dict, head: dict, violations: list[dict] | None = None) -> str:

@@ -3,30 +3,13 @@ engine will do with each change, in the cases a mutation review found no other t
 
 from __future__ import annotations
 
-import copy
-from typing import Any
-
 import pytest
+from helpers import PLAN_STACK_URN as STACK_URN, base_and_head as _plans, plan_record as _record
 
 from aiinfra.plan.diff import diff_plans, render_diff_text
 
-STACK_URN = "urn:pulumi:prod::ai-infra::pulumi:pulumi:Stack::ai-infra-prod"
 SECRET = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": "hunter2"}
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # what the plan records for a value known only after apply
-
-
-def _record(type_: str, name: str, inputs: dict, parent: str = STACK_URN, **options: Any) -> dict:
-    return {"urn": f"urn:pulumi:prod::ai-infra::{type_}::{name}", "type": type_, "name": name, "parent": parent,
-            "custom": True, "provider": "", "protect": False, "retainOnDelete": False, "ignoreChanges": [],
-            "replaceOnChanges": [], "inputs": inputs, **options}
-
-
-def _plans(*records: dict) -> tuple[dict, dict]:
-    """A base plan holding the stack and `records`, and a copy of it to edit as the head."""
-    stack = {"urn": STACK_URN, "type": "pulumi:pulumi:Stack", "name": "ai-infra-prod", "parent": "", "custom": False,
-             "inputs": {}}
-    base = {"project": "ai-infra", "stack": "prod", "resources": [stack, *copy.deepcopy(records)]}
-    return base, copy.deepcopy(base)
 
 
 def _head(head: dict, name: str) -> dict:
