@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .config_keys import config_key
 from .goyaml import GoTime, scalar_text
 
 _DECLARATION_KEYS = ("default", "description", "items", "secret", "type", "value")
@@ -47,10 +48,14 @@ def project_config(path: Path, project: str, raw: Any) -> tuple[ConfigDeclaratio
     declarations = []
     for key, spec in raw.items():
         key = str(key)
-        namespace, _, name = key.partition(":") if ":" in key else (project, ":", key)
-        full = f"{namespace}:{name}"
-        own = namespace == project
         where = f"{path}: config key '{key}'"
+        # pkg/workspace/config.go parseConfigKey: config.ParseKey reads `aws:config:region` as `aws:region`.
+        try:
+            full = config_key(key, project)
+        except ValueError as error:
+            raise ValueError(f"{path}: {error}") from None
+        namespace = full.partition(":")[0]
+        own = namespace == project  # project.go configKeyIsNamespacedByProject
         if isinstance(spec, dict):
             unknown = sorted(str(k) for k in spec if k not in _DECLARATION_KEYS)
             if unknown:
@@ -121,9 +126,13 @@ def matches_type(type_: str, items: Any, value: Any) -> bool:
     if type_ == "integer":
         if isinstance(value, bool):
             return False
-        if isinstance(value, int) or (isinstance(value, float) and math.isfinite(value) and value.is_integer()):
+        if isinstance(value, int):  # yaml.v3 gives a uint64, which is not an int, from 2**63 up
+            return -2**63 <= value < 2**63
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
             return True
-        return isinstance(value, str) and re.fullmatch(r"[+-]?[0-9]+", value) is not None  # strconv.Atoi
+        # strconv.Atoi: decimal digits with an optional sign, within Go's 64-bit int (else a range error)
+        return isinstance(value, str) and re.fullmatch(r"[+-]?[0-9]+", value) is not None and \
+            -2**63 <= int(value) < 2**63
     if type_ == "boolean":
         return isinstance(value, bool) or value in ("true", "false")
     if type_ == "object":

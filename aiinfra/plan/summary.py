@@ -88,7 +88,7 @@ def _gcp_node_pool(i: dict[str, Any]) -> str:
     if tpu is not None:  # a TPU machine type names its chips only in its name: `ct5p-hightpu-4t`
         accels = f"({tpu[1]}x {tpu[0]})"
     auto = _obj(i, "autoscaling")
-    size = _range(auto.get("totalMinNodeCount", auto.get("minNodeCount")), auto.get("totalMaxNodeCount", auto.get("maxNodeCount"))) if auto else f"{_get(i, 'nodeCount')} nodes"
+    size = _range(auto.get("totalMinNodeCount", auto.get("minNodeCount")), auto.get("totalMaxNodeCount", auto.get("maxNodeCount"))) if auto else f"{_get(i, 'nodeCount') if _get(i, 'nodeCount') is not None else '?'} nodes"
     topo = _get(i, "placementPolicy", "tpuTopology")
     chips = _slice_chips(topo) if isinstance(topo, str) else None
     extra = f" tpu slice {topo}" + (f" ({chips} chips)" if chips else "") if topo else ""
@@ -123,9 +123,12 @@ def _gke_cluster(i: dict[str, Any]) -> str:
     text = f"private endpoint={_get(i, 'privateClusterConfig', 'enablePrivateEndpoint')}, channel={_get(i, 'releaseChannel', 'channel')}"
     window = _get(i, "maintenancePolicy", "recurringWindow")
     if isinstance(window, dict) and all(isinstance(window.get(k), str) for k in ("startTime", "endTime", "recurrence")):
-        start, end = (datetime.datetime.fromisoformat(window[k].replace("Z", "+00:00")) for k in ("startTime", "endTime"))
-        days = window["recurrence"].rpartition("BYDAY=")[2]
-        text += f", maintenance {days} {start:%H:%M} UTC for {(end - start) // datetime.timedelta(hours=1)} h"
+        try:
+            start, end = (datetime.datetime.fromisoformat(window[k].replace("Z", "+00:00")) for k in ("startTime", "endTime"))
+            hours = (end - start) // datetime.timedelta(hours=1)
+        except (ValueError, TypeError):  # unknown until apply, `[secret]`, or one time with a zone and one without
+            return text + ", maintenance window ?"
+        text += f", maintenance {window['recurrence'].rpartition('BYDAY=')[2]} {start:%H:%M} UTC for {hours} h"
     return text
 
 

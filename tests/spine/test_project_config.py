@@ -282,3 +282,43 @@ def test_a_long_value_of_the_wrong_type_is_shown_by_its_kind_and_a_key_given_twi
         load_stack_config(load_project(tmp_path), "dev")
     assert str(caught.value) == (f"{tmp_path / 'Pulumi.dev.yaml'}: config keys 'platform' and 'p:platform' are the same "
                                  "key p:platform; keep one")
+
+
+def test_pulumi_yaml_reads_the_older_namespace_config_name_keys_as_the_stack_file_does(tmp_path: Path) -> None:
+    """mergeConfig (pkg/workspace/config.go) parses Pulumi.yaml's keys with config.ParseKey too: `aws:config:region`
+    is `aws:region`, which the stack file's `aws:region` then overrides (it used to reach the program as a second key);
+    another key with two colons is refused when the project loads."""
+    _project_with(tmp_path, "  aws:config:region: us-east-1\n  p:config:size:\n    type: integer\n    default: 3\n",
+                  "config:\n  aws:region: eu-west-1\n")
+    assert load_stack_config(load_project(tmp_path), "dev")[0] == {"aws:region": "eu-west-1", "p:size": "3"}
+    _project_with(tmp_path, "  aws:settings:region: us-east-1\n")
+    with pytest.raises(ProjectError) as caught:
+        load_project(tmp_path)
+    assert str(caught.value) == (f"{tmp_path / 'Pulumi.yaml'}: config key 'aws:settings:region' is not a configuration "
+                                 "key: keys are <namespace>:<name> (or the older <namespace>:config:<name>)")
+
+
+@pytest.mark.parametrize(("stack_value", "taken"), [
+    ("9223372036854775807", True), ("-9223372036854775808", True),  # Go's int on 64 bits
+    ("9223372036854775808", False), ('"-9223372036854775809"', False), ("99999999999999999999", False),
+])
+def test_an_integer_key_takes_only_what_gos_atoi_reads_without_a_range_error(tmp_path: Path, stack_value: str,
+                                                                              taken: bool) -> None:
+    """project.go ValidateConfigValue checks a stack value's text with strconv.Atoi, which fails outside int64."""
+    root = _project_with(tmp_path, "  size:\n    type: integer\n", f"config:\n  p:size: {stack_value}\n")
+    if taken:
+        assert load_stack_config(load_project(root), "dev")[0] == {"p:size": stack_value}
+        return
+    with pytest.raises(ProjectError, match="must be of type 'integer'"):
+        load_stack_config(load_project(root), "dev")
+
+
+def test_an_integer_default_past_int64_is_refused_when_the_project_loads(tmp_path: Path) -> None:
+    """yaml.v3 decodes 2**63 and up (within uint64) as a uint64, which ValidateConfigValue does not take for an
+    integer: the CLI refuses the project."""
+    root = _project_with(tmp_path, "  size:\n    type: integer\n    default: 9223372036854775808\n")
+    with pytest.raises(ProjectError, match="The default value specified for configuration key 'size' is not of the "
+                                           "expected type 'integer'"):
+        load_project(root)
+    _project_with(tmp_path, "  size:\n    type: integer\n    default: 9223372036854775807\n")
+    assert load_stack_config(load_project(tmp_path), "dev")[0] == {"p:size": "9223372036854775807"}

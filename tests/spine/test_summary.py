@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -195,3 +196,17 @@ def test_maintenance_windows_show_day_start_and_length() -> None:
     assert "aksManagedAutoUpgradeSchedule: Sunday 11:00 UTC for 8 h" in text
     unknown = record("gcp:container/cluster:Cluster", "x", {"maintenancePolicy": {"recurringWindow": UNKNOWN}})
     assert "maintenance" not in render_summary(plan(unknown))
+
+
+@pytest.mark.parametrize("start", [UNKNOWN, "[secret]", "2024-01-07T15:00:00"])
+def test_a_gke_window_with_a_time_unknown_secret_or_without_a_zone_reads_as_unknown(start: str) -> None:
+    """A start time computed from another resource's output (unknown in a preview), a secret one, or one without the
+    zone its end has: the summary shows the window as `?` instead of failing the plan with a traceback."""
+    gke = record("gcp:container/cluster:Cluster", "dev-us-central1-gke", {"maintenancePolicy": {"recurringWindow": {
+        "startTime": start, "endTime": "2024-01-08T03:00:00Z", "recurrence": "FREQ=WEEKLY;BYDAY=SU"}}})
+    assert "maintenance window ?" in render_summary(plan(gke))
+
+
+def test_a_gke_pool_without_autoscaling_or_a_node_count_shows_unknown_nodes() -> None:
+    pool = record("gcp:container/nodePool:NodePool", "dev-us-central1-system", {"nodeConfig": {"machineType": "e2-standard-4"}})
+    assert "NodePool dev-us-central1-system: e2-standard-4 ? nodes" in render_summary(plan(pool))
