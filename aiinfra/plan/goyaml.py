@@ -9,6 +9,7 @@ import json
 import math
 import re
 from decimal import Decimal
+from collections.abc import Hashable
 from typing import Any
 
 import yaml
@@ -156,16 +157,27 @@ _CliYamlLoader.add_constructor("tag:yaml.org,2002:timestamp",
 
 def _mapping_without_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
     """Go's yaml.v3, which the Pulumi CLI reads these files with, refuses a key given twice in one mapping (PyYAML
-    would keep the last): refuse it too, so a file aiinfra accepts is one `pulumi up` accepts."""
+    would keep the last): refuse it too, so a file aiinfra accepts is one `pulumi up` accepts. Like yaml.v3
+    (decode.go `mapping`: same node kind and same `Value`), keys are the same when their text is, whatever they resolve
+    to: `1` and `"1"` are. Keys Go tells apart but Python cannot hold apart (`1` and `1.0`, `1` and `true`) are
+    refused too, rather than one of them silently dropped."""
     seen: dict[Any, yaml.Node] = {}
     for key_node, _ in node.value:
         if key_node.tag == "tag:yaml.org,2002:merge":
             continue  # `<<: *anchor`: construct_mapping flattens it (its keys may be overridden, as in Go)
+        # A collection node's Value is "" in yaml.v3, so any two mapping (or sequence) keys clash.
+        text = key_node.value if isinstance(key_node, yaml.ScalarNode) else ""
         key = loader.construct_object(key_node)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(None, None, f"key {key!r} is given twice in one mapping (first at "
-                                                    f"line {seen[key].start_mark.line + 1})", key_node.start_mark)
-        seen[key] = key_node
+        for same, problem in (((type(key_node), text), "is given twice in one mapping (first at line {})"),
+                              (("value", key), "reads as the same key as the one at line {} (the plan cannot hold "
+                                               "both)")):
+            first = seen.get(same) if isinstance(key, Hashable) else None
+            if first is not None:
+                raise yaml.constructor.ConstructorError(None, None, f"key {text!r} "
+                                                        f"{problem.format(first.start_mark.line + 1)}",
+                                                        key_node.start_mark)
+            if isinstance(key, Hashable):
+                seen[same] = key_node
     return loader.construct_mapping(node)
 
 

@@ -232,6 +232,10 @@ def test_malformed_config_block_names_the_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("text", "message"), [
     # Go's yaml.v3 (the Pulumi CLI) refuses a key given twice; PyYAML alone would keep the last value silently.
     ("config:\n  demo:replicas: 2\n  demo:replicas: 3\n", ":3:3: not valid YAML: key 'demo:replicas' is given twice in one mapping (first at line 2)"),
+    # yaml.v3 compares keys by their text (decode.go `mapping`), so a quoted "1" is the key 1 given again.
+    ("config:\n  demo:sizes: {1: a, \"1\": b}\n", ":2:22: not valid YAML: key '1' is given twice in one mapping (first at line 2)"),
+    # Keys Go holds apart but a Python mapping cannot: refused, not one dropped.
+    ("config:\n  demo:sizes:\n    1: a\n    1.0: b\n", ":4:5: not valid YAML: key '1.0' reads as the same key as the one at line 3 (the plan cannot hold both)"),
     ("config:\n\tdemo:replicas: 2\n", ":2:1: not valid YAML: while scanning for the next token found character '\\t' that cannot start any token"),
 ])
 def test_a_malformed_stack_file_is_one_line_naming_file_line_and_column(tmp_path: Path, text: str, message: str) -> None:
