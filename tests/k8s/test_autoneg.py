@@ -78,6 +78,8 @@ def test_runs_as_the_service_account_the_load_balancer_binds(plan):
     # Federation straight to the Kubernetes principal: an iam.gke.io/gcp-service-account annotation would make the
     # metadata server impersonate a Google service account that does not exist.
     assert "iam.gke.io/gcp-service-account" not in account["metadata"].get("annotations", {})
+    # Only the controller's pod mounts a token (it asks for one): no other pod the account is given gets it for free.
+    assert account["automountServiceAccountToken"] is False
     assert obj(plan, "kubernetes:core/v1:Namespace", "namespace").inputs["metadata"]["name"] == ns
     deployment = obj(plan, "kubernetes:apps/v1:Deployment", "controller").inputs
     assert deployment["metadata"]["namespace"] == ns
@@ -122,6 +124,10 @@ def test_pod_is_locked_down(plan):
     assert {"apiGroups": ["networking.gke.io"], "resources": ["servicenetworkendpointgroups"],
             "verbs": ["get", "list", "watch"]} in manager
     assert not any("*" in rule["verbs"] or "secrets" in rule["resources"] for rule in manager)
+    # deploy/autoneg.yaml's verbs on Services, and no more: it annotates and finalizes them, never deletes one.
+    assert {"apiGroups": [""], "resources": ["services"], "verbs": ["get", "list", "patch", "update", "watch"]} in manager
+    assert not any("delete" in rule["verbs"] or "create" in rule["verbs"] and rule["resources"] != ["events"]
+                   for rule in manager)
 
 
 def test_every_autoneg_object_is_valid(plan):

@@ -143,6 +143,9 @@ def test_the_node_plugin_may_read_and_patch_nodes_only(plan):
     assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "csi-azurelustre-node-sa", "namespace": "kube-system"}]
     assert binding["roleRef"]["name"] == role["metadata"]["name"]
     assert all(pod(plan, f)["serviceAccountName"] == "csi-azurelustre-node-sa" for f in ("jammy", "noble"))
+    # The account's token reaches only pods that ask for it (the plugin's): it may patch every node of the cluster.
+    account = plan.one("kubernetes:core/v1:ServiceAccount", f"{NAME}-service-account").inputs
+    assert account["automountServiceAccountToken"] is False
 
 
 def test_every_object_is_valid_against_the_kubernetes_schema(plan):

@@ -116,6 +116,9 @@ def test_lb_controller_values(plan: PlanResult) -> None:
                                    "annotations": {"eks.amazonaws.com/role-arn": LB_ROLE}}
     assert release.inputs["namespace"] == LB_CONTROLLER_NAMESPACE
     assert v["nodeSelector"] == {"ai-infra/pool": "system"} and v["securityContext"]["runAsNonRoot"] is True
+    # A Service or Ingress that does not ask for a public load balancer gets an internal one, whatever the
+    # controller's own default is.
+    assert v["defaultLoadBalancerScheme"] == "internal"
     # The Service mutator (failurePolicy Fail) skips exactly the platform's namespaces; the rest of the chart's
     # webhook settings stay as the chart has them.
     assert v["serviceMutatorWebhookConfig"] == {"namespaceSelectors": [
