@@ -154,3 +154,15 @@ def base_and_head(*records: dict) -> tuple[dict, dict]:
              "custom": False, "inputs": {}}
     base = {"project": "ai-infra", "stack": "prod", "resources": [stack, *copy.deepcopy(records)]}
     return base, copy.deepcopy(base)
+
+
+def resource_record(type_: str, name: str, inputs: dict | None = None, parent: str | None = None, custom: bool = True,
+                    stack: str = "prod") -> Any:
+    """One `ResourceRecord` of a hand-made plan of project ai-infra (summary tests), parented to the stack
+    `ai-infra-<stack>` unless `parent` is given ("" for the stack itself), with no options set."""
+    from aiinfra.plan.runtime import ResourceRecord
+
+    return ResourceRecord(urn=f"urn:pulumi:{stack}::ai-infra::{type_}::{name}", type=type_, name=name,
+                          parent=f"urn:pulumi:{stack}::ai-infra::pulumi:pulumi:Stack::ai-infra-{stack}" if parent is None
+                          else parent, provider="", custom=custom, protect=False, retainOnDelete=False,
+                          ignoreChanges=[], dependencies=[], inputs=inputs or {})

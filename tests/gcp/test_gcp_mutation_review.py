@@ -2,16 +2,12 @@
 receive (or the order the engine creates and deletes things in) where a changed line of components/gcp or
 components/compose went unnoticed before: TPU VMs' service account and its grants, queued resources replaced
 delete-first, legacy metadata endpoints off on every pool, the cluster after its node account's roles, Cloud Armor's
-sensitivity, the global health check, unversioned usage logs, a 403 on a shared reservation, and the Lustre service
-agent after the APIs."""
+sensitivity, the global health check, unversioned usage logs, and the Lustre service agent after the APIs (a 403 on a
+shared reservation is a case of tests/gcp/test_reservations.py)."""
 
 from __future__ import annotations
 
-import pulumi
-import pytest
 from gcp.support import by_name
-from gcp.test_reservations import H100, REGION, RESERVATION, _plan, _Reservations, _RpcError
-from pulumi.runtime import rpc
 
 from aiinfra.plan.runtime import PlanResult
 
@@ -86,32 +82,6 @@ def test_usage_logs_are_unversioned_so_the_retention_deletes_them(prod_plan: Pla
     logs = prod_plan.one("gcp:storage/bucket:Bucket", "prod-europe-west4-access-logs-bucket").inputs
     assert logs["versioning"] == {"enabled": False}
     assert [rule["action"]["type"] for rule in logs["lifecycleRules"]] == ["Delete"]
-
-
-def test_a_shared_reservation_the_deployer_cannot_read_is_reported_as_not_in_that_zone(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A 403 `forbidden` on the owner project of a shared reservation (the deploying identity may not read it or its
-    blocks) stops the run with the pool's path and fix like a missing reservation, not with the raw provider error."""
-    from aiinfra.plan.runtime import RecordingMonitor
-
-    answer = RecordingMonitor.Invoke
-    forbidden = ("Error listing ReservationBlocks: googleapi: Error 403: Required 'compute.reservations.get' permission "
-                 "for 'projects/capacity-owner/zones/{zone}/reservations/a3-res', forbidden")
-
-    def engine_invoke(self, request):  # noqa: ANN001, ANN202
-        args = rpc.deserialize_properties(request.args)
-        if request.tok == RESERVATION and args["zone"] != "us-central1-a":
-            raise _RpcError(f"invocation of {RESERVATION} returned an error: invoking {RESERVATION}: 1 error occurred:"
-                            f"\n\t* {forbidden.format(zone=args['zone'])}\n\n")
-        return answer(self, request)
-
-    monkeypatch.setattr(RecordingMonitor, "Invoke", engine_invoke)
-    with pytest.raises(pulumi.RunError) as caught:
-        _plan({"gpu_pools": {"h100": {**H100, "reservation": "projects/capacity-owner/reservations/a3-res"}}},
-              _Reservations({"a3-res": ("abc", "a3-highgpu-8g")}))
-    message = str(caught.value)
-    assert message.startswith(f"{REGION}.gpu_pools.h100: reservation projects/capacity-owner/reservations/a3-res is not in "
-                              "us-central1-b, us-central1-c (it is in us-central1-a)")
-    assert f"us-central1-c: {forbidden.format(zone='us-central1-c')})" in message
 
 
 def test_the_lustre_service_agent_is_generated_after_the_apis_are_enabled(prod_plan: PlanResult) -> None:

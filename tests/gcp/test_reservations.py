@@ -143,12 +143,19 @@ class _RpcError(grpc.RpcError):
 # pulumi-gcp 10.2.0's data source lists the reservation's blocks after reading it, and fails on a 404 or 403 there.
 NOT_FOUND = ("Error listing ReservationBlocks: googleapi: Error 404: The resource "
              "'projects/{project}/zones/{zone}/reservations/{name}' was not found, notFound")
+# The deploying identity may not read a shared reservation (or its blocks) in its owner project.
+FORBIDDEN = ("Error listing ReservationBlocks: googleapi: Error 403: Required 'compute.reservations.get' permission "
+             "for 'projects/{project}/zones/{zone}/reservations/{name}', forbidden")
 
 
-@pytest.mark.parametrize(("reservation", "project"), [("a3-res", PROJECT),
-                                                      ("projects/capacity-owner/reservations/a3-res", "capacity-owner")])
+@pytest.mark.parametrize(("reservation", "project", "error"), [
+    ("a3-res", PROJECT, NOT_FOUND),
+    ("projects/capacity-owner/reservations/a3-res", "capacity-owner", NOT_FOUND),
+    ("projects/capacity-owner/reservations/a3-res", "capacity-owner", FORBIDDEN),
+])
 def test_a_reservation_lookup_that_fails_is_a_reservation_not_in_that_zone(monkeypatch: pytest.MonkeyPatch,
-                                                                           reservation: str, project: str) -> None:
+                                                                           reservation: str, project: str,
+                                                                           error: str) -> None:
     # The provider's error (a missing reservation, or no permission on a shared one's owner project) becomes the
     # pool's error: its config path and the fix, followed by what Compute Engine said.
     from aiinfra.plan.runtime import RecordingMonitor
@@ -160,7 +167,7 @@ def test_a_reservation_lookup_that_fails_is_a_reservation_not_in_that_zone(monke
         if request.tok == RESERVATION and args["zone"] != "us-central1-a":
             # As a real engine relays it: the bridge's "invoking <token>:" and go-multierror's list around the API's error.
             raise _RpcError(f"invocation of {RESERVATION} returned an error: invoking {RESERVATION}: 1 error occurred:"
-                            f"\n\t* {NOT_FOUND.format(**args)}\n\n")
+                            f"\n\t* {error.format(**args)}\n\n")
         return answer(self, request)
 
     monkeypatch.setattr(RecordingMonitor, "Invoke", engine_invoke)
@@ -169,8 +176,8 @@ def test_a_reservation_lookup_that_fails_is_a_reservation_not_in_that_zone(monke
     assert str(caught.value) == (
         f"{REGION}.gpu_pools.h100: reservation {reservation} is not in us-central1-b, us-central1-c (it is in us-central1-a): "
         "set gpu_pools.h100.zones to the reservation's zones (Compute Engine answered "
-        f"us-central1-b: {NOT_FOUND.format(project=project, zone='us-central1-b', name='a3-res')}; "
-        f"us-central1-c: {NOT_FOUND.format(project=project, zone='us-central1-c', name='a3-res')})")
+        f"us-central1-b: {error.format(project=project, zone='us-central1-b', name='a3-res')}; "
+        f"us-central1-c: {error.format(project=project, zone='us-central1-c', name='a3-res')})")
 
 
 @pytest.mark.parametrize("unavailable", [

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import write_program
+from helpers import resource_record, write_program
 
 from aiinfra.cli import main
 from aiinfra.plan.diagnostics import Diagnostic
@@ -25,9 +25,7 @@ STACK = "urn:pulumi:prod::ai-infra::pulumi:pulumi:Stack::ai-infra-prod"
 
 def _record(type_: str, name: str, inputs: dict[str, Any] | None = None, parent: str = STACK,
             custom: bool = True) -> ResourceRecord:
-    return ResourceRecord(urn=f"urn:pulumi:prod::ai-infra::{type_}::{name}", type=type_, name=name, parent=parent,
-                          provider="", custom=custom, protect=False, retainOnDelete=False, ignoreChanges=[],
-                          dependencies=[], inputs=inputs or {})
+    return resource_record(type_, name, inputs, parent, custom)
 
 
 def _component(type_: str, name: str) -> ResourceRecord:

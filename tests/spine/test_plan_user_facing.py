@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import resource_record
 
 from aiinfra.cli import main
 from aiinfra.plan.runtime import PlanResult, ResourceRecord
@@ -176,9 +177,7 @@ STACK = "urn:pulumi:prod::ai-infra::pulumi:pulumi:Stack::ai-infra-prod"
 
 
 def _record(type_: str, name: str, inputs: dict, parent: str = STACK, custom: bool = True) -> ResourceRecord:
-    return ResourceRecord(urn=f"urn:pulumi:prod::ai-infra::{type_}::{name}", type=type_, name=name, parent=parent,
-                          provider="", custom=custom, protect=False, retainOnDelete=False, ignoreChanges=[],
-                          dependencies=[], inputs=inputs)
+    return resource_record(type_, name, inputs, parent, custom)
 
 
 def test_tpu_pools_show_their_chips_and_slice_and_aks_its_system_pool() -> None:

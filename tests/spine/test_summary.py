@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from helpers import resource_record
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -17,9 +18,7 @@ STACK = "urn:pulumi:dev::ai-infra::pulumi:pulumi:Stack::ai-infra-dev"
 
 def record(type_: str, name: str, inputs: dict[str, Any] | None = None, parent: str = STACK,
            custom: bool = True) -> ResourceRecord:
-    return ResourceRecord(urn=f"urn:pulumi:dev::ai-infra::{type_}::{name}", type=type_, name=name, parent=parent,
-                          provider="", custom=custom, protect=False, retainOnDelete=False, ignoreChanges=[],
-                          dependencies=[], inputs=inputs or {})
+    return resource_record(type_, name, inputs, parent, custom, stack="dev")
 
 
 def component(type_: str, name: str) -> ResourceRecord:
