@@ -8,8 +8,8 @@ import functools
 import json
 import math
 import re
-from decimal import Decimal
 from collections.abc import Hashable
+from decimal import Decimal
 from typing import Any
 
 import yaml
@@ -168,16 +168,16 @@ def _mapping_without_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode)
         # A collection node's Value is "" in yaml.v3, so any two mapping (or sequence) keys clash.
         text = key_node.value if isinstance(key_node, yaml.ScalarNode) else ""
         key = loader.construct_object(key_node)
+        if not isinstance(key, Hashable):
+            break  # construct_mapping refuses the mapping ("found unhashable key")
         for same, problem in (((type(key_node), text), "is given twice in one mapping (first at line {})"),
                               (("value", key), "reads as the same key as the one at line {} (the plan cannot hold "
                                                "both)")):
-            first = seen.get(same) if isinstance(key, Hashable) else None
-            if first is not None:
+            if same in seen:
                 raise yaml.constructor.ConstructorError(None, None, f"key {text!r} "
-                                                        f"{problem.format(first.start_mark.line + 1)}",
+                                                        f"{problem.format(seen[same].start_mark.line + 1)}",
                                                         key_node.start_mark)
-            if isinstance(key, Hashable):
-                seen[same] = key_node
+            seen[same] = key_node
     return loader.construct_mapping(node)
 
 

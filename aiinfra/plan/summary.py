@@ -88,7 +88,8 @@ def _gcp_node_pool(i: dict[str, Any]) -> str:
     if tpu is not None:  # a TPU machine type names its chips only in its name: `ct5p-hightpu-4t`
         accels = f"({tpu[1]}x {tpu[0]})"
     auto = _obj(i, "autoscaling")
-    size = _range(auto.get("totalMinNodeCount", auto.get("minNodeCount")), auto.get("totalMaxNodeCount", auto.get("maxNodeCount"))) if auto else f"{_get(i, 'nodeCount') if _get(i, 'nodeCount') is not None else '?'} nodes"
+    count = _get(i, "nodeCount")
+    size = _range(auto.get("totalMinNodeCount", auto.get("minNodeCount")), auto.get("totalMaxNodeCount", auto.get("maxNodeCount"))) if auto else f"{'?' if count is None else count} nodes"
     topo = _get(i, "placementPolicy", "tpuTopology")
     chips = _slice_chips(topo) if isinstance(topo, str) else None
     extra = f" tpu slice {topo}" + (f" ({chips} chips)" if chips else "") if topo else ""
