@@ -98,3 +98,15 @@ def dev_config() -> dict[str, Any]:
 def plan_azure() -> Callable[..., PlanResult]:
     """plan_azure(azure_config, environment="test", **top) -> plan of an Azure-only platform."""
     return lambda azure, environment="test", **top: plan_platform(azure_platform(azure, environment=environment, **top), stack=environment)
+
+
+@pytest.fixture(scope="session")
+def standard_plan() -> PlanResult:
+    """Production with Front Door Standard (public origins), without Lustre, buckets or GPU pools, planned as staging."""
+    config = copy.deepcopy(PROD_AZURE)
+    config["global_endpoint"]["azure_tier"] = "standard"
+    for region in config["regions"].values():
+        region.pop("lustre", None)
+        region.pop("buckets", None)
+        region["gpu_pools"] = {}
+    return plan_platform(azure_platform(config, environment="staging"), stack="staging")

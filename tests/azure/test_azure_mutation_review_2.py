@@ -39,18 +39,6 @@ def dev_variant_plan(dev_config: dict[str, Any], plan_azure: Callable[..., PlanR
     return plan_azure(config, environment="dev")
 
 
-@pytest.fixture(scope="module")
-def standard_plan(prod_config: dict[str, Any], plan_azure: Callable[..., PlanResult]) -> PlanResult:
-    """Production with Front Door Standard (public origins), without Lustre, buckets or GPU pools."""
-    config = copy.deepcopy(prod_config)
-    config["global_endpoint"]["azure_tier"] = "standard"
-    for region in config["regions"].values():
-        region.pop("lustre", None)
-        region.pop("buckets", None)
-        region["gpu_pools"] = {}
-    return plan_azure(config, environment="staging")
-
-
 def test_the_cluster_identity_is_network_contributor_on_its_resource_group(prod_plan: PlanResult) -> None:
     """The control-plane identity manages the region's subnets, NAT gateway and internal load balancers / Private Link
     services (cluster.py); Network Contributor on the resource group covers that, Contributor would let it change

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pulumi
-import pytest
 from helpers import platform_dict
 
 from aiinfra.plan.runtime import PlanMocks, PlanResult, run_program
@@ -82,17 +81,6 @@ def test_profile_is_premium_and_logs_to_a_workspace(prod_plan: PlanResult) -> No
     assert profile["sku"] == {"name": "Premium_AzureFrontDoor"} and profile["location"] == "Global"
     logs = prod_plan.one("azure-native:monitor:DiagnosticSetting", "prod-frontdoor-logs").inputs
     assert logs["resourceUri"] == "prod-frontdoor-profile-id" and logs["logs"] == [{"categoryGroup": "allLogs", "enabled": True}]
-
-
-@pytest.fixture(scope="module")
-def standard_plan(prod_config: dict[str, Any], plan_azure: Callable[..., PlanResult]) -> PlanResult:
-    config = copy.deepcopy(prod_config)
-    config["global_endpoint"]["azure_tier"] = "standard"
-    for region in config["regions"].values():
-        region.pop("lustre", None)
-        region.pop("buckets", None)
-        region["gpu_pools"] = {}
-    return plan_azure(config, environment="staging")
 
 
 def test_standard_tier_uses_public_origins_only_front_door_can_reach(standard_plan: PlanResult) -> None:

@@ -82,7 +82,7 @@ def test_kueue_objects_wait_for_the_chart_that_installs_their_crds(three_cloud_p
                    if r.name.startswith(f"{cluster}-flavor-")]
         assert len(flavors) > 1
         for flavor in flavors:
-            assert any(d.rsplit("::", 1)[1] == f"{cluster}-kueue" for d in flavor.dependencies), flavor.name
+            assert depends_on(three_cloud_plan, flavor.type, flavor.name, f"{cluster}-kueue"), flavor.name
         queue = three_cloud_plan.one("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", f"{cluster}-research-cluster-queue")
         waits = {d.rsplit("::", 1)[1] for d in queue.dependencies}
         assert waits >= {f"{cluster}-kueue", f"{cluster}-research-namespace", *(f.name for f in flavors)}
