@@ -89,8 +89,10 @@ def test_front_door_origins_wait_for_the_inference_services(prod: PlanResult) ->
         assert pls.endswith(f"/privateLinkServices/pls-prod-{region}-inference")
 
 
-def _staging_azure(monkeypatch: pytest.MonkeyPatch, tier: str, addons: bool) -> tuple[PlanResult, list[str]]:
-    """The staging stack with its Azure global endpoint on `tier` and the Kubernetes layer on or off."""
+def _staging_azure(monkeypatch: pytest.MonkeyPatch, tier: str, addons: bool,
+                   resource_group: str | None = None) -> tuple[PlanResult, list[str]]:
+    """The staging stack with its Azure global endpoint on `tier`, the Kubernetes layer on or off, and its region in
+    an existing resource group if given."""
     import yaml
 
     project = load_project(ROOT)
@@ -99,6 +101,8 @@ def _staging_azure(monkeypatch: pytest.MonkeyPatch, tier: str, addons: bool) -> 
     platform["clouds"]["azure"]["global_endpoint"] |= {"azure_tier": tier, "domain": "infer.example.com"}
     platform["clouds"] = {"azure": platform["clouds"]["azure"]}
     platform.setdefault("addons", {})["enabled"] = addons
+    if resource_group is not None:
+        platform["clouds"]["azure"]["regions"]["eastus2"]["resource_group"] = resource_group
     warnings: list[str] = []
     monkeypatch.setattr(pulumi.log, "warn", lambda message, *args, **kwargs: warnings.append(message))
     from aiinfra.plan.runtime import run_program
@@ -126,6 +130,17 @@ def test_front_door_standard_gets_a_public_load_balancer_that_the_pack_reports(m
         "a LoadBalancer Service without an internal annotation gets a public address"]
     [origin] = plan.of_type("azure-native:cdn:AFDOrigin")
     assert service.urn in origin.dependencies
+
+
+def test_front_door_standard_points_aks_at_the_group_that_holds_the_public_address(monkeypatch: pytest.MonkeyPatch) -> None:
+    """AKS looks for the `azure-pip-name` address in its node resource group unless told otherwise; the address lives
+    in the region's group. With an existing group the name is known in a preview, so the annotation's value shows."""
+    plan, _ = _staging_azure(monkeypatch, "standard", addons=True, resource_group="rg-shared-inference")
+    [service] = plan.of_type(SERVICE)
+    annotations = service.inputs["metadata"]["annotations"]
+    assert annotations["service.beta.kubernetes.io/azure-load-balancer-resource-group"] == "rg-shared-inference"
+    ip = plan.one("azure-native:network:PublicIPAddress", "staging-eastus2-inference-ip")
+    assert ip.inputs["resourceGroupName"] == "rg-shared-inference"
 
 
 def test_without_the_layer_front_door_is_still_built_and_the_plan_says_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
