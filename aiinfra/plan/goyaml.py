@@ -139,6 +139,8 @@ class _CliYamlLoader(yaml.SafeLoader):
     stays "22:00" (no base-60 numbers); numbers resolve as in Go (`_go_number`); a timestamp is not a date object
     (`GoTime`). The implicit resolvers are rebuilt from scratch: none of PyYAML's YAML 1.1 ones is kept except `<<`."""
 
+    non_string_key: NonStringKey | None = None
+
 
 _CliYamlLoader.yaml_implicit_resolvers = {}
 for _tag, _pattern, _first in [
@@ -155,29 +157,39 @@ _CliYamlLoader.add_constructor("tag:yaml.org,2002:timestamp",
                                lambda loader, node: _go_time(loader.construct_scalar(node)) or loader.construct_scalar(node))
 
 
-def _mapping_without_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+class NonStringKey(yaml.constructor.ConstructorError):
+    """A mapping key Go's yaml.v3 does not read as a string (`1`, `true`, `~`, `2025-01-01`): the mapping decodes as
+    map[any]any, and the CLI refuses any such key in a project or stack file, at any depth (workspace/project.go
+    SimplifyMarshalledValue: "expected only string keys"). It does so after decoding the whole file, so a YAML error
+    anywhere in the file is reported first."""
+
+
+_KEY_KINDS = {bool: "a boolean", int: "an integer", float: "a number", type(None): "null", GoTime: "a timestamp",
+              bytes: "binary"}
+
+
+def _mapping_without_duplicates(loader: _CliYamlLoader, node: yaml.MappingNode) -> dict[Any, Any]:
     """Go's yaml.v3, which the Pulumi CLI reads these files with, refuses a key given twice in one mapping (PyYAML
     would keep the last): refuse it too, so a file aiinfra accepts is one `pulumi up` accepts. Like yaml.v3
     (decode.go `mapping`: same node kind and same `Value`), keys are the same when their text is, whatever they resolve
-    to: `1` and `"1"` are. Keys Go tells apart but Python cannot hold apart (`1` and `1.0`, `1` and `true`) are
-    refused too, rather than one of them silently dropped."""
-    seen: dict[Any, yaml.Node] = {}
+    to: `1` and `"1"` are. The first key that is not a string is kept for `parse` to refuse; with string keys only,
+    two keys Python holds as one (`1` and `1.0` would be) always have the same text."""
+    seen: dict[tuple[type, str], yaml.Node] = {}
     for key_node, _ in node.value:
         if key_node.tag == "tag:yaml.org,2002:merge":
             continue  # `<<: *anchor`: construct_mapping flattens it (its keys may be overridden, as in Go)
         # A collection node's Value is "" in yaml.v3, so any two mapping (or sequence) keys clash.
         text = key_node.value if isinstance(key_node, yaml.ScalarNode) else ""
+        if (type(key_node), text) in seen:
+            first = seen[(type(key_node), text)].start_mark.line + 1
+            raise yaml.constructor.ConstructorError(None, None, f"key {text!r} is given twice in one mapping (first at "
+                                                    f"line {first})", key_node.start_mark)
+        seen[(type(key_node), text)] = key_node
         key = loader.construct_object(key_node)
-        if not isinstance(key, Hashable):
-            break  # construct_mapping refuses the mapping ("found unhashable key")
-        for same, problem in (((type(key_node), text), "is given twice in one mapping (first at line {})"),
-                              (("value", key), "reads as the same key as the one at line {} (the plan cannot hold "
-                                               "both)")):
-            if same in seen:
-                raise yaml.constructor.ConstructorError(None, None, f"key {text!r} "
-                                                        f"{problem.format(seen[same].start_mark.line + 1)}",
-                                                        key_node.start_mark)
-            seen[same] = key_node
+        if type(key) is not str and isinstance(key, Hashable) and loader.non_string_key is None:
+            kind = _KEY_KINDS.get(type(key), type(key).__name__)
+            loader.non_string_key = NonStringKey(None, None, f"key {text!r} is {kind}, not a string; allowed: string "
+                                                 f"keys only, at any depth (quote it: '\"{text}\"')", key_node.start_mark)
     return loader.construct_mapping(node)
 
 
@@ -187,7 +199,14 @@ _CliYamlLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _
 @functools.lru_cache(maxsize=8)
 def parse(text: str) -> Any:
     """Keyed by the text itself, so an edited file is parsed again however soon after (mtimes are coarse)."""
-    return yaml.load(text, Loader=_CliYamlLoader)  # noqa: S506 (a SafeLoader subclass)
+    loader = _CliYamlLoader(text)
+    try:
+        data = loader.get_single_data()
+    finally:
+        loader.dispose()
+    if loader.non_string_key is not None:
+        raise loader.non_string_key
+    return data
 
 
 class _ManifestLoader(yaml.SafeLoader):

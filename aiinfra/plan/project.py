@@ -13,7 +13,7 @@ import yaml
 from .config_keys import config_key
 from .declarations import MISSING, ConfigDeclaration, default_content, matches_type, project_config, stack_content, type_name
 from .esc import StackEnvironment, merge_under, read_environment
-from .goyaml import GoTime, go_json, parse, scalar_text
+from .goyaml import GoTime, NonStringKey, go_json, parse, scalar_text
 
 SECRET_PLACEHOLDER = "[secret]"
 
@@ -274,7 +274,8 @@ def _yaml_error(path: Path, err: yaml.YAMLError) -> str:
     mark = getattr(err, "problem_mark", None)
     where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
     problem = " ".join(filter(None, [getattr(err, "context", None), getattr(err, "problem", None)])) or str(err)
-    return f"{where}: not valid YAML: {' '.join(problem.split())}"
+    label = "the Pulumi CLI refuses this file" if isinstance(err, NonStringKey) else "not valid YAML"
+    return f"{where}: {label}: {' '.join(problem.split())}"
 
 
 def _read_mapping(path: Path) -> dict[str, Any]:

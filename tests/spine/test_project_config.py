@@ -234,8 +234,15 @@ def test_malformed_config_block_names_the_file(tmp_path: Path) -> None:
     ("config:\n  demo:replicas: 2\n  demo:replicas: 3\n", ":3:3: not valid YAML: key 'demo:replicas' is given twice in one mapping (first at line 2)"),
     # yaml.v3 compares keys by their text (decode.go `mapping`), so a quoted "1" is the key 1 given again.
     ("config:\n  demo:sizes: {1: a, \"1\": b}\n", ":2:22: not valid YAML: key '1' is given twice in one mapping (first at line 2)"),
-    # Keys Go holds apart but a Python mapping cannot: refused, not one dropped.
-    ("config:\n  demo:sizes:\n    1: a\n    1.0: b\n", ":4:5: not valid YAML: key '1.0' reads as the same key as the one at line 3 (the plan cannot hold both)"),
+    # The CLI takes only string keys, at any depth (workspace/project.go SimplifyMarshalledValue); so `1` and `1.0`,
+    # which Go holds apart and Python cannot, never meet.
+    ("config:\n  demo:sizes:\n    1: a\n    1.0: b\n", ":3:5: the Pulumi CLI refuses this file: key '1' is an integer, not a string; allowed: string keys only, at any depth (quote it: '\"1\"')"),
+    ("config:\n  demo:pools: [{gpus: {true: 8}}]\n", ":2:24: the Pulumi CLI refuses this file: key 'true' is a boolean, not a string; allowed: string keys only, at any depth (quote it: '\"true\"')"),
+    ("config:\n  demo:windows:\n    2025-12-24: off\n", ":3:5: the Pulumi CLI refuses this file: key '2025-12-24' is a timestamp, not a string; allowed: string keys only, at any depth (quote it: '\"2025-12-24\"')"),
+    ("config:\n  demo:labels: {~: x}\n", ":2:17: the Pulumi CLI refuses this file: key '~' is null, not a string; allowed: string keys only, at any depth (quote it: '\"~\"')"),
+    ("1: x\nconfig: {}\n", ":1:1: the Pulumi CLI refuses this file: key '1' is an integer, not a string; allowed: string keys only, at any depth (quote it: '\"1\"')"),
+    # The CLI refuses keys once yaml.v3 has decoded the whole file: a YAML error further down is the one it reports.
+    ("config:\n  demo:sizes: {1: a}\n  demo:zones: {a: 1, a: 2}\n", ":3:22: not valid YAML: key 'a' is given twice in one mapping (first at line 3)"),
     ("config:\n\tdemo:replicas: 2\n", ":2:1: not valid YAML: while scanning for the next token found character '\\t' that cannot start any token"),
 ])
 def test_a_malformed_stack_file_is_one_line_naming_file_line_and_column(tmp_path: Path, text: str, message: str) -> None:
@@ -244,6 +251,17 @@ def test_a_malformed_stack_file_is_one_line_naming_file_line_and_column(tmp_path
     with pytest.raises(ProjectError) as caught:
         load_stack_config(load_project(tmp_path), "x")
     assert str(caught.value) == f"{tmp_path / 'Pulumi.x.yaml'}{message}"
+
+
+def test_quoted_keys_are_strings_and_a_project_file_takes_only_string_keys_too(tmp_path: Path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: demo\nruntime: python\n")
+    (tmp_path / "Pulumi.x.yaml").write_text('config:\n  demo:sizes: {"1": a, !!str 2: b, "2025-12-24": c, <<: {d: 4}}\n')
+    assert load_stack_config(load_project(tmp_path), "x")[0] == {"demo:sizes": '{"1":"a","2":"b","2025-12-24":"c","d":4}'}
+    (tmp_path / "Pulumi.yaml").write_text("name: demo\nruntime: python\nconfig:\n  sizes:\n    default: {1: a}\n")
+    with pytest.raises(ProjectError) as caught:
+        load_project(tmp_path)
+    assert str(caught.value) == (f"{tmp_path / 'Pulumi.yaml'}:5:15: the Pulumi CLI refuses this file: key '1' is an "
+                                 "integer, not a string; allowed: string keys only, at any depth (quote it: '\"1\"')")
 
 
 def test_a_stack_file_is_parsed_once_per_text_and_again_when_edited(tmp_path) -> None:  # noqa: ANN001
