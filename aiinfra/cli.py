@@ -274,14 +274,15 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _warn_about_stack_files(project, stack: str, imports: bool = True) -> None:  # noqa: ANN001 (a Project)
-    """Say what of the stack's config an offline plan goes without: a stack file that does not exist (the CLI plans
-    the stack with empty config), Pulumi ESC environments it imports (unless `imports` is false: `validate` names them
-    in its error), and inline environment values it cannot evaluate (esc.py)."""
-    from aiinfra.plan.project import missing_stack_file, stack_environment
+    """Say what of the stack's config an offline plan goes without, or reads as the CLI warns it does: a stack file
+    that does not exist (the CLI plans the stack with empty config), keys with no value (the empty string), Pulumi ESC
+    environments it imports (unless `imports` is false: `validate` names them in its error), and inline environment
+    values it cannot evaluate (esc.py)."""
+    from aiinfra.plan.project import empty_config_warning, missing_stack_file, stack_environment
 
-    missing = missing_stack_file(project, stack)
-    if missing:
-        print(f"warning: {missing}", file=sys.stderr)
+    for warning in (missing_stack_file(project, stack), empty_config_warning(project, stack)):
+        if warning:
+            print(f"warning: {warning}", file=sys.stderr)
     environment = stack_environment(project, stack)
     if environment.imports and imports:
         print(f"warning: stack '{stack}' imports Pulumi ESC environments ({', '.join(environment.imports)}); an offline "

@@ -105,6 +105,24 @@ def test_a_stack_without_a_stack_file_plans_with_empty_config_and_says_so(
     assert json.loads(out.read_text())["outputs"] == {"x": "unset"}
 
 
+@pytest.mark.parametrize(("config", "warning"), [
+    ("  n:\n", 'key "n" in Pulumi.dev.yaml; the CLI treats it as an empty string "" (a future Pulumi will read null): '
+                'set it to "" to avoid this warning'),
+    ("  n: null\n  p:m: ~\n  q:\n", 'keys "n", "p:m" and "q" in Pulumi.dev.yaml; the CLI treats each as an empty '
+                                       'string "" (a future Pulumi will read null): set them to "" to avoid this warning'),
+])
+def test_a_key_with_no_value_is_the_empty_string_and_the_plan_warns_as_the_cli_does(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], config: str, warning: str) -> None:
+    """yaml.v3 leaves the CLI's config.Value unset for a null node: the program reads "" (not "null", what a null
+    inside an object stays), and workspace/loaders.go checkForEmptyConfig warns."""
+    write_program(tmp_path, "import pulumi\nc = pulumi.Config()\npulumi.export('n', c.get('n'))\n"
+                            "pulumi.export('o', c.get('o'))\n", stack_file=f"config:\n{config}  o: {{a: null}}\n")
+    out = tmp_path / "plan.json"
+    assert main(["plan", "--program", str(tmp_path), "--stack", "dev", "--no-policy", "-q", "--json", str(out)]) == 0
+    assert capsys.readouterr().err == f"warning: stack 'dev': no value for configuration {warning}\n"
+    assert json.loads(out.read_text())["outputs"] == {"n": "", "o": '{"a":null}'}
+
+
 @pytest.mark.parametrize(("stack", "message"), [
     ("dev prod", "a stack name may only contain alphanumeric, hyphens, underscores, or periods: invalid character ' ' "
                  "at position 3"),

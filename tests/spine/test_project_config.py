@@ -98,6 +98,7 @@ def test_an_untyped_secret_key_takes_plain_text_as_the_cli_does(tmp_path: Path) 
      "must be of type 'array<string>' ({stack} sets it to ['a', 2])"),
     ("type: array\n    items:\n      type: integer", "{a: 1}",
      "must be of type 'array<integer>' ({stack} sets it to {'a': 1})"),
+    ("type: integer", "", "must be of type 'integer' ({stack} sets it to '')"),  # no value: the empty string
 ])
 def test_a_stack_value_of_the_wrong_type_is_refused(tmp_path: Path, declaration: str, stack_value: str,
                                                     message: str) -> None:
@@ -115,6 +116,7 @@ def test_a_stack_value_of_the_wrong_type_is_refused(tmp_path: Path, declaration:
     ("type: array\n    items:\n      type: integer", "[1, 2.0]", "[1,2]"),
     ("type: object", "{b: 1, a: x}", '{"a":"x","b":1}'),
     ("type: integer", "\n    secure: AAAB", "[secret]"),  # cannot be decrypted offline: not checked
+    ("type: string", "null", ""),  # no value: the empty string, not "null"
 ])
 def test_a_stack_value_of_the_right_type_is_taken(tmp_path: Path, declaration: str, stack_value: str,
                                                   expected: str) -> None:
