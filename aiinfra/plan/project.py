@@ -153,15 +153,17 @@ def stack_values(project: Project, stack: str) -> tuple[Path, dict[str, Any]]:
             raise ProjectError(f"{path}: {err}") from None
         if full in written:
             raise ProjectError(f"{path}: config keys '{written[full]}' and '{key}' are the same key {full}; keep one")
-        # A key with no value is the empty string: yaml.v3 leaves the CLI's config.Value unset for a null node
-        # (empty_config_warning says so, as the CLI does).
-        values[full], written[full] = ("" if value is None else value), str(key)
+        # A key with no value is the empty string in a YAML file: yaml.v3 leaves the CLI's config.Value unset for a
+        # null node. encoding/json calls config.Value's UnmarshalJSON even for null, which makes it "null".
+        # empty_config_warning says so, as the CLI does.
+        values[full], written[full] = ("" if value is None and path.suffix != ".json" else value), str(key)
     return path, values
 
 
 def empty_config_warning(project: Project, stack: str) -> str | None:
     """The CLI's warning for stack config keys written with no value (workspace/loaders.go checkForEmptyConfig),
-    which it gives the program as the empty string; the keys as the file writes them."""
+    which it gives the program as the empty string (from a JSON stack file, as "null"); the keys as the file writes
+    them."""
     path = project.stack_file(stack)
     raw = _read_mapping(path).get("config") if path.is_file() else None
     keys = [f'"{key}"' for key, value in raw.items() if value is None] if isinstance(raw, dict) else []
@@ -169,8 +171,9 @@ def empty_config_warning(project: Project, stack: str) -> str | None:
         return None
     listed = keys[0] if len(keys) == 1 else ", ".join(keys[:-1]) + f" and {keys[-1]}"
     plural = "s" if len(keys) > 1 else ""
+    reads = '"null" (from a JSON stack file)' if path.suffix == ".json" else 'an empty string ""'
     return (f"stack '{stack}': no value for configuration key{plural} {listed} in {path.name}; the CLI treats "
-            f"{'it' if len(keys) == 1 else 'each'} as an empty string \"\" (a future Pulumi will read null): set "
+            f"{'it' if len(keys) == 1 else 'each'} as {reads} (a future Pulumi will read null): set "
             f"{'it' if len(keys) == 1 else 'them'} to \"\" to avoid this warning")
 
 

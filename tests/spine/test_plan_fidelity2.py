@@ -123,6 +123,22 @@ def test_a_key_with_no_value_is_the_empty_string_and_the_plan_warns_as_the_cli_d
     assert json.loads(out.read_text())["outputs"] == {"n": "", "o": '{"a":null}'}
 
 
+def test_a_key_with_no_value_in_a_json_stack_file_is_null(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """encoding/json calls config.Value's UnmarshalJSON for a null too (yaml.v3 does not), which makes it "null"; the
+    CLI still warns."""
+    write_program(tmp_path, "import pulumi\npulumi.export('n', pulumi.Config().get('n'))\n")
+    for name in ("Pulumi.yaml", "Pulumi.dev.yaml"):
+        (tmp_path / name).unlink()
+    (tmp_path / "Pulumi.json").write_text('{"name": "x", "runtime": "python"}')
+    (tmp_path / "Pulumi.dev.json").write_text('{"config": {"x:n": null}}')
+    out = tmp_path / "plan.json"
+    assert main(["plan", "--program", str(tmp_path), "--stack", "dev", "--no-policy", "-q", "--json", str(out)]) == 0
+    assert capsys.readouterr().err == ("warning: stack 'dev': no value for configuration key \"x:n\" in Pulumi.dev.json; "
+                                       'the CLI treats it as "null" (from a JSON stack file) (a future Pulumi will read '
+                                       'null): set it to "" to avoid this warning\n')
+    assert json.loads(out.read_text())["outputs"] == {"n": "null"}
+
+
 @pytest.mark.parametrize(("stack", "message"), [
     ("dev prod", "a stack name may only contain alphanumeric, hyphens, underscores, or periods: invalid character ' ' "
                  "at position 3"),
