@@ -20,7 +20,7 @@ POOL = "platform.clouds.azure.regions.eastus2.gpu_pools.batch"
 H200 = "Standard_ND96isr_H200_v5"
 
 
-class _Group(PlanMocks):
+class ReservationGroupMocks(PlanMocks):
     """The group crg-h200 in `location`, holding one reservation per (VM size, zones) given; records what was asked."""
 
     def __init__(self, location: str, reservations: list[tuple[str, list[str]]]) -> None:
@@ -48,14 +48,14 @@ def _plan(pool: dict[str, Any], mocks: PlanMocks) -> PlanResult:
 BATCH = {"instance_type": H200, "capacity": "reserved", "reservation": CRG, "max_nodes": 2, "zones": ["1", "2"]}
 
 
-def _agent_pool(plan: PlanResult) -> dict[str, Any]:
+def agent_pool_inputs(plan: PlanResult) -> dict[str, Any]:
     [pool] = plan.of_type("azure-native:containerservice:AgentPool")
     return pool.inputs
 
 
 def test_a_reserved_pool_asks_for_its_group_and_each_reservation_in_it() -> None:
-    mocks = _Group("eastus2", [("Standard_ND96isr_H100_v5", ["3"]), (H200, ["1"]), (H200, ["2"])])
-    pool = _agent_pool(_plan(BATCH, mocks))
+    mocks = ReservationGroupMocks("eastus2", [("Standard_ND96isr_H100_v5", ["3"]), (H200, ["1"]), (H200, ["2"])])
+    pool = agent_pool_inputs(_plan(BATCH, mocks))
     assert mocks.asked[0] == (GROUP, {"capacityReservationGroupName": "crg-h200", "resourceGroupName": "rg-capacity"})
     assert sorted(a["capacityReservationName"] for t, a in mocks.asked if t == RESERVATION) == ["r0", "r1", "r2"]
     assert pool["capacityReservationGroupID"] == CRG and pool["availabilityZones"] == ["1", "2"]
@@ -73,17 +73,17 @@ def test_a_reserved_pool_asks_for_its_group_and_each_reservation_in_it() -> None
 ])
 def test_a_group_elsewhere_without_the_size_or_the_zones_stops_the_run(location: str, reservations: list, message: str) -> None:
     with pytest.raises(pulumi.RunError) as caught:
-        _plan(BATCH, _Group(location, reservations))
+        _plan(BATCH, ReservationGroupMocks(location, reservations))
     assert str(caught.value) == message
 
 
 def test_a_group_in_another_subscription_is_not_read() -> None:
     """A group shared from another subscription cannot be read through this one's provider."""
-    mocks = _Group("westeurope", [])
+    mocks = ReservationGroupMocks("westeurope", [])
     other = CRG.replace("00000000-0000-4000-8000-000000000000", "99999999-0000-4000-8000-000000000000")
-    pool = _agent_pool(_plan({**BATCH, "reservation": other}, mocks))
+    pool = agent_pool_inputs(_plan({**BATCH, "reservation": other}, mocks))
     assert not mocks.asked and pool["capacityReservationGroupID"] == other
 
 
 def test_offline_the_group_reports_nothing_to_compare() -> None:
-    assert _agent_pool(_plan(BATCH, PlanMocks()))["capacityReservationGroupID"] == CRG
+    assert agent_pool_inputs(_plan(BATCH, PlanMocks()))["capacityReservationGroupID"] == CRG
