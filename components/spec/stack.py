@@ -47,6 +47,9 @@ def platform_config_value(text: str | None, *, stack: str, secret: bool, esc_env
         raise StackConfigError(f"stack '{stack}' has no {PLATFORM_CONFIG} config{hint}")
     if secret:
         raise StackConfigError(_secure_message(text, stack))
+    if text == "":  # `ai-infra:platform:` or `null`: the CLI passes a key without a value as the empty string
+        raise StackConfigError(f"stack '{stack}': {PLATFORM_CONFIG} has no value; it must be a mapping of platform "
+                               "settings")
     try:
         return json.loads(text)
     except json.JSONDecodeError:  # a plain string: a mapping reaches a program as JSON
