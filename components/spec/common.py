@@ -81,6 +81,8 @@ KUBERNETES_VERSION_PATTERN = r"^1\.\d{2}$"
 KUBERNETES_VERSION_RULE = "1. and a two-digit minor version, like 1.33"
 NAMESPACE_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 NAMESPACE_RULE = "lower-case letters, digits and '-', starting and ending with a letter or digit"
+SERVICE_NAME_PATTERN = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
+SERVICE_NAME_RULE = "lower-case letters, digits and '-', starting with a letter and ending with a letter or digit"
 HEALTH_CHECK_PATH_PATTERN = r"^/[A-Za-z0-9._~/-]*$"
 HEALTH_CHECK_PATH_RULE = "'/' followed by letters, digits, '.', '_', '~', '/' and '-'"
 BUCKET_PREFIX_PATTERN = r"^[A-Za-z0-9._/-]*$"
@@ -96,6 +98,7 @@ PATTERN_RULES: dict[str, tuple[str, str]] = {
     GCP_ZONE_PATTERN: ("zone", GCP_ZONE_RULE),
     KUBERNETES_VERSION_PATTERN: ("Kubernetes version", KUBERNETES_VERSION_RULE),
     NAMESPACE_PATTERN: ("namespace", NAMESPACE_RULE),
+    SERVICE_NAME_PATTERN: ("Service name", SERVICE_NAME_RULE),
     HEALTH_CHECK_PATH_PATTERN: ("health check path", HEALTH_CHECK_PATH_RULE),
     BUCKET_PREFIX_PATTERN: ("prefix", BUCKET_PREFIX_RULE),
 }

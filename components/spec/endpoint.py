@@ -9,13 +9,14 @@ from typing import Annotated
 from pydantic import Field, model_validator
 
 from .common import (
-    HEALTH_CHECK_PATH_PATTERN, NAMESPACE_PATTERN, RESERVED_NAMESPACES_RULE, FieldError, Name, SpecModel, is_reserved_namespace,
+    HEALTH_CHECK_PATH_PATTERN, NAMESPACE_PATTERN, RESERVED_NAMESPACES_RULE, SERVICE_NAME_PATTERN, FieldError, Name, SpecModel,
+    is_reserved_namespace,
 )
 from .kube import label_value_problem, qualified_name_problem
 
 # Kubernetes object names: a namespace is a DNS-1123 label, a Service name a DNS-1035 label (starts with a letter).
 NamespaceName = Annotated[str, Field(pattern=NAMESPACE_PATTERN, max_length=63)]
-ServiceName = Annotated[str, Field(pattern=r"^[a-z]([-a-z0-9]*[a-z0-9])?$", max_length=63)]
+ServiceName = Annotated[str, Field(pattern=SERVICE_NAME_PATTERN, max_length=63)]
 
 
 class InferenceSpec(SpecModel):

@@ -46,7 +46,7 @@ CASES = [
      "arn:aws:acm:eu-west-1:123456789012:certificate/2d3e4f50-6172-8394-a5b6-c7d8e9f0a1b2", f"{E}.inference.certificate",
      ["eu-west-1", "us-east-1"]),
     ("inference-service-not-a-kubernetes-name", f"{R}/inference/service_name", "Inference_1", f"{E}.inference.service_name",
-     ["'Inference_1'", "^[a-z]([-a-z0-9]*[a-z0-9])?$"]),
+     ["'Inference_1'", "lower-case letters, digits and '-', starting with a letter"]),
     ("inference-namespace-kube-system", f"{R}/inference/service_namespace", "kube-system", f"{E}.inference.service_namespace",
      ["'kube-system'", "kube-*"]),
     ("inference-pod-selector-empty", f"{R}/inference/pod_selector", {}, f"{E}.inference.pod_selector",
