@@ -193,11 +193,13 @@ def test_an_output_file_that_cannot_be_written_is_a_one_line_error(
 
 
 @pytest.mark.parametrize("record", [{"urn": "urn:pulumi:dev::x::aws:s3/bucket:Bucket::logs"},
-                                    {"type": "aws:s3/bucket:Bucket"}, "urn:pulumi:dev::x::aws:s3/bucket:Bucket::logs"])
+                                    {"type": "aws:s3/bucket:Bucket"}, "urn:pulumi:dev::x::aws:s3/bucket:Bucket::logs",
+                                    ["urn", "type"], "a urn and a type"])
 def test_a_diff_base_whose_records_lack_a_urn_or_type_is_refused_before_planning(
         tmp_path: Path, record: object, capsys: pytest.CaptureFixture[str]) -> None:
-    """Each record of a `--diff` base needs its `urn` and its `type` (the diff compares by both): a base missing
-    either is a one-line error, before the program runs."""
+    """Each record of a `--diff` base is an object with its `urn` and its `type` (the diff compares by both): a base
+    missing either, or with a record that is not an object even if it holds the words `urn` and `type` (a list, a
+    text), is a one-line error, before the program runs, not a traceback."""
     (tmp_path / "p").mkdir()
     program = write_program(tmp_path / "p", "raise SystemExit('the program ran')\n")
     base = tmp_path / "base.json"

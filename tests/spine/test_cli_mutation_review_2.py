@@ -68,20 +68,6 @@ def test_every_missing_policy_module_is_named_before_the_plan_runs(
                                        "'ai-infra[policy]' (every cloud extra includes it), or plan with --no-policy\n")
 
 
-@pytest.mark.parametrize("record", [["urn", "type"], "a urn and a type"])
-def test_a_diff_base_whose_records_are_not_objects_is_a_one_line_error(
-        tmp_path: Path, record: object, capsys: pytest.CaptureFixture[str]) -> None:
-    """A record that is not an object is refused before the program runs, even one that holds the words `urn` and
-    `type` (a list or a text), not left to fail as a traceback."""
-    (tmp_path / "p").mkdir()
-    program = write_program(tmp_path / "p", "raise SystemExit('the program ran')\n")
-    base = tmp_path / "base.json"
-    base.write_text(json.dumps({"project": "x", "stack": "dev", "resources": [record]}))
-    assert main(["plan", "--program", str(program), "--stack", "dev", "--no-policy", "-q", "--diff", str(base)]) == 1
-    assert capsys.readouterr().err == (f"error: --diff {base}: not a plan from `aiinfra plan --json` (expected a "
-                                       "'resources' list of records with 'urn' and 'type')\n")
-
-
 def test_a_package_next_to_a_main_file_gets_the_main_file_hint(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A neighbour package (a directory with __init__.py) of a `main` file is not importable either
