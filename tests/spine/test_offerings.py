@@ -42,6 +42,8 @@ def test_a_problem_exactly_when_a_zone_lacks_the_type(zones: list[str], offered:
 def test_the_error_names_missing_zones_and_the_ones_that_offer_the_type() -> None:
     assert zone_offering_problem(PATH, "p5.48xlarge", ZONES[:3], {"us-east-1b", "us-east-1c", "us-east-1f"}, ZONES[:3], FIX) == (
         f"{PATH}: p5.48xlarge is not offered in us-east-1a; us-east-1b, us-east-1c offer it: {FIX}")
+    assert zone_offering_problem(PATH, "p5.48xlarge", ZONES[:2], {"us-east-1b"}, ZONES[:3], FIX) == (
+        f"{PATH}: p5.48xlarge is not offered in us-east-1a; us-east-1b offers it: {FIX}")
     assert zone_offering_problem(PATH, "p5.48xlarge", ZONES[:2], {"us-east-1f"}, ZONES[:3], FIX) == (
         f"{PATH}: p5.48xlarge is offered in none of us-east-1a, us-east-1b, us-east-1c (only in us-east-1f); "
         "choose another type or region")

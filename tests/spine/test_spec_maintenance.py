@@ -204,6 +204,16 @@ def test_default_windows_avoid_explicit_ones_while_slots_are_free(hours: int, ta
         assert all(not a.overlaps(b) for i, a in enumerate(defaults) for b in defaults[i + 1:])
 
 
+@pytest.mark.parametrize("hours", [8, 12])
+def test_with_every_slot_taken_the_defaults_still_spread_around_the_week(hours: int) -> None:
+    """Explicit windows that touch every slot leave no free one: the defaults then share the week's slots in turn
+    rather than all opening at the first one (found by a mutation review)."""
+    taken = tuple(Window.at(day * 24 * 60, 24) for day in range(7))
+    slots = staggered(WEEK_HOURS // hours, hours)
+    assert staggered(3, hours, taken) == slots[:3]
+    assert len(set(staggered(3, hours, taken))) == 3
+
+
 def counted(hours: int, span_start: float) -> float:
     """GKE's count, straight from its rule: the hours of the windows [168k, 168k + hours) inside the 32-day span from
     `span_start`, each contiguous part counted only when it lasts 4 hours or more."""
