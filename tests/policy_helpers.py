@@ -27,11 +27,19 @@ def options(protect: bool = False) -> PolicyResourceOptions:
     return PolicyResourceOptions(protect, [], False, [], None, [])
 
 
+def _provider(type_: str, provider: dict | None) -> PolicyProviderResource | None:
+    """The provider resource (of the type's package, with these inputs) a resource is deployed through, if any."""
+    if provider is None:
+        return None
+    return PolicyProviderResource(type_.split(":")[0], unknown_checking_proxy(provider), "urn:prov", "prov")
+
+
 def run_resource(name: str, type_: str, props: dict, config: dict | None = None, protect: bool = False,
-                 resource_name: str = "res") -> list[str]:
+                 resource_name: str = "res", provider: dict | None = None) -> list[str]:
     rule = RULES[name]
     args = ResourceValidationArgs(type_, unknown_checking_proxy(props), f"urn:pulumi:s::p::{type_}::{resource_name}",
-                                  resource_name, options(protect), None, {**defaults(rule), **(config or {})})
+                                  resource_name, options(protect), _provider(type_, provider),
+                                  {**defaults(rule), **(config or {})})
     found: list[str] = []
     resource_validator(rule)(args, lambda message, urn=None: found.append(message))
     return found
@@ -46,9 +54,8 @@ def unknown_reported(name: str, type_: str, props: dict, config: dict | None = N
 
 
 def resource(type_: str, props: dict, name: str = "r", provider: dict | None = None, deps: list | None = None) -> PolicyResource:
-    prov = PolicyProviderResource(type_.split(":")[0], unknown_checking_proxy(provider or {}), "urn:prov", "prov") if provider is not None else None
-    return PolicyResource(type_, unknown_checking_proxy(props), f"urn:pulumi:s::p::{type_}::{name}", name, options(), prov,
-                          None, deps or [], {})
+    return PolicyResource(type_, unknown_checking_proxy(props), f"urn:pulumi:s::p::{type_}::{name}", name, options(),
+                          _provider(type_, provider), None, deps or [], {})
 
 
 def run_stack(name: str, resources: list[PolicyResource], config: dict | None = None,

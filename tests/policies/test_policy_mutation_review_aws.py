@@ -10,11 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from policy_helpers import RULES, UNKNOWN, defaults, options, resource, run_resource, run_stack
-from pulumi_policy import PolicyProviderResource, ResourceValidationArgs
-from pulumi_policy.proxy import unknown_checking_proxy
-
-from aiinfra_policy.pack import resource_validator
+from policy_helpers import UNKNOWN, resource, run_resource, run_stack
 
 BUCKET, BUCKET_V2 = "aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2"
 PAB = "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock"
@@ -29,17 +25,6 @@ UNVERSIONED = "versioning is not configured; enable it so deletes and overwrites
 def messages(rule: str, resources: list, config: dict | None = None) -> list[tuple[str, str]]:
     """(resource name, message) of each violation of a stack rule."""
     return [((urn or "").split("::")[-1], message) for urn, message in run_stack(rule, resources, config)]
-
-
-def run_with_provider(name: str, type_: str, props: dict, provider: dict, config: dict | None = None) -> list[str]:
-    """Like policy_helpers.run_resource, for a resource deployed through a provider with the given inputs."""
-    rule = RULES[name]
-    prov = PolicyProviderResource(type_.split(":")[0], unknown_checking_proxy(provider), "urn:prov", "prov")
-    args = ResourceValidationArgs(type_, unknown_checking_proxy(props), f"urn:pulumi:s::p::{type_}::res", "res",
-                                  options(), prov, {**defaults(rule), **(config or {})})
-    found: list[str] = []
-    resource_validator(rule)(args, lambda message, urn=None: found.append(message))
-    return found
 
 
 # --- common.py: security group port ranges ---
@@ -232,8 +217,8 @@ def test_azure_resources_without_a_location_carry_no_tags_and_are_not_flagged() 
 ])
 def test_with_environment_unknown_the_providers_default_environment_tag_decides(default_tags: dict, expected: list) -> None:
     provider = {"region": "us-east-1", "defaultTags": json.dumps({"tags": default_tags})}
-    assert run_with_provider("stateful-resources-protected", "aws:kms/key:Key", {"description": "k"}, provider,
-                             {"environment": "unknown"}) == expected
+    assert run_resource("stateful-resources-protected", "aws:kms/key:Key", {"description": "k"}, {"environment": "unknown"},
+                        provider=provider) == expected
 
 
 def test_an_unprotected_rds_instance_outside_dev_is_reported() -> None:

@@ -12,6 +12,7 @@ import pytest
 from helpers import BASE_PLATFORM, platform_dict, spec_issues
 from spine.test_spec_maintenance import AT, exclusion, platform, problems, window
 from spine.test_spec_mutation_review import aws
+from spine.test_spec_mutation_review import gcp as gcp_clouds
 
 from components.spec import load_platform
 from components.spec.maintenance import GKE_MAX_EXCLUSIONS
@@ -92,7 +93,8 @@ def sharing(replicas: int) -> dict[str, Any]:
 
 
 def gcp(region: dict[str, Any]) -> dict[str, Any]:
-    return {"gcp": {"project": "acme-ml-test", "regions": {"us-central1": {"network": {"cidr": "10.20.0.0/16"}, **region}}}}
+    """`clouds` with one GCP region, us-central1, on 10.20.0.0/16."""
+    return gcp_clouds({"network": {"cidr": "10.20.0.0/16"}, **region})
 
 
 def inference(**fields: Any) -> dict[str, Any]:
