@@ -17,6 +17,8 @@ from .config_keys import config_key
 from .goyaml import GoTime, scalar_text
 
 _DECLARATION_KEYS = ("default", "description", "items", "secret", "type", "value")
+_GO_INT = range(-2**63, 2**63)
+"""Go's int (64-bit), which the CLI's type check holds an `integer` value to."""
 _CONFIG_TYPES = ("string", "integer", "boolean", "array", "object")
 MISSING = object()
 
@@ -127,12 +129,11 @@ def matches_type(type_: str, items: Any, value: Any) -> bool:
         if isinstance(value, bool):
             return False
         if isinstance(value, int):  # yaml.v3 gives a uint64, which is not an int, from 2**63 up
-            return -2**63 <= value < 2**63
+            return value in _GO_INT
         if isinstance(value, float) and math.isfinite(value) and value.is_integer():
             return True
         # strconv.Atoi: decimal digits with an optional sign, within Go's 64-bit int (else a range error)
-        return isinstance(value, str) and re.fullmatch(r"[+-]?[0-9]+", value) is not None and \
-            -2**63 <= int(value) < 2**63
+        return isinstance(value, str) and re.fullmatch(r"[+-]?[0-9]+", value) is not None and int(value) in _GO_INT
     if type_ == "boolean":
         return isinstance(value, bool) or value in ("true", "false")
     if type_ == "object":
