@@ -14,12 +14,20 @@ from .props import get, items, need
 from .registry import Context, rule
 
 
+_NO_FLOW_LOGS = ("REGIONAL_MANAGED_PROXY", "GLOBAL_MANAGED_PROXY", "INTERNAL_HTTPS_LOAD_BALANCER", "PRIVATE_SERVICE_CONNECT")
+"""Subnet purposes that carry no VM traffic, so the rule does not ask them for flow logs. Compute API reference,
+Subnetwork.enableFlowLogs: "isn't supported if the subnet purpose field is set to REGIONAL_MANAGED_PROXY";
+INTERNAL_HTTPS_LOAD_BALANCER is its deprecated name, with the same note in the API's older reference, and
+GLOBAL_MANAGED_PROXY its cross-region twin. A PRIVATE_SERVICE_CONNECT subnet holds a published service's NAT addresses.
+PRIVATE_NAT and PEER_MIGRATION subnets are still checked: no documentation found here exempts them."""
+
+
 @rule("gcp-subnet-flow-logs", "Checks whether subnets have VPC flow logs and Private Google Access.",
       severity="medium", types=("gcp:compute/subnetwork:Subnetwork",), remediation="Set logConfig and privateIpGoogleAccess true.",
       frameworks={**LOGGING, "CIS": ("GCP 3.8",)})
 def subnet_logs(props: Any, ctx: Context) -> Iterator[str]:
-    if need(props, "purpose", "PRIVATE") in ("REGIONAL_MANAGED_PROXY", "GLOBAL_MANAGED_PROXY", "PRIVATE_SERVICE_CONNECT"):
-        return  # proxy and PSC subnets carry no VM traffic and take no flow logs
+    if need(props, "purpose", "PRIVATE") in _NO_FLOW_LOGS:
+        return
     if not get(props, "logConfig"):
         yield "flow logs are off"
     if need(props, "privateIpGoogleAccess") is not True:

@@ -16,7 +16,8 @@ AKS = "azure-native:containerservice:ManagedCluster"
 
 # --- gcp_network.py ---
 
-@pytest.mark.parametrize("purpose", ["REGIONAL_MANAGED_PROXY", "GLOBAL_MANAGED_PROXY", "PRIVATE_SERVICE_CONNECT"])
+@pytest.mark.parametrize("purpose", ["REGIONAL_MANAGED_PROXY", "GLOBAL_MANAGED_PROXY", "INTERNAL_HTTPS_LOAD_BALANCER",
+                                     "PRIVATE_SERVICE_CONNECT"])
 def test_proxy_and_private_service_connect_subnets_need_no_flow_logs(purpose: str) -> None:
     assert run_resource("gcp-subnet-flow-logs", SUBNET, {"purpose": purpose, "ipCidrRange": "10.9.0.0/23"}) == []
 
@@ -25,6 +26,13 @@ def test_a_vm_subnet_without_flow_logs_or_private_google_access_is_reported() ->
     expected = ["flow logs are off", "Private Google Access is off: nodes need NAT to reach Google APIs"]
     assert run_resource("gcp-subnet-flow-logs", SUBNET, {"ipCidrRange": "10.0.0.0/20"}) == expected
     assert run_resource("gcp-subnet-flow-logs", SUBNET, {"purpose": "PRIVATE", "ipCidrRange": "10.0.0.0/20"}) == expected
+
+
+@pytest.mark.parametrize("purpose", ["PRIVATE_NAT", "PEER_MIGRATION"])
+def test_private_nat_and_peer_migration_subnets_still_need_flow_logs(purpose: str) -> None:
+    """No documentation exempts these two from flow logs (only proxy-only subnets), so they are checked like VM subnets."""
+    props = {"purpose": purpose, "ipCidrRange": "10.9.0.0/23", "privateIpGoogleAccess": True}
+    assert run_resource("gcp-subnet-flow-logs", SUBNET, props) == ["flow logs are off"]
 
 
 @pytest.mark.parametrize("type_", ["gcp:compute/firewallPolicyRule:FirewallPolicyRule",
