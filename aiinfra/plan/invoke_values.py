@@ -76,6 +76,15 @@ _FIELD_ARNS = {"role": ("iam", "role"), "policy": ("iam", "policy"), "instancepr
 """ARN fields that name a resource of another service (an EKS cluster's `roleArn` is an IAM role's)."""
 
 
+def aws_partition(region: str) -> dict[str, str]:
+    """The AWS partition a region is in, as aws.getPartition answers for a provider in that region (pulumi-aws
+    getPartition: `amazonaws.com.cn` and `cn.com.amazonaws` in AWS China; GovCloud shares the commercial names)."""
+    if region.startswith("cn-"):
+        return {"partition": "aws-cn", "dnsSuffix": "amazonaws.com.cn", "reverseDnsPrefix": "cn.com.amazonaws"}
+    name = "aws-us-gov" if region.startswith("us-gov-") else "aws"
+    return {"partition": name, "dnsSuffix": "amazonaws.com", "reverseDnsPrefix": "com.amazonaws"}
+
+
 def aws_arn(token: str, field: str, region: str, item: str = "") -> str:
     """A placeholder ARN for the field `field` of the result of the AWS invoke `token`, shaped like the ARNs of the
     resource it names: the field's own kind (`roleArn`: an IAM role), else the invoke's (`aws:kms/getKey` -> a KMS key,
@@ -92,8 +101,7 @@ def aws_arn(token: str, field: str, region: str, item: str = "") -> str:
     resource = f"placeholder-{field or 'value'}{item}"
     if service not in _NAME_ONLY and kind:
         resource = f"{kind}{':' if service in _COLON_TYPES else '/'}{resource}"
-    partition = "aws-cn" if region.startswith("cn-") else "aws-us-gov" if region.startswith("us-gov-") else "aws"
-    return (f"arn:{partition}:{service}:{'' if service in _NO_REGION else region}:"
+    return (f"arn:{aws_partition(region)['partition']}:{service}:{'' if service in _NO_REGION else region}:"
             f"{'' if service in _NO_ACCOUNT else ACCOUNT_ID}:{resource}")
 
 

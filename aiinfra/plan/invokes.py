@@ -196,13 +196,12 @@ def _ami(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str
 _SPECIAL: dict[str, Any] = {
     "aws:index/getAvailabilityZones:getAvailabilityZones": values.aws_zones,
     "aws:index/getCallerIdentity:getCallerIdentity": lambda a, r, s: {
-        "accountId": ACCOUNT_ID, "arn": f"arn:aws:sts::{ACCOUNT_ID}:assumed-role/deployer/aiinfra-plan",
+        "accountId": ACCOUNT_ID, "arn": f"arn:{values.aws_partition(r)['partition']}:sts::{ACCOUNT_ID}:assumed-role/deployer/aiinfra-plan",
         "userId": "AROAPLACEHOLDER:aiinfra-plan", "id": ACCOUNT_ID},
     "aws:iam/getSessionContext:getSessionContext": _session_context,
     "aws:index/getRegion:getRegion": lambda a, r, s: {
-        "name": r, "region": r, "id": r, "endpoint": f"ec2.{r}.amazonaws.com", "description": r},
-    "aws:index/getPartition:getPartition": lambda a, r, s: {
-        "partition": "aws", "dnsSuffix": "amazonaws.com", "id": "aws", "reverseDnsPrefix": "com.amazonaws"},
+        "name": r, "region": r, "id": r, "endpoint": f"ec2.{r}.{values.aws_partition(r)['dnsSuffix']}", "description": r},
+    "aws:index/getPartition:getPartition": lambda a, r, s: {**values.aws_partition(r), "id": values.aws_partition(r)["partition"]},
     "aws:ec2/getAmi:getAmi": _ami,
     "aws:ssm/getParameter:getParameter": values.ssm_parameter,
     "aws:ecr/getAuthorizationToken:getAuthorizationToken": values.ecr_authorization_token,
