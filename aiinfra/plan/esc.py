@@ -1,7 +1,8 @@
 """A stack file's Pulumi ESC `environment:`, as far as an offline plan can read it.
 
-The CLI takes a list (or one name) of environments to import, or an inline environment definition: a mapping with
-`imports` and `values` (sdk/go/common/workspace/project.go, Environment). It opens it with Pulumi Cloud and merges the
+The CLI takes a list of environment names to import, or an inline environment definition: a mapping with `imports`
+and `values` (sdk/go/common/workspace/project.go, Environment). Anything else (one name, a list holding a mapping) is
+sent to ESC as a definition, which ESC refuses: it must be an object (pulumi/esc ast/environment.go, parseRecord). It opens it with Pulumi Cloud and merges the
 `values.pulumiConfig` it evaluates into the stack's config, the stack file's values winning (pkg/workspace/config.go
 mergeConfig). Offline no environment can be opened: the imported ones are missing, and of the inline `pulumiConfig`
 only the values that need no evaluation (no `${...}` interpolation, no `fn::` function) are merged, as the CLI
@@ -10,6 +11,7 @@ merges them; the rest is reported.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,12 +35,15 @@ def read_environment(raw: Any) -> StackEnvironment:
     """The stack file's `environment:` value, read as the CLI reads it."""
     if raw is None:
         return StackEnvironment()
-    if isinstance(raw, str):
-        return StackEnvironment(imports=[raw])
-    if isinstance(raw, list):
-        return StackEnvironment(imports=[_import_name(item) for item in raw])
+    if isinstance(raw, list) and not any(isinstance(item, (list, dict)) for item in raw):
+        return StackEnvironment(imports=[str(item) for item in raw])
     if not isinstance(raw, dict):
-        return StackEnvironment()
+        # Environment.UnmarshalYAML keeps what does not decode as []string as a definition for ESC to open, and the
+        # CLI stops with ESC's diagnostic ("opening environment: too many errors").
+        shown = raw if isinstance(raw, str) else json.dumps(raw, default=str)
+        raise ValueError(f"environment: {shown} is not a list of environment names, so the Pulumi CLI sends it to ESC as "
+                         "an environment definition, which ESC refuses: 'environment must be an object'; allowed: a "
+                         "list of names to import ([team/shared]) or a mapping with imports and values")
     imports = raw.get("imports")
     names = [_import_name(item) for item in imports] if isinstance(imports, list) else []
     values = raw.get("values") if isinstance(raw.get("values"), dict) else {}

@@ -264,7 +264,10 @@ def _shown(value: Any, width: int = 80) -> str:
 def stack_environment(project: Project, stack: str) -> StackEnvironment:
     """The stack file's Pulumi ESC `environment:` (esc.py): what it imports and its inline values."""
     path = project.stack_file(stack)
-    return read_environment(_read_mapping(path).get("environment") if path.is_file() else None)
+    try:
+        return read_environment(_read_mapping(path).get("environment") if path.is_file() else None)
+    except ValueError as err:
+        raise ProjectError(f"{path}: {err}") from None
 
 
 def stack_environments(project: Project, stack: str) -> list[str]:

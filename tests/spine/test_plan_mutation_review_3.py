@@ -47,15 +47,6 @@ def test_an_interpolation_inside_a_list_keeps_the_list_out_and_a_float_is_merged
     assert stack_environment(project, "dev").unevaluated == ["zones"]
 
 
-def test_an_environment_that_is_neither_a_name_a_list_nor_a_mapping_adds_nothing(tmp_path: Path) -> None:
-    """`environment: 5` names no environment and defines none: the stack's own config is read, without a crash."""
-    write_program(tmp_path, "import pulumi\n", "environment: 5\nconfig:\n  size: small\n")
-    project = load_project(tmp_path)
-    environment = stack_environment(project, "dev")
-    assert (environment.imports, environment.config, environment.unevaluated) == ([], {}, [])
-    assert load_stack_config(project, "dev")[0] == {"x:size": "small"}
-
-
 # config_keys.py ------------------------------------------------------------------------------------------------------
 
 def test_a_key_with_three_colons_is_refused_even_in_the_older_config_form(tmp_path: Path) -> None:

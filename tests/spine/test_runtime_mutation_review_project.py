@@ -72,10 +72,26 @@ def test_a_secure_item_makes_its_list_secret_and_a_key_named_secure_is_plain(tmp
 
 # Inline ESC environments --------------------------------------------------------------------------------------------
 
-def test_a_single_imported_environment_is_named(tmp_path: Path) -> None:
-    """`environment: team/shared` (one name, not a list) imports that environment; the plan must say it is missing."""
-    write_program(tmp_path, "import pulumi\n", "environment: team/shared\nconfig: {}\n")
-    assert stack_environments(load_project(tmp_path), "dev") == ["team/shared"]
+def test_a_list_of_names_imports_those_environments(tmp_path: Path) -> None:
+    """`environment: [team/shared, 2024]`: names to import, in order; the plan must say they are missing."""
+    write_program(tmp_path, "import pulumi\n", "environment: [team/shared, 2024]\nconfig: {}\n")
+    assert stack_environments(load_project(tmp_path), "dev") == ["team/shared", "2024"]
+
+
+@pytest.mark.parametrize(("environment", "shown"), [
+    ("team/shared", "team/shared"), ("5", "5"), ("[a, {b: {merge: false}}]", '["a", {"b": {"merge": false}}]')])
+def test_an_environment_that_is_not_a_list_of_names_or_a_mapping_is_refused(tmp_path: Path, environment: str,
+                                                                              shown: str) -> None:
+    """One name, a number, or a list holding an import's options does not decode as []string
+    (workspace.Environment.UnmarshalYAML): the CLI sends it to ESC as a definition, and ESC refuses any definition
+    that is not an object (pulumi/esc ast.ParseEnvironment), so the CLI stops before the program runs."""
+    write_program(tmp_path, "import pulumi\n", f"environment: {environment}\nconfig: {{}}\n")
+    with pytest.raises(ProjectError) as caught:
+        load_stack_config(load_project(tmp_path), "dev")
+    assert str(caught.value) == (
+        f"{tmp_path / 'Pulumi.dev.yaml'}: environment: {shown} is not a list of environment names, so the Pulumi CLI "
+        "sends it to ESC as an environment definition, which ESC refuses: 'environment must be an object'; allowed: a "
+        "list of names to import ([team/shared]) or a mapping with imports and values")
 
 
 def test_what_esc_must_evaluate_is_left_out_of_the_config_and_reported(tmp_path: Path) -> None:
