@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .goyaml import GoTime
+from .goyaml import GoTime, scalar_text
 
 
 @dataclass
@@ -36,7 +36,7 @@ def read_environment(raw: Any) -> StackEnvironment:
     if raw is None:
         return StackEnvironment()
     if isinstance(raw, list) and not any(isinstance(item, (list, dict)) for item in raw):
-        return StackEnvironment(imports=[str(item) for item in raw])
+        return StackEnvironment(imports=[scalar_text(item) for item in raw])  # yaml.v3 reads each scalar as its text
     if not isinstance(raw, dict):
         # Environment.UnmarshalYAML keeps what does not decode as []string as a definition for ESC to open, and the
         # CLI stops with ESC's diagnostic ("opening environment: too many errors").

@@ -73,9 +73,9 @@ def test_a_secure_item_makes_its_list_secret_and_a_key_named_secure_is_plain(tmp
 # Inline ESC environments --------------------------------------------------------------------------------------------
 
 def test_a_list_of_names_imports_those_environments(tmp_path: Path) -> None:
-    """`environment: [team/shared, 2024]`: names to import, in order; the plan must say they are missing."""
-    write_program(tmp_path, "import pulumi\n", "environment: [team/shared, 2024]\nconfig: {}\n")
-    assert stack_environments(load_project(tmp_path), "dev") == ["team/shared", "2024"]
+    """`environment: [team/shared, 2024, true]`: names to import, in order; the plan must say they are missing."""
+    write_program(tmp_path, "import pulumi\n", "environment: [team/shared, 2024, true]\nconfig: {}\n")
+    assert stack_environments(load_project(tmp_path), "dev") == ["team/shared", "2024", "true"]
 
 
 @pytest.mark.parametrize(("environment", "shown"), [
