@@ -2,9 +2,9 @@
 
 The CLI takes a list of environment names to import, or an inline environment definition: a mapping with `imports`
 and `values` (sdk/go/common/workspace/project.go, Environment). Anything else (one name, a list holding a mapping) is
-sent to ESC as a definition, which ESC refuses: it must be an object (pulumi/esc ast/environment.go, parseRecord). It opens it with Pulumi Cloud and merges the
-`values.pulumiConfig` it evaluates into the stack's config, the stack file's values winning (pkg/workspace/config.go
-mergeConfig). Offline no environment can be opened: the imported ones are missing, and of the inline `pulumiConfig`
+sent to ESC as a definition, which ESC refuses: it must be an object (pulumi/esc ast/environment.go, parseRecord).
+The CLI opens the environment with Pulumi Cloud and merges the `values.pulumiConfig` it evaluates into the stack's
+config, the stack file's values winning (pkg/workspace/config.go mergeConfig). Offline no environment can be opened: the imported ones are missing, and of the inline `pulumiConfig`
 only the values that need no evaluation (no `${...}` interpolation, no `fn::` function) are merged, as the CLI
 merges them; the rest is reported.
 """

@@ -196,11 +196,12 @@ def _ami(args: dict[str, Any], region: str, setting: values.Setting) -> dict[str
 _SPECIAL: dict[str, Any] = {
     "aws:index/getAvailabilityZones:getAvailabilityZones": values.aws_zones,
     "aws:index/getCallerIdentity:getCallerIdentity": lambda a, r, s: {
-        "accountId": ACCOUNT_ID, "arn": f"arn:{values.aws_partition(r)['partition']}:sts::{ACCOUNT_ID}:assumed-role/deployer/aiinfra-plan",
-        "userId": "AROAPLACEHOLDER:aiinfra-plan", "id": ACCOUNT_ID},
+        "accountId": ACCOUNT_ID, "userId": "AROAPLACEHOLDER:aiinfra-plan", "id": ACCOUNT_ID,
+        "arn": f"arn:{values.aws_partition(r)['partition']}:sts::{ACCOUNT_ID}:assumed-role/deployer/aiinfra-plan"},
     "aws:iam/getSessionContext:getSessionContext": _session_context,
     "aws:index/getRegion:getRegion": lambda a, r, s: {
-        "name": r, "region": r, "id": r, "endpoint": f"ec2.{r}.{values.aws_partition(r)['dnsSuffix']}", "description": r},
+        "name": r, "region": r, "id": r, "description": r,
+        "endpoint": f"ec2.{r}.{values.aws_partition(r)['dnsSuffix']}"},
     "aws:index/getPartition:getPartition": lambda a, r, s: {**values.aws_partition(r), "id": values.aws_partition(r)["partition"]},
     "aws:ec2/getAmi:getAmi": _ami,
     "aws:ssm/getParameter:getParameter": values.ssm_parameter,
