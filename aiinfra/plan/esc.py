@@ -31,15 +31,18 @@ class StackEnvironment:
     program's environment and the plan does not."""
 
 
-def read_environment(raw: Any) -> StackEnvironment:
-    """The stack file's `environment:` value, read as the CLI reads it."""
+def read_environment(raw: Any, json_file: bool = False) -> StackEnvironment:
+    """The stack file's `environment:` value, read as the CLI reads it (`json_file`: from a Pulumi.<stack>.json)."""
     if raw is None:
         return StackEnvironment()
-    if isinstance(raw, list) and not any(isinstance(item, (list, dict)) for item in raw):
-        return StackEnvironment(imports=[scalar_text(item) for item in raw])  # yaml.v3 reads each scalar as its text
+    # yaml.v3 decodes any scalar into a string (its text), encoding/json only a string; null leaves "" in both.
+    names = (lambda item: item is None or isinstance(item, str)) if json_file else (
+        lambda item: not isinstance(item, (list, dict)))
+    if isinstance(raw, list) and all(names(item) for item in raw):
+        return StackEnvironment(imports=["" if item is None else scalar_text(item) for item in raw])
     if not isinstance(raw, dict):
-        # Environment.UnmarshalYAML keeps what does not decode as []string as a definition for ESC to open, and the
-        # CLI stops with ESC's diagnostic ("opening environment: too many errors").
+        # Environment.UnmarshalYAML (and UnmarshalJSON) keep what does not decode as []string as a definition for ESC
+        # to open, and the CLI stops with ESC's diagnostic ("opening environment: too many errors").
         shown = raw if isinstance(raw, str) else json.dumps(raw, default=str)
         raise ValueError(f"environment: {shown} is not a list of environment names, so the Pulumi CLI sends it to ESC as "
                          "an environment definition, which ESC refuses: 'environment must be an object'; allowed: a "

@@ -265,7 +265,8 @@ def stack_environment(project: Project, stack: str) -> StackEnvironment:
     """The stack file's Pulumi ESC `environment:` (esc.py): what it imports and its inline values."""
     path = project.stack_file(stack)
     try:
-        return read_environment(_read_mapping(path).get("environment") if path.is_file() else None)
+        return read_environment(_read_mapping(path).get("environment") if path.is_file() else None,
+                                json_file=path.suffix == ".json")
     except ValueError as err:
         raise ProjectError(f"{path}: {err}") from None
 

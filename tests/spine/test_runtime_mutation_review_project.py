@@ -78,6 +78,19 @@ def test_a_list_of_names_imports_those_environments(tmp_path: Path) -> None:
     assert stack_environments(load_project(tmp_path), "dev") == ["team/shared", "2024", "true"]
 
 
+def test_a_json_stack_files_environment_names_must_be_strings(tmp_path: Path) -> None:
+    """encoding/json decodes only strings into Environment's []string: `["a", 2]` in a Pulumi.<stack>.json is sent to
+    ESC as a definition and refused, where YAML's `[a, 2]` names two environments."""
+    (tmp_path / "Pulumi.json").write_text('{"name": "x", "runtime": "python"}')
+    (tmp_path / "Pulumi.dev.json").write_text('{"environment": ["a", "b", null], "config": {}}')
+    assert stack_environments(load_project(tmp_path), "dev") == ["a", "b", ""]
+    (tmp_path / "Pulumi.dev.json").write_text('{"environment": ["a", 2], "config": {}}')
+    with pytest.raises(ProjectError) as caught:
+        stack_environments(load_project(tmp_path), "dev")
+    assert str(caught.value).startswith(f'{tmp_path / "Pulumi.dev.json"}: environment: ["a", 2] is not a list of '
+                                        "environment names")
+
+
 @pytest.mark.parametrize(("environment", "shown"), [
     ("team/shared", "team/shared"), ("5", "5"), ("[a, {b: {merge: false}}]", '["a", {"b": {"merge": false}}]')])
 def test_an_environment_that_is_not_a_list_of_names_or_a_mapping_is_refused(tmp_path: Path, environment: str,
