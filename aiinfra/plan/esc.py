@@ -4,9 +4,9 @@ The CLI takes a list of environment names to import, or an inline environment de
 and `values` (sdk/go/common/workspace/project.go, Environment). Anything else (one name, a list holding a mapping) is
 sent to ESC as a definition, which ESC refuses: it must be an object (pulumi/esc ast/environment.go, parseRecord).
 The CLI opens the environment with Pulumi Cloud and merges the `values.pulumiConfig` it evaluates into the stack's
-config, the stack file's values winning (pkg/workspace/config.go mergeConfig). Offline no environment can be opened: the imported ones are missing, and of the inline `pulumiConfig`
-only the values that need no evaluation (no `${...}` interpolation, no `fn::` function) are merged, as the CLI
-merges them; the rest is reported.
+config, the stack file's values winning (pkg/workspace/config.go mergeConfig). Offline no environment can be opened:
+the imported ones are missing, and of the inline `pulumiConfig` only the values that need no evaluation (no `${...}`
+interpolation, no `fn::` function) are merged, as the CLI merges them; the rest is reported.
 """
 
 from __future__ import annotations
@@ -35,10 +35,7 @@ def read_environment(raw: Any, json_file: bool = False) -> StackEnvironment:
     """The stack file's `environment:` value, read as the CLI reads it (`json_file`: from a Pulumi.<stack>.json)."""
     if raw is None:
         return StackEnvironment()
-    # yaml.v3 decodes any scalar into a string (its text), encoding/json only a string; null leaves "" in both.
-    names = (lambda item: item is None or isinstance(item, str)) if json_file else (
-        lambda item: not isinstance(item, (list, dict)))
-    if isinstance(raw, list) and all(names(item) for item in raw):
+    if isinstance(raw, list) and all(_decodes_as_name(item, json_file) for item in raw):
         return StackEnvironment(imports=["" if item is None else scalar_text(item) for item in raw])
     if not isinstance(raw, dict):
         # Environment.UnmarshalYAML (and UnmarshalJSON) keep what does not decode as []string as a definition for ESC
@@ -63,6 +60,12 @@ def read_environment(raw: Any, json_file: bool = False) -> StackEnvironment:
         unevaluated.append("pulumiConfig")
     return StackEnvironment(imports=names, config=static, unevaluated=unevaluated,
                             other_values=[str(k) for k in values if k != "pulumiConfig"])
+
+
+def _decodes_as_name(item: Any, json_file: bool) -> bool:
+    """Whether a list item decodes into the CLI's []string: yaml.v3 decodes any scalar (as its text), encoding/json
+    only a string; null leaves "" in both."""
+    return (item is None or isinstance(item, str)) if json_file else not isinstance(item, (list, dict))
 
 
 def _import_name(item: Any) -> str:

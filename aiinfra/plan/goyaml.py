@@ -180,11 +180,11 @@ def _mapping_without_duplicates(loader: _CliYamlLoader, node: yaml.MappingNode) 
             continue  # `<<: *anchor`: construct_mapping flattens it (its keys may be overridden, as in Go)
         # A collection node's Value is "" in yaml.v3, so any two mapping (or sequence) keys clash.
         text = key_node.value if isinstance(key_node, yaml.ScalarNode) else ""
-        if (type(key_node), text) in seen:
-            first = seen[(type(key_node), text)].start_mark.line + 1
+        same = (type(key_node), text)
+        if same in seen:
             raise yaml.constructor.ConstructorError(None, None, f"key {text!r} is given twice in one mapping (first at "
-                                                    f"line {first})", key_node.start_mark)
-        seen[(type(key_node), text)] = key_node
+                                                    f"line {seen[same].start_mark.line + 1})", key_node.start_mark)
+        seen[same] = key_node
         key = loader.construct_object(key_node)
         if type(key) is not str and isinstance(key, Hashable) and loader.non_string_key is None:
             kind = _KEY_KINDS.get(type(key), type(key).__name__)

@@ -77,12 +77,12 @@ _FIELD_ARNS = {"role": ("iam", "role"), "policy": ("iam", "policy"), "instancepr
 
 
 def aws_partition(region: str) -> dict[str, str]:
-    """The AWS partition a region is in, as aws.getPartition answers for a provider in that region (pulumi-aws
+    """The AWS partition a region is in: aws.getPartition's answer for a provider in that region (pulumi-aws
     getPartition: `amazonaws.com.cn` and `cn.com.amazonaws` in AWS China; GovCloud shares the commercial names)."""
     if region.startswith("cn-"):
-        return {"partition": "aws-cn", "dnsSuffix": "amazonaws.com.cn", "reverseDnsPrefix": "cn.com.amazonaws"}
+        return {"partition": "aws-cn", "id": "aws-cn", "dnsSuffix": "amazonaws.com.cn", "reverseDnsPrefix": "cn.com.amazonaws"}
     name = "aws-us-gov" if region.startswith("us-gov-") else "aws"
-    return {"partition": name, "dnsSuffix": "amazonaws.com", "reverseDnsPrefix": "com.amazonaws"}
+    return {"partition": name, "id": name, "dnsSuffix": "amazonaws.com", "reverseDnsPrefix": "com.amazonaws"}
 
 
 def aws_arn(token: str, field: str, region: str, item: str = "") -> str:

@@ -202,7 +202,7 @@ _SPECIAL: dict[str, Any] = {
     "aws:index/getRegion:getRegion": lambda a, r, s: {
         "name": r, "region": r, "id": r, "description": r,
         "endpoint": f"ec2.{r}.{values.aws_partition(r)['dnsSuffix']}"},
-    "aws:index/getPartition:getPartition": lambda a, r, s: {**values.aws_partition(r), "id": values.aws_partition(r)["partition"]},
+    "aws:index/getPartition:getPartition": lambda a, r, s: values.aws_partition(r),
     "aws:ec2/getAmi:getAmi": _ami,
     "aws:ssm/getParameter:getParameter": values.ssm_parameter,
     "aws:ecr/getAuthorizationToken:getAuthorizationToken": values.ecr_authorization_token,
