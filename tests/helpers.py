@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
+import importlib.util
 import os
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 BASE_PLATFORM: dict[str, Any] = {
@@ -16,6 +18,15 @@ BASE_PLATFORM: dict[str, Any] = {
 
 AZURE_ONLY = {"azure": {"regions": {"eastus2": {"network": {"cidr": "10.50.0.0/16", "transit_encryption": "monitor"}}}}}
 """The `clouds` of the smallest Azure-only platform (pass to `platform_dict`)."""
+
+
+def script_module(path: Path, name: str | None = None) -> ModuleType:
+    """A Python file that is not importable as a module (a script, the pack's gen_config, a bootstrap program's
+    file), loaded on its own as `name` (default: the file's stem)."""
+    spec = importlib.util.spec_from_file_location(name or path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def platform_dict(clouds: dict[str, Any], **top: Any) -> dict[str, Any]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 import pulumi
 import pytest
 import yaml
+from helpers import script_module
 
 from aiinfra.cli import main
 from aiinfra.plan import program
@@ -169,9 +169,7 @@ def test_gcp_refuses_a_prefix_gcs_cannot_name_a_bucket_with_before_registering_a
 def test_gcp_bucket_name_is_kept_and_its_length_counts_the_real_project_number(bootstrap, monkeypatch) -> None:
     result, _ = bootstrap(clouds=["gcp"], prefix="p" * 37)
     assert result.one("gcp:storage/bucket:Bucket").inputs["name"].startswith("p" * 37 + "-pulumi-state-")
-    spec = importlib.util.spec_from_file_location("bootstrap_state_gcp", BOOTSTRAP / "state_gcp.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = script_module(BOOTSTRAP / "state_gcp.py", "bootstrap_state_gcp")
     monkeypatch.setattr(module.gcp.organizations, "get_project", lambda: type("Project", (), {"number": "1234567890"})())
     assert module.check("ns:prefix", "p" * 39) == "1234567890"
     assert len(module.bucket_name("p" * 39, "1234567890")) == 63
@@ -188,9 +186,7 @@ def test_azure_exports_the_versioned_key_url_and_keeps_rotating(bootstrap) -> No
 
 
 def test_azure_secrets_provider_url_refuses_a_versionless_key_uri() -> None:
-    spec = importlib.util.spec_from_file_location("bootstrap_state_azure", BOOTSTRAP / "state_azure.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = script_module(BOOTSTRAP / "state_azure.py", "bootstrap_state_azure")
     assert (module.secrets_provider_url("https://kv.vault.azure.cn/keys/pulumi-state/abc123")
             == "azurekeyvault://kv.vault.azure.cn/keys/pulumi-state/abc123")
     with pytest.raises(ValueError, match="expected https://<vault host>/keys/<name>/<version>"):

@@ -8,12 +8,12 @@ the exported secrets-provider URLs; and which malformed settings and key URIs ar
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from typing import Any
 
 import pulumi
 import pytest
+from helpers import script_module
 
 import delivery.test_bootstrap as base
 from delivery.test_bootstrap import ADMIN_A, BOOTSTRAP, NS, bootstrap  # noqa: F401  (fixture)
@@ -46,10 +46,7 @@ def state(bootstrap, monkeypatch: pytest.MonkeyPatch):  # noqa: F811
 
 
 def module(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(f"bootstrap_{name}", BOOTSTRAP / f"{name}.py")
-    loaded = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(loaded)
-    return loaded
+    return script_module(BOOTSTRAP / f"{name}.py", f"bootstrap_{name}")
 
 
 # --- AWS ------------------------------------------------------------------------------------------------------------

@@ -6,12 +6,12 @@ staging and prod by name only."""
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import script_module
 from k8s.layer import LUSTRE_CLOUDS, plan_clouds
 from k8s.validation import validate
 from policy_helpers import run_resource
@@ -156,10 +156,7 @@ def test_every_object_is_valid_against_the_kubernetes_schema(plan):
 
 
 def _gen_config() -> Any:
-    spec = importlib.util.spec_from_file_location("gen_config", ROOT / "policies" / "aiinfra_policy" / "gen_config.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module(ROOT / "policies" / "aiinfra_policy" / "gen_config.py")
 
 
 def test_the_policy_configs_exempt_exactly_these_daemonsets():

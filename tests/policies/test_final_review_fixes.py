@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import importlib.util
 import json
 from pathlib import Path
 
 import pulumi_aws as aws
 import pytest
+from helpers import script_module
 from policy_helpers import RULES, UNKNOWN, resource, run_resource, run_stack
 from pulumi_policy import StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
@@ -127,10 +127,7 @@ def test_the_encrypted_volumes_program_blocks_only_on_the_stack_rule() -> None:
 # --- 2. ebsDefaultEncryption reaches the generated configs ---
 
 def gen_config() -> object:
-    spec = importlib.util.spec_from_file_location("gen_config", PACK / "aiinfra_policy" / "gen_config.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module(PACK / "aiinfra_policy" / "gen_config.py")
 
 
 def test_every_generated_config_sets_ebs_default_encryption_and_a_change_reaches_it() -> None:

@@ -5,19 +5,17 @@ rule for it."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import yaml
+from helpers import script_module
 from policy_helpers import RULES
 
 PACK = Path(__file__).resolve().parents[2] / "policies"
 
 
 def test_a_platform_without_profiles_gets_the_baseline_rules(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("gen_config", PACK / "aiinfra_policy" / "gen_config.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = script_module(PACK / "aiinfra_policy" / "gen_config.py")
     (tmp_path / "Pulumi.yaml").write_text("name: ai-infra\nruntime: python\n")
     platform = {"environment": "staging", "clouds": {"aws": {"regions": {"us-east-1": {}}}}}
     (tmp_path / "Pulumi.staging.yaml").write_text(yaml.safe_dump({"config": {"ai-infra:platform": platform}}))

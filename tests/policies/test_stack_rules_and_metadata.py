@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import re
 from pathlib import Path
 
 import pytest
 import yaml
+from helpers import script_module
 from policy_helpers import RULES, UNKNOWN, resource, run_stack
 
 from aiinfra.policy_eval import evaluate_pack
@@ -108,9 +108,7 @@ def test_rule_metadata() -> None:
 
 
 def test_generated_configs_are_fresh_and_match_the_stacks() -> None:
-    spec = importlib.util.spec_from_file_location("gen_config", PACK / "aiinfra_policy" / "gen_config.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = script_module(PACK / "aiinfra_policy" / "gen_config.py")
     stale = [p.name for p, text in module.outputs().items() if p.read_text() != text]
     assert not stale, f"run `.venv/bin/python policies/aiinfra_policy/gen_config.py`: {stale}"
     stacks = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
@@ -131,9 +129,7 @@ def test_a_stack_gets_its_profiles_and_regions_from_its_platform(tmp_path: Path)
     """The stack file is the one place an environment's compliance is declared: gen_config reads its profiles,
     allowed regions (else the regions it declares) and data zones, and refuses an environment it has no decisions
     for, naming where to add them."""
-    spec = importlib.util.spec_from_file_location("gen_config", PACK / "aiinfra_policy" / "gen_config.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = script_module(PACK / "aiinfra_policy" / "gen_config.py")
     platform = {"environment": "prod", "compliance": {"profiles": ["baseline", "pci"], "data_zones": {"eu": ["eu-west-1"]}},
                 "clouds": {"aws": {"regions": {"eu-west-1": {}, "us-east-1": {}}}}}
     (tmp_path / "Pulumi.yaml").write_text("name: ai-infra\nruntime: python\n")

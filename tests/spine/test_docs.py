@@ -8,6 +8,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
+from helpers import script_module
 
 from aiinfra.cli import main
 
@@ -15,11 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_generated_docs_are_fresh() -> None:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("gen_docs", ROOT / "scripts" / "gen_docs.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = script_module(ROOT / "scripts" / "gen_docs.py")
     stale = [str(path.relative_to(ROOT)) for path, text in module.outputs().items() if path.read_text() != text]
     assert not stale, f"regenerate with `.venv/bin/python scripts/gen_docs.py`: {stale}"
 
