@@ -228,16 +228,21 @@ class AwsArns(PlanMocks):
         return super().answer(type_, name, outputs)
 
 
-@pytest.fixture(scope="module")
-def amp_plan() -> PlanResult:
-    spec = load_platform(aws_platform({"regions": {"us-east-1": {"network": {"cidr": "10.9.0.0/16"}, "cluster": {}}}},
-                                      environment="prod", addons={"enabled": False, "monitoring": "managed"}))
+def plan_exporting(spec: Any, mocks: Any) -> PlanResult:
+    """A prod plan of `spec` that exports the platform's outputs as the stack program does, answered by `mocks`."""
 
     def program() -> None:
         for key, value in build_platform(spec).items():
             pulumi.export(key, value)
 
-    return run_program(program, project="ai-infra", stack="prod", mocks_=AwsArns())
+    return run_program(program, project="ai-infra", stack="prod", mocks_=mocks)
+
+
+@pytest.fixture(scope="module")
+def amp_plan() -> PlanResult:
+    spec = load_platform(aws_platform({"regions": {"us-east-1": {"network": {"cidr": "10.9.0.0/16"}, "cluster": {}}}},
+                                      environment="prod", addons={"enabled": False, "monitoring": "managed"}))
+    return plan_exporting(spec, AwsArns())
 
 
 def test_the_scraper_assumes_its_source_role_which_may_assume_only_the_target_which_writes_only_the_workspace(
@@ -300,12 +305,7 @@ def azure_managed() -> PlanResult:
     spec = load_platform(azure_platform({"regions": {"eastus2": {
         "network": {"cidr": "10.40.0.0/16", "transit_encryption": "monitor"}, "cluster": {}}}},
         environment="prod", addons={"enabled": False, "monitoring": "managed"}))
-
-    def program() -> None:
-        for key, value in build_platform(spec).items():
-            pulumi.export(key, value)
-
-    return run_program(program, project="ai-infra", stack="prod", mocks_=WorkspaceMetrics())
+    return plan_exporting(spec, WorkspaceMetrics())
 
 
 def test_the_gpu_rule_group_and_its_rules_are_enabled_in_the_clusters_region_with_their_labels(
