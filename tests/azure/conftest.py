@@ -100,13 +100,20 @@ def plan_azure() -> Callable[..., PlanResult]:
     return lambda azure, environment="test", **top: plan_platform(azure_platform(azure, environment=environment, **top), stack=environment)
 
 
-@pytest.fixture(scope="session")
-def standard_plan() -> PlanResult:
-    """Production with Front Door Standard (public origins), without Lustre, buckets or GPU pools, planned as staging."""
+def front_door_plan(tier: str, environment: str, **swedencentral: Any) -> PlanResult:
+    """Production with Front Door `tier`, without Lustre, buckets or GPU pools (Front Door only), planned as
+    `environment`; `swedencentral` overrides that region's inference settings."""
     config = copy.deepcopy(PROD_AZURE)
-    config["global_endpoint"]["azure_tier"] = "standard"
+    config["global_endpoint"]["azure_tier"] = tier
+    config["regions"]["swedencentral"]["inference"].update(swedencentral)
     for region in config["regions"].values():
         region.pop("lustre", None)
         region.pop("buckets", None)
         region["gpu_pools"] = {}
-    return plan_platform(azure_platform(config, environment="staging"), stack="staging")
+    return plan_platform(azure_platform(config, environment=environment), stack=environment)
+
+
+@pytest.fixture(scope="session")
+def standard_plan() -> PlanResult:
+    """Production with Front Door Standard (public origins), planned as staging."""
+    return front_door_plan("standard", "staging")

@@ -9,7 +9,6 @@ bindings, labels and ordering, the exported kinds, and the error for a Release w
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pulumi
@@ -18,6 +17,7 @@ import pytest
 from helpers import platform_dict
 from k8s.layer import TEAMS, cloud_config, make_spec, plan_layer
 from k8s.test_eks_controllers import AUTOSCALER_ROLE, CLUSTER, LB_ROLE, VPC, plan_eks
+from k8s.test_k8s_mutation_review_2 import dashboard, values
 
 from aiinfra.plan.runtime import PlanResult, run_program
 from components.k8s import eks
@@ -47,10 +47,6 @@ def managed_plan() -> PlanResult:
     clouds["aws"].update(previewers=["arn:aws:iam::123456789012:role/ai-infra-ci-preview"],
                          deployers=["arn:aws:iam::123456789012:role/ai-infra-deploy"])
     return plan_layer(load_platform(platform_dict(clouds, teams=TEAMS, addons={"monitoring": "managed"})))
-
-
-def values(plan: PlanResult, name: str) -> dict[str, Any]:
-    return plan.one(RELEASE, name).inputs["values"]
 
 
 def deps(record: Any) -> set[str]:
@@ -186,8 +182,7 @@ def test_operator_configs_wait_for_the_gpu_namespace(three_cloud_plan):
 
 
 def dashboard_queries(plan: PlanResult, cluster: str) -> list[str]:
-    board = json.loads(plan.one("kubernetes:core/v1:ConfigMap", f"{cluster}-dashboard").inputs["data"]["ai-infra-gpu.json"])
-    return [t["expr"] for p in board["panels"] for t in p["targets"]]
+    return [t["expr"] for p in dashboard(plan, cluster)["panels"] for t in p["targets"]]
 
 
 def test_dashboard_reads_the_team_where_each_prometheus_stores_it(three_cloud_plan, managed_plan):

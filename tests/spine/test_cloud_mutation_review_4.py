@@ -11,7 +11,6 @@ notFound/forbidden reason."""
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
@@ -19,7 +18,7 @@ import pytest
 import pulumi
 import yaml
 from aws.conftest import aws_platform
-from azure.conftest import PROD_AZURE, azure_platform, plan_platform
+from azure.conftest import azure_platform, front_door_plan
 from gcp.support import COMPLIANCE, PROD_GCP, by_name, gcp_platform
 from gcp.support import plan_platform as plan_gcp_platform
 from gcp.test_reservations import H100, REGION, RESERVATION, _plan, _Reservations, _RpcError
@@ -45,26 +44,15 @@ WAF_POLICY = "azure-native:frontdoor:Policy"
 # --- azure/front_door ------------------------------------------------------------------------------------------------
 
 
-def _front_door(tier: str, **swedencentral: Any) -> PlanResult:
-    config = copy.deepcopy(PROD_AZURE)
-    config["global_endpoint"]["azure_tier"] = tier
-    config["regions"]["swedencentral"]["inference"].update(swedencentral)
-    for region in config["regions"].values():  # Front Door only: no storage or GPU pools to plan
-        region.pop("lustre", None)
-        region.pop("buckets", None)
-        region["gpu_pools"] = {}
-    return plan_platform(azure_platform(config, environment="prod"), stack="prod")
-
-
 @pytest.fixture(scope="module")
 def premium() -> PlanResult:
     """Front Door Premium with swedencentral's origin switched off (traffic_percent 0)."""
-    return _front_door("premium", traffic_percent=0)
+    return front_door_plan("premium", "prod", traffic_percent=0)
 
 
 @pytest.fixture(scope="module")
 def standard() -> PlanResult:
-    return _front_door("standard")
+    return front_door_plan("standard", "prod")
 
 
 def test_the_waf_policy_is_global_named_and_blocks_with_the_pinned_default_rule_set(premium: PlanResult) -> None:
