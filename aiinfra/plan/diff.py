@@ -110,10 +110,12 @@ def _changed_entry(old: dict[str, Any], new: dict[str, Any], before: str, urn: s
     old_inputs, new_inputs = _inputs(old), _inputs(new)
     if new["type"].startswith("pulumi:providers:") and "version" not in old_inputs:
         new_inputs.pop("version", None)  # a base planned before explicit providers recorded the engine's version
+    unfound = []
     for path in new.get("ignoreChanges") or []:  # the engine keeps the base's value there
         segments = parse_path(path)
-        if segments is not None:
-            new_inputs = reset(old_inputs, new_inputs, segments)
+        if segments is not None:  # the engine skips a path it cannot parse
+            new_inputs, found = reset(old_inputs, new_inputs, segments)
+            unfound += [] if found else [path]
     changes = _changes(old_inputs, new_inputs, [])
     options = [o for o, unset in _OPTIONS.items() if old.get(o, unset) != new.get(o, unset)
                and (o != "parent" or before == urn)]
@@ -121,7 +123,8 @@ def _changed_entry(old: dict[str, Any], new: dict[str, Any], before: str, urn: s
         options.append(f"moved from {before.split('::', 2)[-1]} (aliased)")
     if not changes and not options:
         return None
-    replace_on = [p for p in map(parse_path, [*(new.get("replaceOnChanges") or []), *force_new_paths(new["type"])]) if p]
+    replace_paths = [*(new.get("replaceOnChanges") or []), *force_new_paths(new["type"])]
+    replace_on = [p for p in map(parse_path, replace_paths) if p is not None]
     replacing = []
     shrink = SHRINK_REPLACES.get(new["type"], ())
     for path, before_value, after_value in changes:
@@ -136,6 +139,12 @@ def _changed_entry(old: dict[str, Any], new: dict[str, Any], before: str, urn: s
         "replaceBecause": replacing, "options": options, "notes": []}
     if replacing:
         _replacement_notes(entry, old, new)
+    if unfound:  # processIgnoreChanges logs this and goes on with what it reset
+        entry["notes"].append("cannot ignore changes in added or removed elements of the path: "
+                              + json.dumps(", ".join(unfound)))
+    for path in new.get("replaceOnChanges") or []:
+        if changes and parse_path(path) is None:  # applyReplaceOnChanges returns the parse error for a resource that changes
+            entry["notes"].append(f"replaceOnChanges path {json.dumps(path)} does not parse: `pulumi up` will fail")
     if changes and new["type"].startswith("pulumi:providers:"):
         entry["notes"].append(f"provider settings changed: the {users} resource{'s' if users != 1 else ''} using this "
                               "provider may update, or be replaced where they cannot take the change in place")

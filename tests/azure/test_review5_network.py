@@ -44,7 +44,8 @@ def test_turning_protection_on_keeps_the_retention_the_vault_was_created_with(de
     created = dev_plan.one(VAULT, "dev-eastus2-kv").inputs
     protected = plan_azure(dev_config, environment="dev", protect_stateful=True).one(VAULT, "dev-eastus2-kv")
     assert protected.protect and protected.inputs["properties"]["softDeleteRetentionInDays"] == 90
-    sent = reset(created, protected.inputs, parse_path(protected.ignoreChanges[0]))
+    sent, found = reset(created, protected.inputs, parse_path(protected.ignoreChanges[0]))
+    assert found
     assert sent["properties"]["softDeleteRetentionInDays"] == 7
     assert {k: v for k, v in sent["properties"].items() if k != "softDeleteRetentionInDays"} == \
         {k: v for k, v in protected.inputs["properties"].items() if k != "softDeleteRetentionInDays"}

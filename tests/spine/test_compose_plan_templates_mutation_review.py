@@ -10,7 +10,7 @@ The answers' errors a user sees: the fixes suggested for a team, a region typo, 
 as the domain, one certificate too many, a cloud without TPUs, a malformed TPU shape, an empty gcpProject.
 The plan: replaceOnChanges as the program sets it; ignoreChanges paths the engine applies (an empty one, one under a
 key the head dropped, one past the base's list, a wildcard over an object's keys); a printed path that reads back.
-Source bugs (xfail, strict): reset() where the engine's properties_path.go differs, and format_path's escapes.
+Four tests pin where reset() and format_path differed from the engine's properties_path.go (fixed since).
 """
 
 from __future__ import annotations
@@ -299,8 +299,6 @@ def test_a_wildcard_inside_an_ignored_path_covers_the_keys_of_an_object() -> Non
     assert [c["path"] for c in _changes(base, head)] == ["addonProfiles.azurepolicy.enabled"]
 
 
-@pytest.mark.xfail(strict=True, reason="reset() pops the ignored field under a wildcard key the base lacks; the engine "
-                                       "(properties_path.go reset, `*` not last) resets only the keys the base has")
 def test_a_wildcard_inside_an_ignored_path_leaves_a_key_only_the_head_has() -> None:
     """An addon added while addonProfiles.*.config is ignored: the engine leaves the new addon whole, so the diff must
     show the config it will send."""
@@ -308,13 +306,11 @@ def test_a_wildcard_inside_an_ignored_path_leaves_a_key_only_the_head_has() -> N
         "omsagent": {"enabled": True, "config": {"workspace": "a"}}}}, ignoreChanges=["addonProfiles.*.config"])
     base, head = base_and_head(aks)
     head["resources"][1]["inputs"]["addonProfiles"]["azureKeyvaultSecretsProvider"] = {
-        "enabled": True, "config": {"enableSecretRotation": "true"}}
+        "config": {"enableSecretRotation": "true"}, "enabled": True}
     assert _changes(base, head) == [{"path": "addonProfiles.azureKeyvaultSecretsProvider", "old": "(unset)",
                                      "new": '{"config":{"enableSecretRotation":"true"},"enabled":true}'}]
 
 
-@pytest.mark.xfail(strict=True, reason="reset() empties an object under a leaf wildcard when the base lacks its parent; "
-                                       "the engine (properties_path.go reset, `*` last, old not an object) leaves it")
 def test_a_leaf_wildcard_under_a_key_the_base_lacks_leaves_the_heads_object() -> None:
     """Tags added to a role whose tags.* are ignored: the base has no tags, so the engine resets nothing and sends
     the tags; the diff must show them, not an empty object."""
@@ -324,8 +320,6 @@ def test_a_leaf_wildcard_under_a_key_the_base_lacks_leaves_the_heads_object() ->
     assert _changes(base, head) == [{"path": "tags", "old": "(unset)", "new": '{"team":"ml"}'}]
 
 
-@pytest.mark.xfail(strict=True, reason="reset() treats a secret base as having no keys under a leaf wildcard and empties "
-                                       "the head's object; the engine unwraps the secret and resets to its values")
 def test_a_leaf_wildcard_over_a_base_secret_resets_to_the_secret() -> None:
     """tags.* ignored on a role whose tags were secret: the engine sends the base's (secret) tags back, no change."""
     secret = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": {"team": "ml"}}
@@ -343,8 +337,6 @@ def test_a_printed_path_with_a_quote_in_a_key_reads_back_as_the_same_key() -> No
     assert parse_path(format_path(segments)) == segments
 
 
-@pytest.mark.xfail(strict=True, reason="format_path escapes with json.dumps (\\\\ and \\uXXXX); the engine's String() "
-                                       "escapes only '\"', and its parser reads the printed text as another key")
 @pytest.mark.parametrize("key", ["Équipe", "C:\\data"])
 def test_a_printed_path_with_a_non_ascii_or_backslash_key_reads_back_as_the_same_key(key: str) -> None:
     """AWS tag keys may hold Unicode letters: the path the diff prints for one must name that key when pasted into

@@ -70,7 +70,7 @@ def test_relabelling_the_cost_center_only_retags(base: dict[str, Any]) -> None:
             relabelled = json.dumps(resource["inputs"], sort_keys=True).replace("cc-ml-prod-2", "cc-ml-prod")
             assert relabelled == before[resource["urn"]], resource["urn"]
     # AWS resources take the new tag from the provider's default tags, so they are not each rewritten here.
-    assert updates["prod-aws"] == {"defaultTags.tags.cost-center": ('"cc-ml-prod"', '"cc-ml-prod-2"')}
+    assert updates["prod-aws"] == {'defaultTags.tags["cost-center"]': ('"cc-ml-prod"', '"cc-ml-prod-2"')}
     assert "prod-us-east-1-train-fs" not in updates
 
 
