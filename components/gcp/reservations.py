@@ -57,9 +57,11 @@ def reserved_machine_type(project: str, reservation: str, zones: pulumi.Input[Se
 _INVOKE_PREFIX = re.compile(r"^(?:(?:invoke of|invocation of) \S+ (?:failed|returned an error):|invoking \S+:|"
                             r"\d+ errors? occurred:)\s*(?:\*\s*)?")
 # A reservation the zone lacks (404, reason notFound) or the deployer cannot read (403, reason forbidden: a shared
-# reservation's owner project), by googleapi's reason at the end of the error's line; other 403s (rateLimitExceeded,
-# quotaExceeded, accessNotConfigured) are not about where the reservation is.
-_NOT_FOUND = re.compile(r", (?:notFound|forbidden)\s*$", re.MULTILINE)
+# reservation's owner project), by googleapi's reason: at the end of the error's line, or, where the API gave errors
+# whose message differs from the top one, on a "Reason: <reason>, Message: ..." line under "More details:"
+# (googleapi.Error.Error). Other 403s (rateLimitExceeded, quotaExceeded, accessNotConfigured) are not about where the
+# reservation is.
+_NOT_FOUND = re.compile(r", (?:notFound|forbidden)\s*$|^Reason: (?:notFound|forbidden), ", re.MULTILINE)
 
 
 def _api_answer(error: Exception) -> str:

@@ -357,6 +357,21 @@ def test_a_missing_reservations_error_quotes_only_the_apis_first_line(monkeypatc
         f"gpu_pools.h100.zones to the reservation's zones (Compute Engine answered us-central1-b: {missing})")
 
 
+def test_a_reason_under_more_details_makes_a_failed_lookup_a_missing_reservation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """googleapi lists each error as "Reason: ..., Message: ..." under "More details:" when its message differs from
+    the top one (googleapi.Error.Error): a forbidden one there is a reservation the deployer cannot see, one of
+    another reason is not."""
+    forbidden = "googleapi: Error 403: Required 'compute.reservations.get' permission for 'projects/owner/zones/us-central1-b/reservations/a3-res'"
+    _failing_lookup(monkeypatch, f"{forbidden}\nMore details:\nReason: forbidden, Message: Permission denied\n")
+    with pytest.raises(pulumi.RunError, match=r"reservation a3-res is not in us-central1-b .*Compute Engine answered "
+                                              r"us-central1-b: googleapi: Error 403: Required 'compute.reservations.get'"):
+        _plan_two_zones()
+    _failing_lookup(monkeypatch, f"{forbidden}\nMore details:\nReason: rateLimitExceeded, Message: Rate Limit Exceeded\n")
+    with pytest.raises(Exception, match="rateLimitExceeded") as caught:
+        _plan_two_zones()
+    assert "is not in" not in str(caught.value)
+
+
 def test_only_a_reason_at_the_end_of_the_apis_line_makes_a_failed_lookup_a_missing_reservation(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A 5xx whose message merely mentions `, notFound` says nothing about where the reservation is: the run stops with
