@@ -37,6 +37,7 @@ from .pools import (
 )
 from .props import Unknown, Unknowns, get, is_unknown, of_type, plain, urns
 from .registry import Context, rule
+from .tagging import environment_of
 
 ACCEL_TAINTS = ("nvidia.com/gpu", "aws.amazon.com/neuron", "google.com/tpu")
 COST = {"SOC2": ("CC9.1",), "NIST-800-53": ("SA-9",)}
@@ -197,11 +198,14 @@ def gpu_cap_pool(props: Any, ctx: Context) -> Iterator[str]:
             yield f"{label}pool can scale to {pool.per_node * pool.max_nodes} accelerators ({pool.scale()}); the cap is {cap}"
 
 
+# In the baseline profile whatever its framework mapping: dev stacks run baseline (ComplianceSpec's default), and
+# outside dev the rule has nothing to check.
 @rule("dev-pools-spot-or-scale-to-zero", "Checks whether accelerator pools in dev use spot capacity or scale to zero.",
-      severity="medium", types=POOL_HOLDERS, remediation="In dev, set min nodes 0 or use spot capacity.", frameworks=COST, config=ENVIRONMENT)
+      severity="medium", types=POOL_HOLDERS, remediation="In dev, set min nodes 0 or use spot capacity.", frameworks=COST,
+      config=ENVIRONMENT, profiles=("baseline",))
 @stack_part(POOL_HOLDERS)
 def dev_pools(props: Any, ctx: Context) -> Iterator[str]:
-    if ctx.config.get("environment") != "dev":
+    if environment_of(props, ctx) != "dev":
         return
     for label, pool in _judged(pools_in(ctx.type, props), ctx):
         if pool.accelerator and pool.min_nodes > 0 and pool.spot is None:

@@ -74,11 +74,11 @@ def required_tags(resources: list[Any], ctx: Context) -> Iterator[tuple[str, str
       severity="high", types=tuple(sorted(STATEFUL)), remediation="Set the resource option protect=True (and retain_on_delete, except on clusters) outside dev.",
       frameworks={"HIPAA": ("164.308(a)(7)",), "SOC2": ("A1.2",), "NIST-800-53": ("CP-9",), "GDPR": ("Art.32",)}, config=ENVIRONMENT)
 def protected(props: Any, ctx: Context) -> Iterator[str]:
-    if _environment(props, ctx) != "dev" and not ctx.protect:
+    if environment_of(props, ctx) != "dev" and not ctx.protect:
         yield f"a {ctx.type.split(':')[-1]} is not protected: `pulumi destroy` or a refactor could delete its data"
 
 
-def _environment(props: Any, ctx: Context) -> str | None:
+def environment_of(props: Any, ctx: Context) -> str | None:
     """The configured environment; with `unknown` (the baseline config, for any project) the resource's own
     `environment` tag or label, its provider's default tags and labels included (None without one: not dev)."""
     environment = ctx.config.get("environment", "dev")
