@@ -142,8 +142,8 @@ def _changed_entry(old: dict[str, Any], new: dict[str, Any], before: str, urn: s
     if unfound:  # processIgnoreChanges logs this and goes on with what it reset
         entry["notes"].append("cannot ignore changes in added or removed elements of the path: "
                               + json.dumps(", ".join(unfound)))
-    for path in new.get("replaceOnChanges") or []:
-        if changes and parse_path(path) is None:  # applyReplaceOnChanges returns the parse error for a resource that changes
+    for path in new.get("replaceOnChanges") or []:  # applyReplaceOnChanges fails on one for a resource that changes
+        if changes and parse_path(path) is None:
             entry["notes"].append(f"replaceOnChanges path {json.dumps(path)} does not parse: `pulumi up` will fail")
     if changes and new["type"].startswith("pulumi:providers:"):
         entry["notes"].append(f"provider settings changed: the {users} resource{'s' if users != 1 else ''} using this "

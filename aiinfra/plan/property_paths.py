@@ -70,8 +70,9 @@ def _parse_int(text: str) -> int | None:
 
 def format_path(segments: list[str | int]) -> str:
     """PropertyPath.String(): a key of letters, digits and `_` bare (after a `.` unless first), any other in `["…"]`
-    with only `"` escaped, so the printed text parses back to the same key. An empty key is quoted too (Go prints it
-    bare, which does not read back); no segments print as `(value)`."""
+    with only `"` escaped, so the printed text parses back to the same key (but for a key ending in `\\`, which reads
+    as an escaped quote, in Go too). An empty key is quoted (Go prints it bare, which does not read back); no segments
+    print as `(value)`."""
     text = ""
     for i, segment in enumerate(segments):
         if isinstance(segment, int):
