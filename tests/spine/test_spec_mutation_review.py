@@ -247,9 +247,11 @@ ACTION_GROUP = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGro
                 "actionGroups/gpu-oncall")
 
 
-@pytest.mark.parametrize(("length", "loads"), [(90, True), (91, False)])
-def test_an_action_groups_resource_group_name_takes_up_to_90_characters(length: int, loads: bool) -> None:
-    value = ACTION_GROUP.format("r" * length)
+@pytest.mark.parametrize(("group", "loads"), [("r" * 90, True), ("r" * 91, False), ("rg-ml.", False),
+                                              ("rg-ml.(prod)", True)])
+def test_an_action_groups_resource_group_name_is_one_azure_allows(group: str, loads: bool) -> None:
+    """Up to 90 characters, not ending in '.' (inner dots are fine): any other ID names no action group."""
+    value = ACTION_GROUP.format(group)
     data = platform_dict(azure({"network": {"cidr": "10.50.0.0/16"}, "cluster": {}}),
                          addons={"enabled": False, "monitoring": "managed", "alerts": {"action_group_id": value}})
     if loads:

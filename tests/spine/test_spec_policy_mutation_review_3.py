@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from helpers import platform_dict, spec_issues
 from policy_helpers import run_resource
-from spine.test_spec_mutation_review import ACTION_GROUP, aws, azure, gcp
+from spine.test_spec_mutation_review import ACTION_GROUP, aws, gcp
 
 from components.aws.prometheus import alertmanager_definition
 from components.spec import load_platform
@@ -115,21 +115,6 @@ def test_an_sns_topic_name_over_256_characters_is_refused() -> None:
         "platform.addons.alerts.sns_topic_arn",
         f"'{arn}' is not a standard SNS topic's ARN, arn:aws:sns:<region>:<12-digit account>:<name> (name: 1 to 256 "
         "letters, digits, '-' and '_'; FIFO topics are not accepted by Amazon Managed Prometheus)")]
-
-
-@pytest.mark.parametrize(("group", "loads"), [("rg-ml.", False), ("rg-ml.(prod)", True)])
-def test_an_action_groups_resource_group_name_may_not_end_in_a_dot(group: str, loads: bool) -> None:
-    """Azure refuses resource group names ending in '.' (inner dots are fine): such an ID names no action group."""
-    value = ACTION_GROUP.format(group)
-    data = platform_dict(azure({"network": {"cidr": "10.50.0.0/16"}, "cluster": {}}),
-                         addons={"enabled": False, "monitoring": "managed", "alerts": {"action_group_id": value}})
-    if loads:
-        assert load_platform(data).addons.alerts.action_group_id == value
-    else:
-        assert spec_issues(data) == [(
-            "platform.addons.alerts.action_group_id",
-            f"'{value}' is not an Azure Monitor action group's resource ID, /subscriptions/<subscription GUID>/"
-            "resourceGroups/<group>/providers/Microsoft.Insights/actionGroups/<name>")]
 
 
 def test_an_action_group_without_an_aks_cluster_names_the_azure_clouds_config() -> None:
