@@ -168,7 +168,7 @@ def _needs_template(check: Callable[..., Iterable[str]], props: Any, ctx: Contex
 def pool_tainted(props: Any, ctx: Context) -> Iterator[str]:
     for label, pool in _judged(pools_in(ctx.type, props), ctx):
         if pool.accelerator and not pool.accelerator.startswith("tpu") and not any(t.startswith(ACCEL_TAINTS) for t in pool.taints):
-            yield f"{label}{pool.accelerator} pool has no accelerator taint: CPU pods can land on GPU nodes"
+            yield f"{label}{pool.accelerator} pool has no accelerator taint: CPU pods can land on its nodes"
 
 
 @rule("allowed-accelerators", "Checks whether node pools, Cloud TPU slices, VMs, scale sets and their templates use only "

@@ -70,7 +70,7 @@ def test_a_node_group_sized_by_a_template_in_the_stack_is_judged_with_its_instan
     assert stack_part("allowed-accelerators", stack, ONLY_L4) == [
         (group, "launch template gpu-lt: accelerator h100-80gb is not allowed here; allowed: l4")]
     assert stack_part("accelerator-pool-tainted", stack) == [
-        (group, "launch template gpu-lt: h100-80gb pool has no accelerator taint: CPU pods can land on GPU nodes")]
+        (group, "launch template gpu-lt: h100-80gb pool has no accelerator taint: CPU pods can land on its nodes")]
     # EKS's capacityType, computed and so unknown in a preview's outputs, is its ON_DEMAND default.
     assert stack_part("dev-pools-spot-or-scale-to-zero", stack, {"environment": "dev"}) == [
         (group, "launch template gpu-lt: dev h100-80gb pool keeps 100 on-demand nodes running; use spot or min 0")]

@@ -155,7 +155,7 @@ def test_inline_aks_agent_pools_are_pools() -> None:
     assert check("gpu-cap-per-pool", build, "aks", {"maxGpusPerPool": 64}) == [
         "agent pool gpu: pool can scale to 160 accelerators (20 x 8); the cap is 64"]
     assert check("accelerator-pool-tainted", build, "aks") == [
-        "agent pool gpu: h100-80gb pool has no accelerator taint: CPU pods can land on GPU nodes"]
+        "agent pool gpu: h100-80gb pool has no accelerator taint: CPU pods can land on its nodes"]
     assert check("dev-pools-spot-or-scale-to-zero", build, "aks", {"environment": "dev"}) == [
         "agent pool gpu: dev h100-80gb pool keeps 1 on-demand nodes running; use spot or min 0"]
 

@@ -31,7 +31,7 @@ def test_a_neuron_pool_tainted_for_neuron_is_tainted() -> None:
     """Trainium and Inferentia nodes carry aws.amazon.com/neuron, not nvidia.com/gpu: that taint keeps CPU pods off."""
     group = {"instanceTypes": ["trn2.48xlarge"], "scalingConfig": {"minSize": 0, "maxSize": 2}}
     assert run_resource("accelerator-pool-tainted", EKS_POOL, group) == [
-        "trainium2 pool has no accelerator taint: CPU pods can land on GPU nodes"]
+        "trainium2 pool has no accelerator taint: CPU pods can land on its nodes"]
     neuron = [{"key": "aws.amazon.com/neuron", "value": "true", "effect": "NO_SCHEDULE"}]
     assert run_resource("accelerator-pool-tainted", EKS_POOL, {**group, "taints": neuron}) == []
 
