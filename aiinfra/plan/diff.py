@@ -123,8 +123,8 @@ def _changed_entry(old: dict[str, Any], new: dict[str, Any], before: str, urn: s
         options.append(f"moved from {before.split('::', 2)[-1]} (aliased)")
     if not changes and not options:
         return None
-    replace_paths = [*(new.get("replaceOnChanges") or []), *force_new_paths(new["type"])]
-    replace_on = [p for p in map(parse_path, replace_paths) if p is not None]
+    own = [(path, parse_path(path)) for path in new.get("replaceOnChanges") or []]
+    replace_on = [p for p in [*(s for _, s in own), *map(parse_path, force_new_paths(new["type"]))] if p is not None]
     replacing = []
     shrink = SHRINK_REPLACES.get(new["type"], ())
     for path, before_value, after_value in changes:
@@ -142,8 +142,8 @@ def _changed_entry(old: dict[str, Any], new: dict[str, Any], before: str, urn: s
     if unfound:  # processIgnoreChanges logs this and goes on with what it reset
         entry["notes"].append("cannot ignore changes in added or removed elements of the path: "
                               + json.dumps(", ".join(unfound)))
-    for path in new.get("replaceOnChanges") or []:  # applyReplaceOnChanges fails on one for a resource that changes
-        if changes and parse_path(path) is None:
+    for path, segments in own:  # applyReplaceOnChanges fails on one for a resource that changes
+        if changes and segments is None:
             entry["notes"].append(f"replaceOnChanges path {json.dumps(path)} does not parse: `pulumi up` will fail")
     if changes and new["type"].startswith("pulumi:providers:"):
         entry["notes"].append(f"provider settings changed: the {users} resource{'s' if users != 1 else ''} using this "

@@ -42,7 +42,7 @@ def _echo(value: Any) -> Any:
         sig = value.get(SIG)
         if sig is None:
             props = _properties(value)
-            if any(_is_secret(v) for v in props.values()):
+            if any(is_secret_value(v) for v in props.values()):
                 return _wrap({k: v for k, v in ((k, _unwrap(v)) for k, v in props.items()) if v is not None})
             return props
         if sig == SECRET:
@@ -50,25 +50,26 @@ def _echo(value: Any) -> Any:
         raise SpecialValue(sig)
     if isinstance(value, list):
         items = [_echo(v) for v in value]
-        if any(_is_secret(v) for v in items):
+        if any(is_secret_value(v) for v in items):
             return _wrap([_unwrap(v) for v in items])
         return items
     return value
 
 
-def _is_secret(value: Any) -> bool:
+def is_secret_value(value: Any) -> bool:
+    """A secret value (not an output value, whose secretness is a flag on it)."""
     return isinstance(value, dict) and value.get(SIG) == SECRET
 
 
 def _wrap(value: Any) -> Any:
     """A secret of `value`; one whose value is null keeps only its signature (`known_only` drops the null)."""
-    if _is_secret(value):
+    if is_secret_value(value):
         return value
     return {SIG: SECRET} if value is None else {SIG: SECRET, "value": value}
 
 
 def _unwrap(value: Any) -> Any:
-    return value.get("value") if _is_secret(value) else value
+    return value.get("value") if is_secret_value(value) else value
 
 
 def known_only(value: Any) -> Any:

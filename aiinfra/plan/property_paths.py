@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .echo import SECRET, SIG
+from .echo import SECRET, SIG, is_secret_value
 from .masking import SECRET_SHOWN, is_secret
 
 _INT64 = 2**63
@@ -120,20 +120,16 @@ def _secret(value: Any) -> Any:
     return {SIG: SECRET, "value": value}
 
 
-def _is_secret_value(value: Any) -> bool:
-    return isinstance(value, dict) and value.get(SIG) == SECRET  # not an output value: the engine does not unwrap one
-
-
 def _unwrap(value: Any) -> tuple[Any, bool]:
     secret = False
-    while _is_secret_value(value):
+    while is_secret_value(value):  # not an output value: the engine does not unwrap one
         value, secret = value.get("value"), True
     return value, secret
 
 
 def _rewrap(wrapper: Any, inner: Any) -> Any:
     """`inner` in the secret wrappers `wrapper` had."""
-    return {**wrapper, "value": _rewrap(wrapper.get("value"), inner)} if _is_secret_value(wrapper) else inner
+    return {**wrapper, "value": _rewrap(wrapper.get("value"), inner)} if is_secret_value(wrapper) else inner
 
 
 def _reset(path: list[str | int], old: Any, new: Any, old_secret: bool, new_secret: bool) -> tuple[Any, bool]:
