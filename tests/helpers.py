@@ -167,6 +167,12 @@ def base_and_head(*records: dict) -> tuple[dict, dict]:
     return base, copy.deepcopy(base)
 
 
+def only_entry(diff: dict) -> dict:
+    """The one changed or replaced resource of a `diff_plans` result (the test fails if there is not exactly one)."""
+    [entry] = [e for g in diff["components"].values() for kind in ("changed", "replaced") for e in g[kind]]
+    return entry
+
+
 def resource_record(type_: str, name: str, inputs: dict | None = None, parent: str | None = None, custom: bool = True,
                     stack: str = "prod") -> Any:
     """One `ResourceRecord` of a hand-made plan of project ai-infra (summary tests), parented to the stack

@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from helpers import PLAN_STACK_URN as STACK_URN, base_and_head as _plans, plan_record as _record
+from helpers import PLAN_STACK_URN as STACK_URN, base_and_head as _plans, only_entry as _only_entry, plan_record as _record
 
 from aiinfra.cli import main
 from aiinfra.plan.diff import diff_plans, render_diff_text
@@ -178,11 +178,6 @@ def test_a_comment_within_the_limit_is_left_whole() -> None:
 
 
 # --- what the engine would do with a change: update, replace, ignore -------------------------------------------------
-
-
-def _only_entry(diff: dict) -> dict:
-    [entry] = [e for g in diff["components"].values() for kind in ("changed", "replaced") for e in g[kind]]
-    return entry
 
 
 def test_a_change_under_the_records_own_replace_on_changes_is_a_replacement() -> None:

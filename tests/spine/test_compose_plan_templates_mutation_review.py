@@ -25,7 +25,7 @@ import pytest
 import yaml
 from delivery.support import AWS_CERTIFICATES, GCP_PROJECT, render
 from delivery.test_templates import refusal
-from helpers import base_and_head, plan_record
+from helpers import base_and_head, only_entry, plan_record
 
 from aiinfra.cli import main
 from aiinfra.plan.diff import diff_plans
@@ -36,8 +36,7 @@ from components.compose import answers
 
 def _changes(base: dict, head: dict) -> list[dict]:
     """The one changed or replaced resource's changes, as `aiinfra plan --diff` lists them."""
-    [entry] = [e for g in diff_plans(base, head)["components"].values() for kind in ("changed", "replaced") for e in g[kind]]
-    return entry["changes"]
+    return only_entry(diff_plans(base, head))["changes"]
 
 
 def _error(check: Any, *args: Any, **kwargs: Any) -> str:

@@ -9,7 +9,7 @@ import copy
 from typing import Any
 
 import pytest
-from helpers import base_and_head, plan_record
+from helpers import base_and_head, only_entry, plan_record
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -188,9 +188,7 @@ def test_a_reset_changes_nothing_outside_its_path(old: dict, new: dict, path: li
 def _entry(record: dict, change: Any) -> dict:
     base, head = base_and_head(record)
     change(head["resources"][1]["inputs"])
-    [component] = diff_plans(base, head)["components"].values()
-    [entry] = component["changed"] + component["replaced"]
-    return entry
+    return only_entry(diff_plans(base, head))
 
 
 def test_an_ignored_path_the_engine_cannot_follow_is_noted_with_the_engines_message() -> None:
